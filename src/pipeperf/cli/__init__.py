@@ -1,0 +1,1 @@
+"""The ``pipeperf`` command: thin argument parsing on top of the packages."""

@@ -1,0 +1,51 @@
+"""Entry point of the ``pipeperf`` command.
+
+Each subcommand lives in its own module of this package and exposes
+``register(subparsers)``; adding a command means adding its module name to
+``COMMANDS``. User errors (:class:`PipeperfError`) become one line on stderr
+and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from pipeperf import __version__
+from pipeperf.errors import PipeperfError
+
+# Module names under pipeperf.cli, each with register(subparsers).
+COMMANDS: list[str] = [
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pipeperf",
+        description="Predict and explain GPU kernel performance without running it.",
+    )
+    parser.add_argument("--version", action="version", version=f"pipeperf {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"pipeperf.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rc = args.func(args)
+    except PipeperfError as exc:
+        print(f"pipeperf: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pipeperf: interrupted", file=sys.stderr)
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""pipeperf.emulate (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""pipeperf.hardware (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""pipeperf.idg (see DESIGN.md)."""

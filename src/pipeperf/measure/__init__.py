@@ -1,0 +1,1 @@
+"""pipeperf.measure (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""pipeperf.models (see DESIGN.md)."""

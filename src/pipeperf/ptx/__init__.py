@@ -1,0 +1,1 @@
+"""pipeperf.ptx (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""pipeperf.report (see DESIGN.md)."""

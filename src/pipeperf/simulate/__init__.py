@@ -1,0 +1,1 @@
+"""pipeperf.simulate (see DESIGN.md)."""

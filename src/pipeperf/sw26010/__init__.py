@@ -1,0 +1,1 @@
+"""pipeperf.sw26010 (see DESIGN.md)."""
