@@ -1,1 +1,8 @@
-"""pipeperf.idg (see DESIGN.md)."""
+"""Instruction Dependence Graphs: the data structure, file I/O and the paper's kernels."""
+
+from pipeperf.idg.graph import IDG
+from pipeperf.idg.io import load_kernel
+from pipeperf.idg.kernel import KernelGraph, WarpClass
+from pipeperf.idg.kernels import BUNDLED, bundled_kernel
+
+__all__ = ["IDG", "KernelGraph", "WarpClass", "load_kernel", "bundled_kernel", "BUNDLED"]

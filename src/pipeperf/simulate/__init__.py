@@ -1,1 +1,5 @@
-"""pipeperf.simulate (see DESIGN.md)."""
+"""The Pipeline model's event-driven simulator."""
+
+from pipeperf.simulate.simulator import PreparedKernel, SimResult, occupancy_sweep, simulate
+
+__all__ = ["simulate", "occupancy_sweep", "PreparedKernel", "SimResult"]

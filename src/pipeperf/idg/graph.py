@@ -1,0 +1,224 @@
+"""The Instruction Dependence Graph (IDG) of one warp, stored as arrays.
+
+Nodes are the dynamic instructions of a warp in program order, each with an
+instruction class (mapped to a subsystem, lambda and Lambda by the hardware
+spec); edges are def-use dependences in CSR form; barrier nodes synchronise
+the warps of a group. Arrays rather than node objects keep graphs of millions
+of instructions cheap and let the Numba simulator use them directly.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from pipeperf.errors import PipeperfError
+
+#: Class names that are barriers even without ``barrier: true``.
+BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
+
+
+@dataclass(frozen=True, eq=False)
+class IDG:
+    """One warp's IDG. Node ``i`` depends on ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]`` (all < i)."""
+
+    name: str
+    ids: tuple[str, ...]
+    classes: tuple[str, ...]
+    cls: np.ndarray          # int32 class index per node
+    dep_ptr: np.ndarray      # int64, len n+1
+    dep_idx: np.ndarray      # int32 dependence targets, each < its node
+    barrier: np.ndarray      # bool per node
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.dep_ptr[-1])
+
+    @property
+    def n_barriers(self) -> int:
+        return int(self.barrier.sum())
+
+    def class_of(self, i: int) -> str:
+        return self.classes[int(self.cls[i])]
+
+    def deps_of(self, i: int) -> np.ndarray:
+        return self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]
+
+    def class_counts(self) -> dict[str, int]:
+        """Number of instructions per class (the alpha's of the analytical models)."""
+        counts = np.bincount(self.cls, minlength=len(self.classes))
+        return {c: int(k) for c, k in zip(self.classes, counts) if k}
+
+    def longest_path(self, weight: np.ndarray) -> float:
+        """Length of the heaviest dependence chain when node i costs ``weight[i]``."""
+        finish = np.zeros(len(self), dtype=np.float64)
+        ptr, idx = self.dep_ptr, self.dep_idx
+        for i in range(len(self)):
+            start = finish[idx[ptr[i]:ptr[i + 1]]].max() if ptr[i + 1] > ptr[i] else 0.0
+            finish[i] = start + weight[i]
+        return float(finish.max()) if len(self) else 0.0
+
+    def to_dict(self) -> dict:
+        out = []
+        for i, node_id in enumerate(self.ids):
+            d: dict = {"id": node_id, "class": self.class_of(i)}
+            deps = [self.ids[j] for j in self.deps_of(i)]
+            if deps:
+                d["deps"] = deps
+            if self.barrier[i] and self.class_of(i) not in BARRIER_CLASSES:
+                d["barrier"] = True
+            out.append(d)
+        return {"name": self.name, "instructions": out}
+
+    @classmethod
+    def from_nodes(
+        cls,
+        name: str,
+        ids: Sequence[str],
+        classes: Sequence[str],
+        deps: Sequence[Iterable[str]],
+        barrier: Sequence[bool] | None = None,
+        *,
+        where: str | None = None,
+        lines: Sequence[int | None] | None = None,
+    ) -> "IDG":
+        """Build and validate an IDG from per-node lists (ids, class names, dependence ids).
+
+        Dependences may point forward in the list; nodes are then put in a stable
+        topological order. A cycle or a missing id is a PipeperfError naming the node.
+        """
+        n = len(ids)
+        line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
+        index: dict[str, int] = {}
+        for i, node_id in enumerate(ids):
+            if node_id in index:
+                raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
+            index[node_id] = i
+        dep_lists: list[list[int]] = []
+        for i, ds in enumerate(deps):
+            row = []
+            for d in ds:
+                j = index.get(d)
+                if j is None:
+                    raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{d}'",
+                                        file=where, line=line_of(i))
+                if j == i:
+                    raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
+                                        file=where, line=line_of(i))
+                row.append(j)
+            dep_lists.append(sorted(set(row)))
+        order = _stable_topological_order(dep_lists)
+        if order is None:
+            cyc = _find_cycle(dep_lists)
+            path = " -> ".join(ids[k] for k in cyc)
+            raise PipeperfError(f"dependence cycle: {path}", file=where, line=line_of(cyc[0]))
+        class_names: dict[str, int] = {}
+        cls_arr = np.empty(n, dtype=np.int32)
+        bar = np.zeros(n, dtype=bool)
+        pos = np.empty(n, dtype=np.int64)
+        pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        for new, old in enumerate(order):
+            ptr[new + 1] = ptr[new] + len(dep_lists[old])
+        idx = np.empty(int(ptr[-1]), dtype=np.int32)
+        for new, old in enumerate(order):
+            c = classes[old]
+            cls_arr[new] = class_names.setdefault(c, len(class_names))
+            bar[new] = bool(barrier[old]) if barrier is not None else False
+            bar[new] |= c in BARRIER_CLASSES
+            idx[ptr[new]:ptr[new + 1]] = np.sort(pos[dep_lists[old]]) if dep_lists[old] else []
+        return cls(name, tuple(ids[o] for o in order), tuple(class_names), cls_arr, ptr, idx, bar)
+
+    @classmethod
+    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
+                    dep_idx: np.ndarray, barrier: np.ndarray | None = None,
+                    ids: Sequence[str] | None = None) -> "IDG":
+        """Fast constructor for generated graphs already in topological order (deps < node)."""
+        n = len(cls_arr)
+        dep_ptr = np.asarray(dep_ptr, dtype=np.int64)
+        dep_idx = np.asarray(dep_idx, dtype=np.int32)
+        if len(dep_ptr) != n + 1 or dep_ptr[0] != 0 or dep_ptr[-1] != len(dep_idx):
+            raise ValueError("dep_ptr does not match dep_idx")
+        owner = np.repeat(np.arange(n), np.diff(dep_ptr))
+        if len(dep_idx) and (dep_idx >= owner).any():
+            raise ValueError("generated IDG is not in topological order")
+        bar = np.zeros(n, dtype=bool) if barrier is None else np.asarray(barrier, dtype=bool).copy()
+        names = tuple(classes)
+        cls_arr = np.asarray(cls_arr, dtype=np.int32)
+        for k, c in enumerate(names):
+            if c in BARRIER_CLASSES:
+                bar |= cls_arr == k
+        node_ids = tuple(ids) if ids is not None else tuple(f"i{k}" for k in range(n))
+        return cls(name, node_ids, names, cls_arr, dep_ptr, dep_idx, bar)
+
+
+def _stable_topological_order(deps: list[list[int]]) -> list[int] | None:
+    """Kahn's algorithm taking the lowest index first, so program order is kept where legal."""
+    n = len(deps)
+    indeg = [len(d) for d in deps]
+    users: list[list[int]] = [[] for _ in range(n)]
+    for i, ds in enumerate(deps):
+        for j in ds:
+            users[j].append(i)
+    heap = [i for i in range(n) if indeg[i] == 0]
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        i = heapq.heappop(heap)
+        order.append(i)
+        for u in users[i]:
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                heapq.heappush(heap, u)
+    return order if len(order) == n else None
+
+
+def _find_cycle(deps: list[list[int]]) -> list[int]:
+    """One dependence cycle, as node indices, for the error message."""
+    color = [0] * len(deps)
+    stack_pos: dict[int, int] = {}
+    path: list[int] = []
+
+    def visit(start: int) -> list[int] | None:
+        stack = [(start, iter(deps[start]))]
+        color[start] = 1
+        stack_pos[start] = 0
+        path.append(start)
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                color[node] = 2
+                path.pop()
+                stack_pos.pop(node, None)
+                continue
+            if color[nxt] == 1:
+                return path[stack_pos[nxt]:] + [nxt]
+            if color[nxt] == 0:
+                color[nxt] = 1
+                stack_pos[nxt] = len(path)
+                path.append(nxt)
+                stack.append((nxt, iter(deps[nxt])))
+        return None
+
+    for s in range(len(deps)):
+        if color[s] == 0:
+            cyc = visit(s)
+            if cyc:
+                return cyc
+    return [0]
+
+
+def class_histogram(idgs: Iterable[IDG]) -> Counter:
+    total: Counter = Counter()
+    for g in idgs:
+        total.update(g.class_counts())
+    return total

@@ -1,0 +1,95 @@
+"""Reading IDGs and kernels from YAML/JSON files, with line numbers in every error.
+
+Formats (see README)::
+
+    name: chain                     # a single warp IDG
+    instructions:
+      - {id: c1, class: comp}
+      - {id: m1, class: mem, deps: [c1]}
+
+    name: divergent                 # several warp classes with weights
+    warp_classes:
+      - {weight: 3, file: even.yaml}
+      - weight: 1
+        name: odd
+        instructions: [...]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeperf.errors import PipeperfError
+from pipeperf.idg.graph import IDG
+from pipeperf.idg.kernel import KernelGraph, WarpClass
+from pipeperf.util.yamlio import Document, load_document
+
+_NODE_KEYS = {"id", "class", "deps", "barrier"}
+
+
+def load_kernel(path: str | Path) -> KernelGraph:
+    """Load an IDG file (single IDG or warp classes) as a KernelGraph."""
+    doc = load_document(path)
+    return parse_kernel(doc)
+
+
+def parse_kernel(doc: Document) -> KernelGraph:
+    d = doc.data
+    if not isinstance(d, dict):
+        raise doc.error("expected a mapping with 'instructions' or 'warp_classes'")
+    if "warp_classes" in d:
+        wcs = d["warp_classes"]
+        if not isinstance(wcs, list) or not wcs:
+            raise doc.error("'warp_classes' must be a non-empty list", d)
+        classes = []
+        for k, wc in enumerate(wcs):
+            if not isinstance(wc, dict):
+                raise doc.error(f"warp class {k + 1}: expected a mapping with weight and instructions or file", wcs)
+            weight = wc.get("weight", 1)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+                raise doc.error(f"warp class {k + 1}: 'weight' must be a positive number, got {weight!r}", wc)
+            if "file" in wc:
+                sub = Path(doc.path).parent / str(wc["file"])
+                inner = load_kernel(sub)
+                if len(inner.warp_classes) != 1:
+                    raise doc.error(f"warp class {k + 1}: '{wc['file']}' must hold a single IDG", wc)
+                idg = inner.warp_classes[0].idg
+            else:
+                idg = parse_idg(doc, wc, default_name=f"{d.get('name', 'kernel')}[{k}]")
+            classes.append(WarpClass(idg, float(weight)))
+        kg = KernelGraph(str(d.get("name", Path(doc.path).stem)), tuple(classes), doc.path)
+    elif "instructions" in d:
+        kg = KernelGraph.single(parse_idg(doc, d, default_name=Path(doc.path).stem), doc.path)
+    else:
+        raise doc.error("expected key 'instructions' (one IDG) or 'warp_classes' (several)", d)
+    kg.check_barriers()
+    return kg
+
+
+def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
+    instrs = d.get("instructions")
+    if not isinstance(instrs, list) or not instrs:
+        raise doc.error("'instructions' must be a non-empty list of {id, class, deps}", d)
+    ids, classes, deps, bars, lines = [], [], [], [], []
+    for k, node in enumerate(instrs):
+        if not isinstance(node, dict):
+            raise doc.error(f"instruction {k + 1}: expected a mapping like {{id: c1, class: comp, deps: [...]}}", d)
+        line = doc.line_of(node)
+        unknown = set(node) - _NODE_KEYS
+        if unknown:
+            raise PipeperfError(f"instruction {k + 1}: unknown key '{sorted(unknown)[0]}' "
+                                f"(expected id, class, deps, barrier)", file=doc.path, line=line)
+        if "id" not in node or "class" not in node:
+            raise PipeperfError(f"instruction {k + 1}: needs 'id' and 'class'", file=doc.path, line=line)
+        dl = node.get("deps", []) or []
+        if isinstance(dl, (str, int)):
+            dl = [dl]
+        if not isinstance(dl, list):
+            raise PipeperfError(f"instruction '{node['id']}': 'deps' must be a list of ids", file=doc.path, line=line)
+        ids.append(str(node["id"]))
+        classes.append(str(node["class"]))
+        deps.append([str(x) for x in dl])
+        bars.append(bool(node.get("barrier", False)))
+        lines.append(line)
+    return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
+                          where=doc.path, lines=lines)

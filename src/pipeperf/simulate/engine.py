@@ -1,0 +1,307 @@
+"""The compiled core of the Pipeline-model simulator (Algorithm 1, with the issue limit).
+
+One compute unit is simulated cycle by cycle, jumping over cycles in which
+nothing can issue:
+
+* each subsystem is a pipeline that accepts an instruction every lambda cycles
+  (lambda may be fractional: 0.25 means four per cycle, at t, t+.25, t+.5, t+.75)
+  and delivers its result Lambda cycles after issue;
+* at most ``issue_limit`` instructions issue per cycle (a credit bucket, so
+  fractional limits work too), and at most one per warp per cycle;
+* a warp issues its instructions in program order; an instruction is ready when
+  the instructions it depends on have completed;
+* a barrier completes for all warps of a group Lambda_bar cycles after the last
+  of them reached it; instructions after a barrier wait for it;
+* M groups are resident; when one finishes (its last instruction completes),
+  the next waiting group takes its slots from that moment on.
+
+Within a cycle the pipelines' issue slots are filled earliest first; at equal
+times the scarcer pipeline (larger lambda) goes first, as Algorithm 1's
+per-pipeline issue events pull work, and then the scheduler's priority decides:
+loose round-robin (RR) starts after the warp that issued last; greedy-then-oldest
+(GTO) keeps the last warp while it can issue, otherwise the oldest resident one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+RR = 0
+GTO = 1
+
+#: status codes returned by the engine
+OK = 0
+DEADLOCK = 1
+
+
+@njit(cache=True)
+def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp):
+    """Earliest time the next instruction of slot ``s`` has its operands (inf: none or blocked)."""
+    c = slot_cls[s]
+    h = head[s]
+    if h >= length[c]:
+        return np.inf
+    g = off[c] + h
+    r = start[s]
+    for e in range(dep_ptr[g], dep_ptr[g + 1]):
+        v = comp[s, dep_idx[e]]
+        if v > r:
+            r = v
+    bp = bar_prev[g]
+    if bp >= 0:
+        v = comp[s, bp]
+        if v > r:
+            r = v
+    return r
+
+
+@njit(cache=True)
+def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
+             warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
+             record):
+    """Simulate one core; returns (status, end_time, busy[n_sub], issued, rec arrays)."""
+    gs = group_size
+    M = min(n_resident, n_groups)
+    n_slots = M * gs
+    maxlen = 1
+    for c in range(length.shape[0]):
+        if length[c] > maxlen:
+            maxlen = length[c]
+    inf = np.inf
+
+    comp = np.full((n_slots, maxlen), inf)     # completion time per (slot, instruction)
+    slot_cls = np.zeros(n_slots, np.int64)
+    slot_warp = np.full(n_slots, -1, np.int64)
+    head = np.zeros(n_slots, np.int64)
+    start = np.zeros(n_slots)
+    est = np.full(n_slots, inf)                # operands-ready time of each slot's next instruction
+    bar_node = np.zeros(n_slots, np.int64)
+    bar_rec = np.zeros(n_slots, np.int64)
+
+    grp_unissued = np.zeros(M, np.int64)
+    grp_arrivals = np.zeros(M, np.int64)
+    grp_last_arrival = np.zeros(M)
+    grp_max_comp = np.zeros(M)
+
+    tfree = np.zeros(n_sub)
+    busy = np.zeros(n_sub)
+    order = np.arange(n_slots)                 # age order for GTO, oldest first
+    cand = np.zeros(n_slots, np.int64)
+    cand_x = np.zeros(n_slots)
+
+    total_instr = 0
+    for w in range(n_groups * gs):
+        total_instr += length[warp_cls[w]]
+    nrec = total_instr if record else 0
+    rec_warp = np.zeros(nrec, np.int64)
+    rec_instr = np.zeros(nrec, np.int64)
+    rec_issue = np.zeros(nrec)
+    rec_comp = np.zeros(nrec)
+    nr = 0
+
+    next_group = 0
+    groups_done = 0
+    for m in range(M):
+        _load_group(m, next_group, 0.0, gs, warp_cls, length, slot_warp, slot_cls, head, start,
+                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False)
+        next_group += 1
+    end_time = 0.0
+    issued_total = 0
+
+    t = 0.0
+    cap = max(issue_limit, 1.0)
+    credits = 0.0
+    last = -1
+    while groups_done < n_groups:
+        credits = min(credits + issue_limit, cap)
+        next_t = inf
+        greedy = last                   # the scan order is fixed at the start of the cycle
+        # pass 1: warps that can issue within [t, t+1), in the scheduler's priority order
+        nc = 0
+        n_iter = n_slots + 1 if (scheduler == GTO and greedy >= 0) else n_slots
+        for k in range(n_iter):
+            if scheduler == RR:
+                s = greedy + 1 + k
+                if s >= n_slots:
+                    s -= n_slots
+            elif greedy >= 0:
+                if k == 0:
+                    s = greedy
+                else:
+                    s = order[k - 1]
+                    if s == greedy:
+                        continue
+            else:
+                s = order[k]
+            r = est[s]
+            if r >= t + 1.0:
+                if r < next_t:
+                    next_t = r
+                continue
+            su = sub[off[slot_cls[s]] + head[s]]
+            x = tfree[su] if tfree[su] > r else r
+            if x >= t + 1.0:
+                if x < next_t:
+                    next_t = x
+                continue
+            cand[nc] = s
+            nc += 1
+        # pass 2: fill the pipelines' issue slots, earliest first
+        issued = False
+        while nc > 0 and credits >= 1.0:
+            best = -1
+            bx = t + 1.0
+            blam = 0.0
+            for q in range(nc):
+                s = cand[q]
+                g = off[slot_cls[s]] + head[s]
+                x = est[s]
+                if x < t:
+                    x = t
+                if tfree[sub[g]] > x:
+                    x = tfree[sub[g]]
+                cand_x[q] = x
+                if x < bx or (x == bx and lam[g] > blam):
+                    bx = x
+                    blam = lam[g]
+                    best = q
+            if best < 0:
+                break
+            s = cand[best]
+            for q in range(best, nc - 1):
+                cand[q] = cand[q + 1]
+            nc -= 1
+            x = bx
+            c = slot_cls[s]
+            h = head[s]
+            g = off[c] + h
+            su = sub[g]
+            m = s // gs
+            # issue instruction h of the warp in slot s at time x
+            tfree[su] = x + lam[g]
+            busy[su] += lam[g]
+            credits -= 1.0
+            issued = True
+            issued_total += 1
+            last = s
+            if record:
+                rec_warp[nr] = slot_warp[s]
+                rec_instr[nr] = h
+                rec_issue[nr] = x
+            if is_bar[g]:
+                comp[s, h] = inf
+                bar_node[s] = h
+                if record:
+                    bar_rec[s] = nr
+                    rec_comp[nr] = inf
+                grp_arrivals[m] += 1
+                if x > grp_last_arrival[m]:
+                    grp_last_arrival[m] = x
+                if grp_arrivals[m] == gs:      # the last warp arrived: release the group
+                    tb = grp_last_arrival[m] + Lam[g]
+                    for j in range(gs):
+                        s2 = m * gs + j
+                        comp[s2, bar_node[s2]] = tb
+                        if record:
+                            rec_comp[bar_rec[s2]] = tb
+                        if s2 != s:
+                            est[s2] = _head_ready(s2, off, length, dep_ptr, dep_idx, bar_prev,
+                                                  slot_cls, head, start, comp)
+                            if est[s2] < next_t:
+                                next_t = est[s2]
+                    if tb > grp_max_comp[m]:
+                        grp_max_comp[m] = tb
+                    grp_arrivals[m] = 0
+                    grp_last_arrival[m] = 0.0
+            else:
+                cp = x + Lam[g]
+                comp[s, h] = cp
+                if cp > grp_max_comp[m]:
+                    grp_max_comp[m] = cp
+                if record:
+                    rec_comp[nr] = cp
+            if record:
+                nr += 1
+            head[s] = h + 1
+            est[s] = _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp)
+            if h + 1 == length[c]:
+                grp_unissued[m] -= 1
+            if grp_unissued[m] == 0 and grp_arrivals[m] == 0:
+                fin = grp_max_comp[m]
+                if fin > end_time:
+                    end_time = fin
+                groups_done += 1
+                if next_group < n_groups:
+                    _load_group(m, next_group, fin, gs, warp_cls, length, slot_warp, slot_cls, head,
+                                start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True)
+                    next_group += 1
+                    if fin < next_t:
+                        next_t = fin
+                else:
+                    for j in range(gs):
+                        est[m * gs + j] = inf
+            else:
+                e = est[s]
+                if e < inf:
+                    if tfree[sub[off[c] + head[s]]] > e:
+                        e = tfree[sub[off[c] + head[s]]]
+                    if e < next_t:
+                        next_t = e
+        # candidates left over (pipeline busy or issue limit reached) may issue next cycle
+        for q in range(nc):
+            s = cand[q]
+            x = est[s]
+            su = sub[off[slot_cls[s]] + head[s]]
+            if tfree[su] > x:
+                x = tfree[su]
+            if x < next_t:
+                next_t = x
+        if groups_done >= n_groups:
+            break
+        if next_t == inf:
+            return DEADLOCK, t, busy, issued_total, rec_warp, rec_instr, rec_issue, rec_comp
+        nt = np.floor(next_t)
+        if nt < t + 1.0:
+            nt = t + 1.0
+        if nt - t - 1.0 > 0.0:                  # credits keep accruing over skipped idle cycles
+            credits = min(credits + issue_limit * (nt - t - 1.0), cap)
+        t = nt
+    return OK, end_time, busy, issued_total, rec_warp, rec_instr, rec_issue, rec_comp
+
+
+@njit(cache=True)
+def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, start, est,
+                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest):
+    """Put group ``gid`` in resident slot-group ``m`` from time ``t0``."""
+    grp_unissued[m] = 0
+    grp_arrivals[m] = 0
+    grp_max_comp[m] = t0
+    for j in range(gs):
+        s = m * gs + j
+        w = gid * gs + j
+        c = warp_cls[w]
+        slot_warp[s] = w
+        slot_cls[s] = c
+        head[s] = 0
+        start[s] = t0
+        if length[c] > 0:
+            grp_unissued[m] += 1
+            est[s] = t0            # a group's first instructions depend on nothing
+        else:
+            est[s] = np.inf
+    if youngest:
+        # this group's slots move to the end of the age order (GTO's oldest-first)
+        k = 0
+        lo = m * gs
+        hi = lo + gs
+        tmp = np.empty(n_slots, np.int64)
+        for i in range(n_slots):
+            if order[i] < lo or order[i] >= hi:
+                tmp[k] = order[i]
+                k += 1
+        for j in range(gs):
+            tmp[k] = lo + j
+            k += 1
+        for i in range(n_slots):
+            order[i] = tmp[i]

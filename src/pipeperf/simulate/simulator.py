@@ -1,0 +1,190 @@
+"""Pipeline-model simulation of a kernel on a GPU (Sec. 3.2 of analytical-models-and-pipeline-model.txt).
+
+``simulate`` maps each IDG node to (subsystem, lambda, Lambda) with the GPU's
+mapper f, flattens the warp classes into arrays and runs the compiled engine
+for one compute unit; all P units behave alike (N = ceil(N_total / P) groups each).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import GPUSpec
+from pipeperf.idg.kernel import KernelGraph
+from pipeperf.simulate import engine
+
+SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
+
+
+@dataclass
+class ExecutionProfile:
+    """Issue and completion time of every instruction of every warp (for Gantt charts)."""
+
+    warp: np.ndarray
+    instr: np.ndarray
+    issue: np.ndarray
+    complete: np.ndarray
+    subsystem: np.ndarray        # subsystem index per record
+    subsystems: list[str]
+    group_size: int
+    class_name: list[str]        # class name per record
+
+
+@dataclass
+class SimResult:
+    """Outcome of one simulation: per-core cycles and derived throughputs."""
+
+    cycles: float
+    seconds: float
+    warps_per_cycle: float
+    ipc: float
+    subsystem_busy: dict[str, float]
+    warps: int                   # concurrent warps (occupancy omega = M * |gamma|)
+    group_size: int
+    groups_per_core: int
+    groups_total: int
+    groups_on_core: int
+    warps_on_core: int
+    instructions_on_core: int
+    scheduler: str
+    gpu: str
+    kernel: str
+    profile: ExecutionProfile | None = field(default=None, repr=False)
+
+    @property
+    def bound_by(self) -> str:
+        """The busiest subsystem, or 'latency' when none is close to saturation."""
+        if not self.subsystem_busy:
+            return "latency"
+        name, frac = max(self.subsystem_busy.items(), key=lambda kv: kv[1])
+        return name if frac >= 0.9 else "latency"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel, "gpu": self.gpu, "scheduler": self.scheduler,
+            "warps": self.warps, "group_size": self.group_size, "groups_per_core": self.groups_per_core,
+            "groups_total": self.groups_total, "groups_on_core": self.groups_on_core,
+            "warps_on_core": self.warps_on_core, "instructions_on_core": self.instructions_on_core,
+            "cycles": self.cycles, "seconds": self.seconds, "warps_per_cycle": self.warps_per_cycle,
+            "ipc": self.ipc, "subsystem_busy": self.subsystem_busy, "bound_by": self.bound_by,
+        }
+
+
+class PreparedKernel:
+    """A kernel's IDGs mapped onto a GPU (mapper f), flattened for the engine; reusable across runs."""
+
+    def __init__(self, kernel: KernelGraph, gpu: GPUSpec):
+        missing = sorted(kernel.classes_used - set(gpu.classes))
+        if missing:
+            raise PipeperfError(
+                f"kernel '{kernel.name}' uses instruction class{'es' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(m) for m in missing)} that GPU '{gpu.name}' does not define "
+                f"(it has: {', '.join(sorted(gpu.classes))})", file=kernel.source or None)
+        kernel.check_barriers()
+        self.kernel, self.gpu = kernel, gpu
+        self.subsystems = gpu.subsystems
+        sub_index = {s: i for i, s in enumerate(self.subsystems)}
+        idgs = kernel.idgs
+        self.length = np.array([len(g) for g in idgs], dtype=np.int64)
+        self.off = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
+        subs, lams, Lams, bars, bprev, ptrs, idxs, names = [], [], [], [], [], [], [], []
+        ptr_base = 0
+        for g in idgs:
+            ic = [gpu.classes[c] for c in g.classes]
+            subs.append(np.array([sub_index[c.subsystem] for c in ic], dtype=np.int64)[g.cls])
+            lams.append(np.array([c.cpi for c in ic])[g.cls])
+            Lams.append(np.array([c.latency for c in ic])[g.cls])
+            bars.append(g.barrier)
+            # index of the most recent barrier strictly before each node (-1 if none)
+            pos = np.where(g.barrier, np.arange(len(g)), -1)
+            prev = np.maximum.accumulate(pos)
+            bprev.append(np.concatenate([[-1], prev[:-1]]).astype(np.int64))
+            ptrs.append(g.dep_ptr[:-1] + ptr_base)
+            idxs.append(g.dep_idx.astype(np.int64))
+            ptr_base += g.n_edges
+            names.append(np.array(g.classes, dtype=object)[g.cls])
+        self.sub = np.concatenate(subs)
+        self.lam = np.concatenate(lams).astype(np.float64)
+        self.Lam = np.concatenate(Lams).astype(np.float64)
+        self.is_bar = np.concatenate(bars)
+        self.bar_prev = np.concatenate(bprev)
+        self.dep_ptr = np.concatenate(ptrs + [np.array([ptr_base])]).astype(np.int64)
+        self.dep_idx = np.concatenate(idxs) if idxs else np.zeros(0, np.int64)
+        self.class_names = np.concatenate(names)
+
+    def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
+            scheduler: str = "rr", profile: bool = False, check_limits: bool = True) -> SimResult:
+        gpu = self.gpu
+        if scheduler not in SCHEDULERS:
+            raise PipeperfError(f"unknown scheduler '{scheduler}': expected rr or gto")
+        if group_size < 1 or groups_per_core < 1:
+            raise PipeperfError("group size and groups per core must be >= 1")
+        warps = group_size * groups_per_core
+        if check_limits and warps > gpu.max_warps_per_core:
+            raise PipeperfError(f"{warps} concurrent warps exceed GPU '{gpu.name}' limit of "
+                                f"{gpu.max_warps_per_core} warps per core")
+        if check_limits and groups_per_core > gpu.max_groups_per_core:
+            raise PipeperfError(f"{groups_per_core} concurrent groups exceed GPU '{gpu.name}' limit of "
+                                f"{gpu.max_groups_per_core} groups per core")
+        if total_groups is None:
+            total_groups = groups_per_core * gpu.cores        # one run: every slot used once
+        if total_groups < 1:
+            raise PipeperfError("total number of groups must be >= 1")
+        n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
+        warp_cls = self.kernel.assign(n_groups * group_size).astype(np.int64)
+        il = float(gpu.issue_limit)
+        status, end, busy, issued, rw, ri, ris, rc = engine.run_core(
+            self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
+            self.dep_ptr, self.dep_idx, warp_cls, group_size, n_groups, groups_per_core,
+            len(self.subsystems), il, SCHEDULERS[scheduler], profile)
+        if status == engine.DEADLOCK:
+            raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
+                                "(barriers that not every warp of a group reaches?)")
+        cycles = float(end)
+        n_warps = n_groups * group_size
+        prof = None
+        if profile:
+            g_off = self.off[warp_cls[rw]] + ri
+            prof = ExecutionProfile(rw, ri, ris, rc, self.sub[g_off], list(self.subsystems), group_size,
+                                    list(self.class_names[g_off]))
+        return SimResult(
+            cycles=cycles,
+            seconds=cycles / (gpu.clock_ghz * 1e9),
+            warps_per_cycle=n_warps / cycles if cycles > 0 else math.inf,
+            ipc=issued / cycles if cycles > 0 else math.inf,
+            subsystem_busy={s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)},
+            warps=warps, group_size=group_size, groups_per_core=groups_per_core,
+            groups_total=total_groups, groups_on_core=n_groups, warps_on_core=n_warps,
+            instructions_on_core=int(issued), scheduler=scheduler, gpu=gpu.name,
+            kernel=self.kernel.name, profile=prof,
+        )
+
+
+def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_core: int = 1,
+             total_groups: int | None = None, scheduler: str = "rr", profile: bool = False,
+             check_limits: bool = True) -> SimResult:
+    """Simulate ``kernel`` on ``gpu`` with M = ``groups_per_core`` resident groups of ``group_size`` warps."""
+    return PreparedKernel(kernel, gpu).run(group_size, groups_per_core, total_groups, scheduler, profile,
+                                           check_limits)
+
+
+def occupancy_sweep(kernel: KernelGraph, gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
+                    group_size: int = 1, runs: int = 1) -> list[SimResult]:
+    """Simulate at each occupancy (in warps) with groups of ``group_size`` warps.
+
+    Each point runs ``runs`` rounds of groups per slot, so warps_per_cycle compares
+    directly with the analytical models' WPC at that occupancy.
+    """
+    prep = PreparedKernel(kernel, gpu)
+    out = []
+    for w in warps:
+        if w % group_size:
+            raise PipeperfError(f"occupancy {w} is not a multiple of the group size {group_size}")
+        m = w // group_size
+        out.append(prep.run(group_size, m, m * gpu.cores * runs, scheduler, check_limits=False))
+    return out

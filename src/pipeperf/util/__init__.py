@@ -1,0 +1,1 @@
+"""Small shared helpers (YAML loading with line numbers, range parsing)."""

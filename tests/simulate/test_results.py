@@ -1,0 +1,27 @@
+"""Derived outputs: seconds, warps per cycle, IPC, busy fractions, profiles, the example kernel."""
+
+import pytest
+
+from pipeperf.hardware.spec import load_gpu
+from pipeperf.idg.kernels import example_kernel
+from pipeperf.simulate import simulate
+
+
+def test_example_kernel_single_warp_is_lambda_app():
+    """One warp in isolation takes Lambda_app = 25 cycles (Sec. 2.2 of the paper)."""
+    r = simulate(example_kernel(), load_gpu("example_table2"), 1, 1, profile=True)
+    assert r.cycles == 25
+    assert list(r.profile.issue) == [0, 4, 8, 14, 15, 19]
+
+
+def test_derived_quantities_are_consistent():
+    gpu = load_gpu("example_table2")
+    r = simulate(example_kernel(), gpu, 1, 10)
+    assert r.seconds == pytest.approx(r.cycles / (gpu.clock_ghz * 1e9))
+    assert r.warps_per_cycle == pytest.approx(10 / r.cycles)
+    assert r.ipc == pytest.approx(60 / r.cycles)
+    assert r.subsystem_busy["alu"] == pytest.approx(40 * 1 / r.cycles)
+    assert r.subsystem_busy["mem"] == pytest.approx(20 * 2 / r.cycles)
+    # at high occupancy both pipelines approach saturation (ridge point, Sec. 2.1)
+    many = simulate(example_kernel(), gpu, 1, 40, total_groups=1600)
+    assert many.warps_per_cycle == pytest.approx(0.25, rel=0.02)
