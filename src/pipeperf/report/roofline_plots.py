@@ -103,7 +103,7 @@ def plot_roofline(preds: Sequence[QuantitativePrediction], path: str | Path,
                        markerfacecolor="lightgray", ms=8, ls="none", label=short_name(k))
                 for k in kernels]
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
-    ax.set_title(title or "Quantitative roofline: predicted kernel throughput (labels: time)",
+    ax.set_title(title or "Quantitative roofline: predicted kernel throughput (labels: predicted time)",
                  fontsize=11)
     fig.tight_layout()
     out = Path(path)
@@ -167,8 +167,9 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
             ax.plot([p.b_mem], [p.t_op], marker=gpu_marker[g], ms=10, color="black", ls="none",
                     zorder=6)
             label = g if len(types) == 1 else f"{g} ({t})"
-            ax.annotate(label, (p.b_mem, p.t_op), xytext=(8, 4), textcoords="offset points",
-                        fontsize=9, fontweight="bold")
+            ax.annotate(label, (p.b_mem, p.t_op), xytext=(9, 5), textcoords="offset points",
+                        fontsize=9, fontweight="bold", zorder=7,
+                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
     ax.set_xlim(0, x_hi)
     ax.set_ylim(0, y_hi)
     ax.set_xlabel("DRAM bandwidth B_mem  [GB/s]")
