@@ -132,3 +132,9 @@ def test_not_an_ncu_file():
 def test_unreadable_file():
     with pytest.raises(PipeperfError, match="cannot read"):
         read_ncu_csv(FIXTURES / "does_not_exist.csv")
+
+
+def test_version_strings_in_other_columns_do_not_confuse_the_separator():
+    raw = (FIXTURES / "ncu_raw.csv").read_text().replace(
+        '"NVIDIA GeForce GTX 1060 6GB","1,024"', '"535.104.05","1,024"')
+    assert parse_ncu_csv(raw, "raw.csv")[0].m_fma32 == 1_073_741_824

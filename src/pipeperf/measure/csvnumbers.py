@@ -14,7 +14,7 @@ from typing import Iterable
 from pipeperf.errors import PipeperfError
 
 _NUMERIC = re.compile(r"^[+-]?[0-9.,]*[0-9][0-9.,]*([eE][+-]?[0-9]+)?$")
-NOT_AVAILABLE = {"n/a", "na", "", "-", "(!) n/a"}
+NOT_AVAILABLE = {"n/a", "na", "", "-", "(!)n/a"}  # compared with spaces removed
 
 
 def detect_decimal(values: Iterable[str], file: str | None = None) -> str:
@@ -61,7 +61,11 @@ def parse_number(raw: str, decimal: str = ".", file: str | None = None,
     if mantissa.count(decimal) > 1:
         raise PipeperfError(f"{what}: {raw!r} has two decimal separators", file=file, line=line)
     if group in mantissa:
-        integer_part = mantissa.split(decimal)[0].lstrip("+-")
+        integer_part, _, fraction = mantissa.partition(decimal)
+        integer_part = integer_part.lstrip("+-")
+        if group in fraction:
+            raise PipeperfError(f"{what}: {raw!r} has a thousands separator after the decimal one",
+                                file=file, line=line)
         groups = integer_part.split(group)
         if not (1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])):
             raise PipeperfError(f"{what}: {raw!r} has misplaced thousands separators",

@@ -178,7 +178,11 @@ def _read_wide(records: list[tuple[int, list[str]]], file: str) -> list[_Launch]
 
 
 def _to_metrics(launches: list[_Launch], file: str) -> list[KernelMetrics]:
-    decimal = detect_decimal((raw for launch in launches for _, raw, _ in launch.values.values()),
+    # Only the metrics we read vote on the decimal separator: a raw page also holds strings such
+    # as driver versions ("535.104.05") that look like grouped numbers.
+    used = {*NCU_METRICS, *NCU_BYTE_ALTERNATIVES, NCU_FP16, NCU_DURATION}
+    decimal = detect_decimal((raw for launch in launches
+                              for metric, (_, raw, _) in launch.values.items() if metric in used),
                              file)
     repeated = Counter(launch.kernel for launch in launches)
     out = []
