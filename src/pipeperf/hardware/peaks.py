@@ -134,7 +134,8 @@ def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
         except (TypeError, ValueError):
             raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file)
         if not math.isfinite(number) or number <= 0:
-            raise PipeperfError(f"GPU {name!r}: {key} must be positive and finite, got {raw!r}", file=file)
+            raise PipeperfError(f"GPU {name!r}: {key} must be positive and finite, got {raw!r}",
+                                file=file)
         values[attr] = number
     return GpuPeaks(
         name=name,
@@ -157,7 +158,8 @@ def read_peaks_file(path: str | Path) -> dict[str, GpuPeaks]:
         line = mark.line + 1 if mark is not None else None
         raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line)
     if not isinstance(data, dict) or not isinstance(data.get("gpus"), dict) or not data["gpus"]:
-        raise PipeperfError("a GPU peaks file needs a non-empty top-level 'gpus:' mapping", file=file)
+        raise PipeperfError("a GPU peaks file needs a non-empty top-level 'gpus:' mapping",
+                            file=file)
     table: dict[str, GpuPeaks] = {}
     for name, entry in data["gpus"].items():
         peaks = _entry_to_peaks(str(name), entry, file)

@@ -26,6 +26,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import PARAMETERS, GpuPeaks
 from pipeperf.measure.csvnumbers import csv_records, parse_number
 
+_UNMEASURED = {"T_add": "integer add", "T_ldst": "shared-memory load/store"}
 _GROUPS = (("single", "sp"), ("double", "dp"), ("half", "hp"), ("integer", "int"))
 
 
@@ -153,8 +154,8 @@ def peaks_from_mixbench(result: MixbenchResult, file: str, name: str | None = No
             estimates[key] = f"not measured on this GPU; value of {like.name}"
         else:
             raise PipeperfError(
-                f"mixbench does not measure {key} ({'integer add' if key == 'T_add' else 'shared-memory load/store'} "
-                "throughput); give --t-add and --t-ldst, or --like GPU to copy them", file=file)
+                f"mixbench does not measure {key} ({_UNMEASURED[key]} throughput); give --t-add "
+                "and --t-ldst, or --like GPU to copy them", file=file)
     for key, number in values.items():
         if not math.isfinite(number) or number <= 0:
             raise PipeperfError(f"{key} must be positive, got {number}", file=file)

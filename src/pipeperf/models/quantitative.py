@@ -217,8 +217,8 @@ def densities(m: KernelMetrics, k_type: KernelType) -> tuple[float, float, float
     d_other = 1.0 - d_ops - d_ldst  # Eq. 7
     if d_other < -1e-9:
         raise PipeperfError(
-            f"kernel {m.name!r}: inconsistent counts, compute ({i_ops(m, k_type):g}) plus load/store "
-            f"({m.m_ldst:g}) thread instructions exceed 32 x inst_executed ({total:g})"
+            f"kernel {m.name!r}: inconsistent counts, compute ({i_ops(m, k_type):g}) plus "
+            f"load/store ({m.m_ldst:g}) thread instructions exceed 32 x inst_executed ({total:g})"
         )
     return d_ops, d_ldst, max(d_other, 0.0)
 
@@ -409,7 +409,8 @@ def read_profile_json(path: str | Path) -> list[KernelMetrics]:
         for i, item in enumerate(data["kernels"]):
             if not isinstance(item, dict) or not isinstance(item.get("counts"), dict):
                 raise PipeperfError(f"kernels[{i}] needs a 'counts' object", file=file)
-            out.append(metrics_from_profile(item["counts"], str(item.get("name", f"kernel{i}")), file))
+            name = str(item.get("name", f"kernel{i}"))
+            out.append(metrics_from_profile(item["counts"], name, file))
         if not out:
             raise PipeperfError("profile lists no kernels", file=file)
         return out

@@ -103,7 +103,7 @@ def plot_roofline(preds: Sequence[QuantitativePrediction], path: str | Path,
                        markerfacecolor="lightgray", ms=8, ls="none", label=short_name(k))
                 for k in kernels]
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
-    ax.set_title(title or "Quantitative roofline: predicted kernel throughput (labels: predicted time)",
+    ax.set_title(title or "Quantitative roofline: kernel throughput (labels: predicted time)",
                  fontsize=11)
     fig.tight_layout()
     out = Path(path)
