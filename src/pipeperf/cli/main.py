@@ -17,6 +17,8 @@ from pipeperf.errors import PipeperfError
 
 # Module names under pipeperf.cli, each with register(subparsers).
 COMMANDS: list[str] = [
+    "roofline",
+    "gpu",
 ]
 
 

@@ -1,0 +1,219 @@
+"""Peak throughputs of a GPU: the device parameters of Konstantinidis' quantitative roofline.
+
+Table 3 of the paper (seed 002) describes a target GPU by six micro-benchmarked rates. They live
+in ``peaks.yaml`` beside this module (one entry per GPU, every number with its ``source``) or in
+a user's YAML file of the same shape, e.g. one written by ``pipeperf gpu import-mixbench``:
+
+.. code-block:: yaml
+
+    gpus:
+      my_gpu:
+        description: free text
+        aliases: [other_name]          # optional
+        T_SP:   {value: 4521.0, source: "where the number comes from"}
+        T_DP:   {value: 147.5,  source: "...", estimate: "why it is not measured"}
+        T_int:  ...
+        T_add:  ...
+        T_ldst: ...
+        B_mem:  ...
+
+Units: T_SP and T_DP in GFLOPS and T_int in GIOPS, each counting a multiply-add as two
+operations (what mixbench reports); T_add in GIOPS of integer additions and T_ldst in G shared-
+memory load/store thread-instructions per second (one operation each); B_mem in GB/s (10^9 B/s).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from pipeperf.errors import PipeperfError
+
+PEAKS_FILE = Path(__file__).with_name("peaks.yaml")
+
+# Paper notation (Table 3) -> attribute name, in the paper's order.
+PARAMETERS: dict[str, str] = {
+    "T_SP": "t_sp",
+    "T_DP": "t_dp",
+    "T_int": "t_int",
+    "T_add": "t_add",
+    "T_ldst": "t_ldst",
+    "B_mem": "b_mem",
+}
+UNITS: dict[str, str] = {
+    "T_SP": "GFLOPS",
+    "T_DP": "GFLOPS",
+    "T_int": "GIOPS",
+    "T_add": "GIOPS",
+    "T_ldst": "GOPS",
+    "B_mem": "GB/s",
+}
+
+
+@dataclass(frozen=True)
+class GpuPeaks:
+    """Table 3's GPU parameters (G-units per second), each with where it came from."""
+
+    name: str
+    t_sp: float
+    t_dp: float
+    t_int: float
+    t_add: float
+    t_ldst: float
+    b_mem: float
+    description: str = ""
+    sources: Mapping[str, str] = field(default_factory=dict)
+    estimates: Mapping[str, str] = field(default_factory=dict)
+
+    def value(self, key: str) -> float:
+        """Value of a parameter named in the paper's notation (``"T_SP"``, ``"B_mem"``...)."""
+        return float(getattr(self, PARAMETERS[key]))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.description:
+            out["description"] = self.description
+        for key in PARAMETERS:
+            entry: dict[str, Any] = {"value": self.value(key), "unit": UNITS[key]}
+            if key in self.sources:
+                entry["source"] = self.sources[key]
+            if key in self.estimates:
+                entry["estimate"] = self.estimates[key]
+            out[key] = entry
+        return out
+
+
+def peaks_to_yaml(peaks: list[GpuPeaks], header: str = "") -> str:
+    """YAML text in the ``peaks.yaml`` shape, loadable again with :func:`load_peaks`."""
+    gpus: dict[str, Any] = {}
+    for p in peaks:
+        entry: dict[str, Any] = {}
+        if p.description:
+            entry["description"] = p.description
+        for key in PARAMETERS:
+            item: dict[str, Any] = {"value": round(p.value(key), 6)}
+            item["source"] = p.sources.get(key, "unknown")
+            if key in p.estimates:
+                item["estimate"] = p.estimates[key]
+            entry[key] = item
+        gpus[p.name] = entry
+    body = yaml.safe_dump({"gpus": gpus}, sort_keys=False, width=100, allow_unicode=True)
+    prefix = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    return prefix + body
+
+
+def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
+    if not isinstance(entry, dict):
+        raise PipeperfError(f"GPU entry {name!r} must be a mapping", file=file)
+    values: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    estimates: dict[str, str] = {}
+    for key, attr in PARAMETERS.items():
+        item = entry.get(key)
+        if item is None:
+            raise PipeperfError(f"GPU {name!r}: missing parameter {key} ({UNITS[key]})", file=file)
+        if isinstance(item, dict):
+            raw = item.get("value")
+            source = item.get("source")
+            if not source:
+                raise PipeperfError(f"GPU {name!r}: {key} has no 'source'", file=file)
+            sources[key] = str(source)
+            if item.get("estimate"):
+                estimates[key] = str(item["estimate"])
+        else:
+            raise PipeperfError(
+                f"GPU {name!r}: {key} must be {{value: ..., source: ...}}, got {item!r}", file=file
+            )
+        try:
+            number = float(raw)
+        except (TypeError, ValueError):
+            raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file)
+        if not math.isfinite(number) or number <= 0:
+            raise PipeperfError(f"GPU {name!r}: {key} must be positive and finite, got {raw!r}",
+                                file=file)
+        values[attr] = number
+    return GpuPeaks(
+        name=name,
+        description=str(entry.get("description", "")),
+        sources=sources,
+        estimates=estimates,
+        **values,
+    )
+
+
+def read_peaks_file(path: str | Path) -> dict[str, GpuPeaks]:
+    """All GPU entries of a peaks YAML file, keyed by name and by alias."""
+    file = Path(path)
+    try:
+        data = yaml.safe_load(file.read_text())
+    except OSError as exc:
+        raise PipeperfError(f"cannot read GPU peaks file: {exc.strerror}", file=file)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line)
+    if not isinstance(data, dict) or not isinstance(data.get("gpus"), dict) or not data["gpus"]:
+        raise PipeperfError("a GPU peaks file needs a non-empty top-level 'gpus:' mapping",
+                            file=file)
+    table: dict[str, GpuPeaks] = {}
+    for name, entry in data["gpus"].items():
+        peaks = _entry_to_peaks(str(name), entry, file)
+        table[str(name)] = peaks
+        for alias in (entry.get("aliases") or []):
+            table[str(alias)] = peaks
+    return table
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> dict[str, GpuPeaks]:
+    return read_peaks_file(PEAKS_FILE)
+
+
+def builtin_peaks() -> dict[str, GpuPeaks]:
+    """The shipped database (``peaks.yaml``), keyed by name and alias."""
+    return dict(_builtin())
+
+
+def builtin_names() -> list[str]:
+    """Canonical names (no aliases) of the shipped GPUs, in file order."""
+    seen: list[str] = []
+    for peaks in builtin_peaks().values():
+        if peaks.name not in seen:
+            seen.append(peaks.name)
+    return seen
+
+
+def load_peaks(spec: str) -> GpuPeaks:
+    """A GPU by database name/alias, or from a YAML file (``FILE.yaml`` or ``FILE.yaml:NAME``)."""
+    path_part, _, entry_name = spec.partition(".yaml:")
+    if entry_name:
+        path_part += ".yaml"
+    candidate = Path(path_part)
+    looks_like_file = spec.endswith((".yaml", ".yml")) or bool(entry_name) or candidate.is_file()
+    if looks_like_file:
+        if not candidate.is_file():
+            raise PipeperfError("no such GPU peaks file", file=candidate)
+        table = read_peaks_file(candidate)
+        names = sorted({p.name for p in table.values()})
+        if entry_name:
+            if entry_name not in table:
+                raise PipeperfError(f"no GPU {entry_name!r} in this file (it has: {', '.join(names)})",
+                                    file=candidate)
+            return table[entry_name]
+        if len(names) != 1:
+            raise PipeperfError(f"file holds several GPUs ({', '.join(names)}); use FILE.yaml:NAME",
+                                file=candidate)
+        return table[names[0]]
+    table = builtin_peaks()
+    key = spec.strip().lower()
+    if key not in table:
+        raise PipeperfError(
+            f"unknown GPU {spec!r} for the quantitative roofline; known: {', '.join(builtin_names())} "
+            "(or give a peaks YAML file, e.g. from 'pipeperf gpu import-mixbench')"
+        )
+    return table[key]

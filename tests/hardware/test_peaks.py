@@ -1,0 +1,83 @@
+"""The GPU peaks table of the quantitative roofline: complete, sourced, loadable."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.peaks import (
+    PARAMETERS,
+    builtin_names,
+    builtin_peaks,
+    load_peaks,
+    peaks_to_yaml,
+    read_peaks_file,
+)
+
+
+def test_every_gpu_has_six_positive_sourced_parameters():
+    names = builtin_names()
+    assert {"gtx480", "gtx660", "pascal_gtx1060", "r9_nano", "turing_rtx2070", "v100", "a100",
+            "h100"} <= set(names)
+    for name in names:
+        peaks = load_peaks(name)
+        for key in PARAMETERS:
+            assert peaks.value(key) > 0, (name, key)
+            assert len(peaks.sources[key]) > 10, (name, key)
+        # sanity: FP64 never beats FP32, integer add at most one per FP32 lane-op pair
+        assert peaks.t_dp <= peaks.t_sp and peaks.t_add <= peaks.t_sp
+
+
+def test_vendor_only_gpus_are_marked_estimates():
+    for name in ("v100", "a100", "h100", "turing_rtx2070"):
+        assert set(load_peaks(name).estimates) == set(PARAMETERS)
+        assert set(load_peaks(name).estimates.values()) == {"vendor peak"}
+    measured = load_peaks("gtx480")
+    assert set(measured.estimates) == {"T_add", "T_ldst"}
+    assert "ro_GTX-480" in measured.sources["T_SP"]
+
+
+def test_vendor_peaks_follow_from_sm_count_and_clock():
+    assert load_peaks("v100").t_sp == pytest.approx(80 * 64 * 2 * 1.53)
+    assert load_peaks("a100").b_mem == 1555
+    assert load_peaks("h100").t_dp == pytest.approx(132 * 64 * 2 * 1.98)
+
+
+def test_alias_and_case():
+    assert load_peaks("gtx1060") == builtin_peaks()["pascal_gtx1060"]
+    assert load_peaks("V100").name == "v100"
+
+
+def test_unknown_gpu_lists_known_ones():
+    with pytest.raises(PipeperfError, match="unknown GPU 'gtx9999'.*gtx480"):
+        load_peaks("gtx9999")
+
+
+def test_yaml_round_trip_and_file_selection(tmp_path):
+    one = tmp_path / "one.yaml"
+    one.write_text(peaks_to_yaml([load_peaks("v100")], header="test"))
+    again = load_peaks(str(one))
+    assert again.to_dict() == load_peaks("v100").to_dict()
+    two = tmp_path / "two.yaml"
+    two.write_text(peaks_to_yaml([load_peaks("v100"), load_peaks("a100")]))
+    with pytest.raises(PipeperfError, match="several GPUs"):
+        load_peaks(str(two))
+    assert load_peaks(f"{two}:a100").t_sp == load_peaks("a100").t_sp
+    with pytest.raises(PipeperfError, match="no such GPU peaks file"):
+        load_peaks(str(tmp_path / "missing.yaml"))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("gpus: [", "invalid YAML"),
+    ("gpus: {}", "non-empty top-level 'gpus:'"),
+    ("gpus:\n  x:\n    T_SP: {value: 1, source: s}\n", "missing parameter T_DP"),
+    ("gpus:\n  x:\n    T_SP: 12\n", "must be {value: ..., source: ...}"),
+    ("gpus:\n  x:\n    T_SP: {value: 12}\n", "has no 'source'"),
+    ("gpus:\n  x:\n    T_SP: {value: -3, source: s}\n", "positive and finite"),
+])
+def test_malformed_peaks_files(tmp_path, body, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(body)
+    with pytest.raises(PipeperfError, match=message) as info:
+        read_peaks_file(path)
+    assert info.value.file == str(path)
