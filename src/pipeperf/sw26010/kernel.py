@@ -185,7 +185,7 @@ def _parse_geometry(spec: Fields) -> Geometry:
                 raise spec.error(key, "give either 'size' (contiguous) or 'block'/'stride'/'blocks'")
         return Geometry(spec.number("size", integer=True, positive=True), (), offset)
     if not spec.has("block"):
-        raise spec.error(None, "missing required field 'size' (or 'block', 'stride', 'blocks')")
+        raise spec.error("size", "missing required field (or give 'block', 'stride', 'blocks')")
     block = spec.number("block", integer=True, positive=True)
     strides = _int_list(spec, "stride")
     counts = _int_list(spec, "blocks")
@@ -255,7 +255,7 @@ def _parse_compute(spec: Fields, loops: dict[str, int], proc: ProcessorSpec) -> 
         b.check_keys(["name", "per", "count", "ilp"] + list(INSTRUCTION_TYPES))
         ilp = b.number("ilp", default=avg_ilp, minimum=1, maximum=proc.max_ilp)
         if ilp is None:
-            raise b.error(None, "missing 'ilp' (or give compute.avg_ilp for all blocks)")
+            raise b.error("ilp", "missing required field (or give compute.avg_ilp for all blocks)")
         counts = {t: b.number(t, default=0, minimum=0) for t in INSTRUCTION_TYPES}
         blocks.append(ComputeBlock(b.string("name", default=f"block{i}") or f"block{i}",
                                    _repeat(b, loops), ilp=float(ilp), **counts))

@@ -90,8 +90,7 @@ def load_processor(path: str | Path | None = None) -> ProcessorSpec:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key in names:
-        if not params.has(key):
-            raise params.error(None, f"missing required field '{key}'")
+        params.require(key)
         raw = params.data[key]
         if isinstance(raw, dict):
             entry = params.mapping(key)

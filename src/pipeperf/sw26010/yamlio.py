@@ -139,7 +139,8 @@ class Fields:
 
     def require(self, key: str) -> Any:
         if key not in self.data:
-            raise self.error(None, f"missing required field '{key}'")
+            raise PipeperfError(f"{self.field(key)}: missing required field", file=self.file,
+                                line=self.line)
         return self.data[key]
 
     # -- typed getters -------------------------------------------------------
