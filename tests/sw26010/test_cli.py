@@ -84,7 +84,8 @@ def test_tune_json_top_k_emit_best_and_plot(capsys, examples, tmp_path):
 def test_tune_progress_bar_goes_to_stderr(capsys, examples):
     rc, out, err = _run(capsys, "tune", str(examples / "tune_stream.yaml"), "--top", "1")
     assert rc == 0 and "best:" in out
-    assert "group" in err and "group" not in out
+    assert "variant" in err and "sw26010 tune stream" in err
+    assert "sw26010 tune stream" not in out
 
 
 def _error(capsys, tmp_path: Path, text: str, action: str = "predict") -> str:

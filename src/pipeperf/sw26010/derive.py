@@ -50,6 +50,10 @@ class StepClass:
     copy_in: tuple[tuple[str, Geometry], ...]
     copy_out: tuple[tuple[str, Geometry], ...]
     spm_bytes: int                                 # distinct array bytes held in SPM
+    mrt_in: int = 0                                # transactions of the copy-in request (Eq. 5)
+    mrt_out: int = 0
+    bytes_in: int = 0                              # useful bytes of the copy-in request
+    bytes_out: int = 0
 
 
 @dataclass
@@ -108,6 +112,9 @@ def derive_group(space: TuningSpace, tiles: tuple[int, ...], active: int,
         if cache is not None:
             cache[key] = classes
 
+    if cache is None:
+        cache = {}
+    dim_loops = [[loop_index[d] for d in a.dims] for a in copied]
     steps: list[StepClass] = []
     inner: dict[int, int] = {}
     iterations = 0
@@ -118,12 +125,26 @@ def derive_group(space: TuningSpace, tiles: tuple[int, ...], active: int,
         for _, _, contrib in combo:
             for ai, r in contrib.items():
                 residue[ai] = (residue[ai] + r) % ts
-        regions = [(a, _region(a, shapes[ai], pitches[ai], extents, loop_index, residue[ai]))
-                   for ai, a in enumerate(copied)]
-        copy_in = tuple((a.name, g) for a, g in regions if a.direction in ("in", "inout"))
-        copy_out = tuple((a.name, g) for a, g in regions if a.direction in ("out", "inout"))
-        steps.append(StepClass(count, extents, copy_in, copy_out,
-                               sum(g.useful_bytes for _, g in regions)))
+        parts_in, parts_out = [], []
+        mrt_in = mrt_out = bytes_in = bytes_out = spm = 0
+        for ai, a in enumerate(copied):
+            key = ("region", ai, tuple(extents[li] for li in dim_loops[ai]), residue[ai])
+            region = cache.get(key)
+            if region is None:  # (geometry, transactions, useful bytes)
+                geom = _region(a, shapes[ai], pitches[ai], extents, loop_index, residue[ai])
+                region = cache[key] = (geom, geom.mrt(ts), geom.useful_bytes)
+            geom, m, nbytes = region
+            spm += nbytes
+            if a.direction in ("in", "inout"):
+                parts_in.append((a.name, geom))
+                mrt_in += m
+                bytes_in += nbytes
+            if a.direction in ("out", "inout"):
+                parts_out.append((a.name, geom))
+                mrt_out += m
+                bytes_out += nbytes
+        steps.append(StepClass(count, extents, tuple(parts_in), tuple(parts_out), spm,
+                               mrt_in, mrt_out, bytes_in, bytes_out))
         e_in = extents[-1]
         inner[e_in] = inner.get(e_in, 0) + count * prod(extents[:-1])
         iterations += count * prod(extents)
@@ -164,10 +185,10 @@ def request_kinds(space: TuningSpace, group: GroupDerivation) -> list[tuple[int,
     ts = space.processor.trans_size
     rows = []
     for s in group.steps:
-        for kind, parts in ((KIND_IN, s.copy_in), (KIND_OUT, s.copy_out)):
-            if parts:
-                rows.append((kind, s.count, sum(g.mrt(ts) for _, g in parts),
-                             sum(g.useful_bytes for _, g in parts)))
+        if s.copy_in:
+            rows.append((KIND_IN, s.count, s.mrt_in, s.bytes_in))
+        if s.copy_out:
+            rows.append((KIND_OUT, s.count, s.mrt_out, s.bytes_out))
     for a in space.arrays:
         if a.direction == "gload":
             rows.append((KIND_GLOAD, group.iterations * a.loads,

@@ -9,12 +9,12 @@ vectorised over all variants at once.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
 from dataclasses import dataclass
 from itertools import product
-from multiprocessing import get_context
 from typing import Any, Iterator
 
 import numpy as np
@@ -25,8 +25,12 @@ from pipeperf.sw26010.derive import Variant, compute_counts, derive_group, fits_
 from pipeperf.sw26010.model import Terms, evaluate
 from pipeperf.sw26010.space import TuningSpace
 
-# Below this many (tiles, CPEs) groups a process pool costs more than it saves.
+# Deriving requests (~0.1 ms per (tiles, CPEs) group) is the only part worth spreading over
+# processes; below this many groups, or with fewer cores, fork and pickling cost more than
+# they save (measured: on 2 busy cores 2 workers were slower even for 9072 groups,
+# see benchmarks/sw26010_tune.py).
 PARALLEL_MIN_GROUPS = 3000
+PARALLEL_MIN_CORES = 4
 
 
 @dataclass
@@ -146,11 +150,13 @@ def _chunks(items: list, size: int) -> Iterator[list]:
 
 
 def choose_jobs(n_groups: int, jobs: int | None) -> int:
+    """Worker processes: as asked, else all usable cores (up to 8) for large spaces only."""
     if jobs is not None:
         return max(1, jobs)
-    if n_groups < PARALLEL_MIN_GROUPS:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if n_groups < PARALLEL_MIN_GROUPS or cores < PARALLEL_MIN_CORES:
         return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    return min(cores, 8)
 
 
 def tune(space: TuningSpace, jobs: int | None = None, progress: bool = True) -> TuneResult:
@@ -158,21 +164,23 @@ def tune(space: TuningSpace, jobs: int | None = None, progress: bool = True) -> 
     start = time.perf_counter()
     groups, dropped = _groups(space)
     jobs = choose_jobs(len(groups), jobs)
-    bar = tqdm(total=len(groups), desc=f"sw26010 tune {space.name}", unit="group",
-               file=sys.stderr, disable=not progress, leave=False)
+    per_group = len(space.unrolls) * len(space.double_buffer)
+    bar = tqdm(total=len(groups) * per_group, desc=f"sw26010 tune {space.name}", unit="variant",
+               unit_scale=True, file=sys.stderr, disable=not progress, leave=False)
     summaries: list[GroupSummary] = []
     chunk = max(1, min(256, len(groups) // (jobs * 8) or 1))
     if jobs == 1:
         cache: dict = {}
         for part in _chunks(groups, chunk):
             summaries.extend(summarize_group(space, t, a, cache) for t, a in part)
-            bar.update(len(part))
+            bar.update(len(part) * per_group)
     else:
-        with get_context("fork" if "fork" in _start_methods() else "spawn").Pool(
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with multiprocessing.get_context(method).Pool(
                 jobs, initializer=_init_worker, initargs=(space,)) as pool:
             for part in pool.imap(_summarize_chunk, list(_chunks(groups, chunk))):
                 summaries.extend(part)
-                bar.update(len(part))
+                bar.update(len(part) * per_group)
     bar.close()
     result = _evaluate_groups(space, groups, summaries)
     result.variants_duplicate = dropped * len(space.unrolls) * len(space.double_buffer)
@@ -180,11 +188,6 @@ def tune(space: TuningSpace, jobs: int | None = None, progress: bool = True) -> 
     result.seconds = time.perf_counter() - start
     result.jobs = jobs
     return result
-
-
-def _start_methods() -> list[str]:
-    import multiprocessing
-    return multiprocessing.get_all_start_methods()
 
 
 def _evaluate_groups(space: TuningSpace, groups: list[tuple[tuple[int, ...], int]],
