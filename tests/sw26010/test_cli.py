@@ -53,6 +53,11 @@ def test_predict_text_and_plot(capsys, examples, tmp_path):
     assert rc == 0
     assert "Eq. 1" in out and "vecadd" in out and "small_dma_column" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    norm = tmp_path / "n.png"
+    rc, _, _ = _run(capsys, "predict", str(examples / "nbody_fig8.yaml"), "--plot", str(norm), "--normalize")
+    assert rc == 0 and norm.stat().st_size > 1000
+    rc, _, err = _run(capsys, "predict", str(examples / "vecadd.yaml"), "--plot", str(tmp_path / "no/dir.png"))
+    assert rc == 2 and "cannot write plot" in err
 
 
 def test_analyze_text_and_json(capsys, examples):

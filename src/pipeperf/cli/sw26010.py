@@ -23,6 +23,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("specs", nargs="+", metavar="SPEC.yaml", help="kernel description(s)")
     _common(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a Fig. 6-like stacked-bar breakdown")
+    p.add_argument("--normalize", action="store_true",
+                   help="plot each kernel relative to its measured (else predicted) time, as Fig. 6")
     p.set_defaults(func=_predict)
 
     a = sub.add_parser("analyze", help="DMA granularity (Eq. 13), double buffering (Eq. 14), "
@@ -72,7 +74,8 @@ def _predict(args: argparse.Namespace) -> int:
     if args.plot:
         from pipeperf.sw26010.plot import Bar, plot_breakdown
         plot_breakdown([Bar(p.spec.name, p.us("t_comp"), p.us("t_dma"), p.us("t_g"), p.us("t_overlap"),
-                            p.t_total_us, p.spec.measured_us) for p in preds], args.plot)
+                            p.t_total_us, p.spec.measured_us) for p in preds], args.plot,
+                       normalize=args.normalize)
     if args.json:
         out = [p.to_dict() for p in preds]
         _emit(json.dumps(out[0] if len(out) == 1 else out, indent=2))
