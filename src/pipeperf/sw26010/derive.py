@@ -196,10 +196,6 @@ def request_kinds(space: TuningSpace, group: GroupDerivation) -> list[tuple[int,
     return rows
 
 
-def fits_spm(space: TuningSpace, group: GroupDerivation, double_buffer: bool) -> bool:
-    return group.spm_bytes * (2 if double_buffer else 1) <= space.processor.spm_bytes
-
-
 def derive_spec(space: TuningSpace, variant: Variant) -> KernelSpec:
     """The kernel description of one variant (what the tuner evaluates in bulk)."""
     group = derive_group(space, variant.tiles, variant.active_cpes)

@@ -21,7 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from pipeperf.sw26010.batch import KernelBatch
-from pipeperf.sw26010.derive import Variant, compute_counts, derive_group, fits_spm, request_kinds
+from pipeperf.sw26010.derive import Variant, derive_group, request_kinds
 from pipeperf.sw26010.model import Terms, evaluate
 from pipeperf.sw26010.space import TuningSpace
 
