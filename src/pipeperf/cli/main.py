@@ -19,6 +19,7 @@ from pipeperf.errors import PipeperfError
 COMMANDS: list[str] = [
     "roofline",
     "gpu",
+    "sw26010",
 ]
 
 

@@ -87,8 +87,12 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
     tfree = np.zeros(n_sub)
     busy = np.zeros(n_sub)
     order = np.arange(n_slots)                 # age order for GTO, oldest first
-    cand = np.zeros(n_slots, np.int64)
-    cand_x = np.zeros(n_slots)
+    bucket = np.zeros((n_sub, n_slots), np.int64)   # per-subsystem candidates, priority order
+    brank = np.zeros((n_sub, n_slots), np.int64)
+    bcnt = np.zeros(n_sub, np.int64)
+    bptr = np.zeros(n_sub, np.int64)
+    hsub = np.zeros(n_slots, np.int64)               # subsystem of each slot's next instruction
+    wake = np.full(n_slots, inf)    # max(est, pipeline free time seen): never above the true issue time
 
     total_instr = 0
     for w in range(n_groups * gs):
@@ -104,7 +108,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
     groups_done = 0
     for m in range(M):
         _load_group(m, next_group, 0.0, gs, warp_cls, length, slot_warp, slot_cls, head, start,
-                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False)
+                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake)
         next_group += 1
     end_time = 0.0
     issued_total = 0
@@ -117,9 +121,13 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
         credits = min(credits + issue_limit, cap)
         next_t = inf
         greedy = last                   # the scan order is fixed at the start of the cycle
-        # pass 1: warps that can issue within [t, t+1), in the scheduler's priority order
-        nc = 0
+        # pass 1: warps that can issue within [t, t+1), bucketed by the subsystem of their next
+        # instruction, each bucket in the scheduler's priority order
+        for q in range(n_sub):
+            bcnt[q] = 0
+            bptr[q] = 0
         n_iter = n_slots + 1 if (scheduler == GTO and greedy >= 0) else n_slots
+        kk = 0
         for k in range(n_iter):
             if scheduler == RR:
                 s = greedy + 1 + k
@@ -134,43 +142,69 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                         continue
             else:
                 s = order[k]
-            r = est[s]
+            r = wake[s]                 # lower bound on when this warp can issue
             if r >= t + 1.0:
                 if r < next_t:
                     next_t = r
                 continue
-            su = sub[off[slot_cls[s]] + head[s]]
-            x = tfree[su] if tfree[su] > r else r
-            if x >= t + 1.0:
-                if x < next_t:
-                    next_t = x
+            su = hsub[s]
+            if tfree[su] >= t + 1.0:
+                wake[s] = tfree[su]
+                if tfree[su] < next_t:
+                    next_t = tfree[su]
                 continue
-            cand[nc] = s
-            nc += 1
+            bucket[su, bcnt[su]] = s
+            brank[su, bcnt[su]] = kk
+            bcnt[su] += 1
+            kk += 1
+        nc = kk
         # pass 2: fill the pipelines' issue slots, earliest first
         issued = False
         while nc > 0 and credits >= 1.0:
-            best = -1
+            best_su = -1
+            best_q = -1
             bx = t + 1.0
             blam = 0.0
-            for q in range(nc):
-                s = cand[q]
-                g = off[slot_cls[s]] + head[s]
-                x = est[s]
-                if x < t:
-                    x = t
-                if tfree[sub[g]] > x:
-                    x = tfree[sub[g]]
-                cand_x[q] = x
-                if x < bx or (x == bx and lam[g] > blam):
-                    bx = x
-                    blam = lam[g]
-                    best = q
-            if best < 0:
+            brk = 0
+            for su in range(n_sub):
+                if bptr[su] >= bcnt[su]:
+                    continue
+                tau = tfree[su] if tfree[su] > t else t
+                if tau >= t + 1.0:
+                    continue
+                # first waiting warp (in priority order) whose operands are ready by tau,
+                # else the one whose operands are ready soonest
+                q_sel = -1
+                x_sel = np.inf
+                for q in range(bptr[su], bcnt[su]):
+                    s = bucket[su, q]
+                    if s < 0:
+                        continue
+                    e = est[s]
+                    if e <= tau:
+                        q_sel = q
+                        x_sel = tau
+                        break
+                    if e < x_sel:
+                        x_sel = e
+                        q_sel = q
+                if q_sel < 0 or x_sel >= t + 1.0:
+                    continue
+                s = bucket[su, q_sel]
+                lg = lam[off[slot_cls[s]] + head[s]]
+                rk = brank[su, q_sel]
+                if x_sel < bx or (x_sel == bx and (lg > blam or (lg == blam and rk < brk))):
+                    bx = x_sel
+                    blam = lg
+                    brk = rk
+                    best_su = su
+                    best_q = q_sel
+            if best_su < 0:
                 break
-            s = cand[best]
-            for q in range(best, nc - 1):
-                cand[q] = cand[q + 1]
+            s = bucket[best_su, best_q]
+            bucket[best_su, best_q] = -1
+            while bptr[best_su] < bcnt[best_su] and bucket[best_su, bptr[best_su]] < 0:
+                bptr[best_su] += 1
             nc -= 1
             x = bx
             c = slot_cls[s]
@@ -208,6 +242,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                         if s2 != s:
                             est[s2] = _head_ready(s2, off, length, dep_ptr, dep_idx, bar_prev,
                                                   slot_cls, head, start, comp)
+                            wake[s2] = est[s2]
                             if est[s2] < next_t:
                                 next_t = est[s2]
                     if tb > grp_max_comp[m]:
@@ -225,6 +260,9 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                 nr += 1
             head[s] = h + 1
             est[s] = _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp)
+            wake[s] = est[s]
+            if h + 1 < length[c]:
+                hsub[s] = sub[g + 1]
             if h + 1 == length[c]:
                 grp_unissued[m] -= 1
             if grp_unissued[m] == 0 and grp_arrivals[m] == 0:
@@ -234,13 +272,15 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                 groups_done += 1
                 if next_group < n_groups:
                     _load_group(m, next_group, fin, gs, warp_cls, length, slot_warp, slot_cls, head,
-                                start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True)
+                                start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True,
+                                hsub, sub, off, wake)
                     next_group += 1
                     if fin < next_t:
                         next_t = fin
                 else:
                     for j in range(gs):
                         est[m * gs + j] = inf
+                        wake[m * gs + j] = inf
             else:
                 e = est[s]
                 if e < inf:
@@ -249,14 +289,14 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                     if e < next_t:
                         next_t = e
         # candidates left over (pipeline busy or issue limit reached) may issue next cycle
-        for q in range(nc):
-            s = cand[q]
-            x = est[s]
-            su = sub[off[slot_cls[s]] + head[s]]
-            if tfree[su] > x:
-                x = tfree[su]
-            if x < next_t:
-                next_t = x
+        if nc > 0:
+            for su in range(n_sub):
+                for q in range(bptr[su], bcnt[su]):
+                    s = bucket[su, q]
+                    if s >= 0:
+                        x = est[s] if est[s] > tfree[su] else tfree[su]
+                        if x < next_t:
+                            next_t = x
         if groups_done >= n_groups:
             break
         if next_t == inf:
@@ -272,7 +312,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
 
 @njit(cache=True)
 def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, start, est,
-                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest):
+                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest, hsub, sub, off, wake):
     """Put group ``gid`` in resident slot-group ``m`` from time ``t0``."""
     grp_unissued[m] = 0
     grp_arrivals[m] = 0
@@ -288,8 +328,11 @@ def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, sta
         if length[c] > 0:
             grp_unissued[m] += 1
             est[s] = t0            # a group's first instructions depend on nothing
+            wake[s] = t0
+            hsub[s] = sub[off[c]]
         else:
             est[s] = np.inf
+            wake[s] = np.inf
     if youngest:
         # this group's slots move to the end of the age order (GTO's oldest-first)
         k = 0
