@@ -15,6 +15,10 @@ flags, the files, and the (stem, arch) pairs nvcc refused, with nvcc's reason).
 Why the post-processing: nvcc writes absolute paths into ``.file`` directives; we rewrite corpus
 sources relative to the repository root and CUDA headers as ``cuda/include/<header>``, so the
 committed files depend neither on where the checkout lives nor on where the toolkit is installed.
+For the same reason the 8-hex-digit hash nvcc derives from the absolute source path and puts into
+internal symbol names (``_ZN43_INTERNAL_<hash>_12_reduce_cg_cu_...``, ``_GLOBAL__N__<hash>_...``) is
+replaced by ``00000000`` (same length, so the mangled-name length prefixes stay valid), both in the
+PTX text and in the byte-encoded names of the ``-lineinfo`` variant's ``.section .debug_str``.
 Why ``ptxas`` after nvcc: ``nvcc -ptx`` does not assemble, so an inline-asm instruction the target
 lacks would slip through; each generated file is assembled once (``ptxas -arch=<arch>``) and a file
 ptxas rejects is recorded as refused instead of committed.
@@ -89,7 +93,26 @@ def compile_one(src: Path, arch: str, verify: bool) -> Result:
             if check.returncode != 0:
                 return Result(src.stem, arch, None, "ptxas: " + _first_error(check.stderr + check.stdout))
         text = out.read_text()
-    return Result(src.stem, arch, relocate_file_paths(text))
+    return Result(src.stem, arch, normalise_path_hash(relocate_file_paths(text)))
+
+
+def normalise_path_hash(ptx: str) -> str:
+    """Replace nvcc's per-path hash in internal symbol names by zeros (see module docstring)."""
+    def zero(text: str) -> str:
+        return re.sub(r"(_INTERNAL_|_GLOBAL__N__)[0-9a-f]{8}_", r"\g<1>00000000_", text)
+
+    def fix_block(m: re.Match) -> str:
+        # One $L__info_stringN: label followed by `.b8 n,n,...` lines; keep the line breaks.
+        rows = [[int(v) for v in ln.split(None, 1)[1].split(",")] for ln in m.group(2).strip().splitlines()]
+        data = zero(bytes(b for row in rows for b in row).decode("latin-1")).encode("latin-1")
+        out, pos = [], 0
+        for row in rows:
+            out.append(".b8 " + ",".join(str(b) for b in data[pos:pos + len(row)]))
+            pos += len(row)
+        return m.group(1) + "\n".join(out) + "\n"
+
+    ptx = re.sub(r"(\$L__info_string\d+:\n)((?:\.b8 [\d,]+\n)+)", fix_block, ptx)
+    return zero(ptx)
 
 
 def relocate_file_paths(ptx: str) -> str:
