@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from pipeperf import __version__
@@ -17,6 +18,8 @@ from pipeperf.errors import PipeperfError
 
 # Module names under pipeperf.cli, each with register(subparsers).
 COMMANDS: list[str] = [
+    "simulate",
+    "gpus",
     "roofline",
     "gpu",
     "sw26010",
@@ -47,6 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pipeperf: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:             # output piped into head & co.: not an error
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
     return int(rc or 0)
 
 

@@ -57,7 +57,7 @@ def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, star
 
 
 @njit(cache=True)
-def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
+def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
              warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
              record):
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, rec arrays)."""
@@ -91,6 +91,9 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
     brank = np.zeros((n_sub, n_slots), np.int64)
     bcnt = np.zeros(n_sub, np.int64)
     bptr = np.zeros(n_sub, np.int64)
+    bqual = np.zeros(n_sub, np.int64)       # bucket entries whose operands are ready at the first slot
+    bskip = np.zeros(n_sub, np.bool_)       # some warp was left out because the bucket was full
+    navail = np.zeros(n_sub)
     hsub = np.zeros(n_slots, np.int64)               # subsystem of each slot's next instruction
     wake = np.full(n_slots, inf)    # max(est, pipeline free time seen): never above the true issue time
 
@@ -126,6 +129,11 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
         for q in range(n_sub):
             bcnt[q] = 0
             bptr[q] = 0
+            bqual[q] = 0
+            bskip[q] = False
+            tau0 = tfree[q] if tfree[q] > t else t
+            # issue slots the pipeline can still offer in [t, t+1)
+            navail[q] = np.ceil((t + 1.0 - tau0) / minlam[q]) if tau0 < t + 1.0 else 0.0
         n_iter = n_slots + 1 if (scheduler == GTO and greedy >= 0) else n_slots
         kk = 0
         for k in range(n_iter):
@@ -153,10 +161,16 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                 if tfree[su] < next_t:
                     next_t = tfree[su]
                 continue
+            if bqual[su] >= navail[su]:
+                # enough higher-priority warps are ready for every slot of this pipeline
+                bskip[su] = True
+                continue
             bucket[su, bcnt[su]] = s
             brank[su, bcnt[su]] = kk
             bcnt[su] += 1
             kk += 1
+            if est[s] <= (tfree[su] if tfree[su] > t else t):
+                bqual[su] += 1
         nc = kk
         # pass 2: fill the pipelines' issue slots, earliest first
         issued = False
@@ -288,6 +302,10 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx,
                         e = tfree[sub[off[c] + head[s]]]
                     if e < next_t:
                         next_t = e
+        # warps skipped for a full pipeline wait at least until it frees again
+        for su in range(n_sub):
+            if bskip[su] and tfree[su] < next_t:
+                next_t = tfree[su]
         # candidates left over (pipeline busy or issue limit reached) may issue next cycle
         if nc > 0:
             for su in range(n_sub):

@@ -116,6 +116,10 @@ class PreparedKernel:
         self.dep_ptr = np.concatenate(ptrs + [np.array([ptr_base])]).astype(np.int64)
         self.dep_idx = np.concatenate(idxs) if idxs else np.zeros(0, np.int64)
         self.class_names = np.concatenate(names)
+        # smallest CPI per subsystem bounds the issue slots a pipeline offers per cycle
+        self.minlam = np.full(len(self.subsystems), np.inf)
+        np.minimum.at(self.minlam, self.sub, self.lam)
+        self.minlam[~np.isfinite(self.minlam)] = 1.0
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
             scheduler: str = "rr", profile: bool = False, check_limits: bool = True) -> SimResult:
@@ -140,7 +144,7 @@ class PreparedKernel:
         il = float(gpu.issue_limit)
         status, end, busy, issued, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
-            self.dep_ptr, self.dep_idx, warp_cls, group_size, n_groups, groups_per_core,
+            self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), il, SCHEDULERS[scheduler], profile)
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "

@@ -1,0 +1,40 @@
+"""``pipeperf gpus``: list the bundled GPU specs, or show one with the source of every number."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pipeperf.hardware.spec import available_gpus, load_gpu
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("gpus", help="list bundled GPU specs (lambda/Lambda per instruction class)")
+    p.add_argument("name", nargs="?", help="show one GPU (name or spec file) in full")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.name:
+        rows = [load_gpu(n) for n in available_gpus()]
+        if args.json:
+            print(json.dumps([g.to_dict() for g in rows], indent=1))
+            return 0
+        print(f"{'name':<18} {'full name':<34} {'cores':>5} {'GHz':>6} {'IL':>4} {'classes':>7}")
+        for g in rows:
+            print(f"{g.name:<18} {g.full_name[:34]:<34} {g.cores:>5} {g.clock_ghz:>6.3f} {g.issue_limit:>4g} "
+                  f"{len(g.classes):>7}")
+        return 0
+    g = load_gpu(args.name)
+    if args.json:
+        print(json.dumps(g.to_dict(), indent=1))
+        return 0
+    print(f"{g.name}: {g.full_name} ({g.architecture}), {g.cores} cores at {g.clock_ghz:g} GHz, "
+          f"warp {g.warp_size}, issue limit {g.issue_limit:g}, max {g.max_warps_per_core} warps / "
+          f"{g.max_groups_per_core} groups per core")
+    print(f"{'class':<24} {'subsystem':<9} {'lambda':>7} {'Lambda':>7}  source")
+    for c in g.classes.values():
+        est = " (estimate)" if c.estimate else ""
+        print(f"{c.name:<24} {c.subsystem:<9} {c.cpi:>7g} {c.latency:>7g}  {c.source}{est}")
+    return 0

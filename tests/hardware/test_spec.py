@@ -1,0 +1,79 @@
+"""The bundled GPU database: every Table 5 value, its source, and spec validation."""
+
+import math
+
+import pytest
+
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import available_gpus, load_gpu
+
+# analytical-models-and-pipeline-model.txt Table 5 (lambda, Lambda)
+TABLE5 = {
+    "fermi_c2050": {"cos_f32": (8, 40), "mul_f32": (1, 18), "mul_f64": (2, 22), "div_s32": (20, 200),
+                    "bar_sync": (2, 40), "ld_global_s32": (23, 475), "ld_local_s32": (2, 28)},
+    "kepler_gtx650ti": {"mul_f32": (0.25, 9), "div_f32": (0.75, 28.5), "div_f64": (26, 260)},
+    "maxwell_k620": {"mul_f32": (0.375, 6), "mul_s32": (0.875, 12.5), "bar_sync": (4.5, 125)},
+    "pascal_gtx1060": {"cos_f32": (1, 15), "mul_f64": (8, 43), "ld_global_s32": (12, 345)},
+    "turing_rtx2070": {"mul_f32": (0.5, 4), "mul_f64": (19, 45), "mul_s32": (0.25, 2)},
+    "amd_r9_380": {"mul_f32": (1, 5.25), "div_f64": (155, 740), "ld_global_s32": (42, 136)},
+}
+TABLE4_IL = {"fermi_c2050": 1, "kepler_gtx650ti": 4, "maxwell_k620": 4, "pascal_gtx1060": 4,
+             "turing_rtx2070": 2, "amd_r9_380": 1}
+
+
+def test_all_six_seed_gpus_are_bundled():
+    assert set(TABLE4_IL) <= set(available_gpus())
+
+
+@pytest.mark.parametrize("name", sorted(TABLE5))
+def test_table5_values_and_sources(name):
+    g = load_gpu(name)
+    assert g.issue_limit == TABLE4_IL[name]
+    for cls, (lam, Lam) in TABLE5[name].items():
+        c = g.classes[cls]
+        assert (c.cpi, c.latency) == (lam, Lam)
+        assert "Table 5" in c.source
+    for c in g.classes.values():
+        assert c.source, f"{name}.{c.name} has no source"
+
+
+def test_tonga_runs_alu_and_sfu_on_one_subsystem():
+    """Sec. 4.2: Tonga is best modelled with one ALU/SFU pipeline."""
+    g = load_gpu("amd_r9_380")
+    assert g.classes["cos_f32"].subsystem == g.classes["mul_f32"].subsystem
+    assert load_gpu("fermi_c2050").classes["cos_f32"].subsystem != "alu"
+
+
+def test_turing_lacks_div_f64():
+    assert "div_f64" not in load_gpu("turing_rtx2070").classes
+
+
+def test_aliases_and_toy_file():
+    assert load_gpu("pascal").name == "pascal_gtx1060"
+    toy = load_gpu("examples/gpus/toy.yaml")
+    assert toy.issue_limit == 1 and toy.classes["mem"].cpi == 2
+
+
+def test_example_machine_is_table2():
+    g = load_gpu("example_table2")
+    assert math.isinf(g.issue_limit)
+    assert (g.classes["comp"].cpi, g.classes["comp"].latency) == (1, 4)
+    assert (g.classes["mem"].cpi, g.classes["mem"].latency) == (2, 6)
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("name: x\ncores: 1\nclock_ghz: 1\nissue_limit: 1\nclasses: {a: {subsystem: s, cpi: 0, latency: 1}}\n",
+     "cpi must be > 0"),
+    ("name: x\ncores: 1\nclock_ghz: 1\nclasses: {a: {subsystem: s, cpi: 1, latency: 1}}\n",
+     "lacks required key 'issue_limit'"),
+    ("name: x\ncores: 1\nclock_ghz: 1\nissue_limit: 1\nwarpsize: 32\nclasses: {a: {subsystem: s, cpi: 1, latency: 1}}\n",
+     "unknown key 'warpsize'"),
+    ("name: x\ncores: 1\nclock_ghz: fast\nissue_limit: 1\nclasses: {a: {subsystem: s, cpi: 1, latency: 1}}\n",
+     "'clock_ghz' must be a number"),
+])
+def test_bad_specs(tmp_path, text, msg):
+    p = tmp_path / "bad.yaml"
+    p.write_text(text)
+    with pytest.raises(PipeperfError, match=msg) as e:
+        load_gpu(p)
+    assert str(e.value).startswith(str(p))
