@@ -17,6 +17,7 @@ from pipeperf.errors import PipeperfError
 
 # Module names under pipeperf.cli, each with register(subparsers).
 COMMANDS: list[str] = [
+    "ptx",
 ]
 
 
