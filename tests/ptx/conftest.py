@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,9 @@ import pytest
 from pipeperf.ptx import parse_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORPUS = Path(__file__).resolve().parents[2] / "tests" / "kernels" / "ptx"
+# The CUDA test corpus (tests/kernels/ptx); PIPEPERF_PTX_CORPUS points elsewhere.
+CORPUS = Path(os.environ.get("PIPEPERF_PTX_CORPUS",
+                             Path(__file__).resolve().parents[2] / "tests" / "kernels" / "ptx"))
 
 
 @pytest.fixture(scope="session")

@@ -365,6 +365,9 @@ class _Parser:
     def _no_statement(self, text: str, start: int, line: int, func) -> PipeperfError:
         rest = text[start:start + 200]
         first = rest.split("\n", 1)[0].strip()
+        if rest.startswith("@"):
+            g = re.match(r"@!?\S*", rest).group()
+            return self.error(f"bad guard predicate '{g}': expected @%p or @!%p", line)
         if re.match(r"(?:@!?[%\w$]+\s+)?[a-z]\w*(?:\.\w+(?:::\w+)*)*(?:\s|$)", rest):
             if ";" not in rest.split("\n", 1)[0] and (func is not None):
                 return self.error(f"expected ';' after instruction '{first}'", line)
