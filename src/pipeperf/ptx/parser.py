@@ -13,6 +13,7 @@ Errors are :class:`PipeperfError` with the file and line of the statement.
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 
@@ -75,6 +76,7 @@ _HDR_RE = re.compile(r"""
     ([\w$]+)\s*
     (?:\(\s*([^)]*?)\s*\))?
     (.*)\Z""", re.X | re.S)
+_SIMPLE_PARAM_RE = re.compile(r"\s*\.(param|reg)\s+\.(?!align\b|ptr\b)(\w+)\s+([\w$%]+)\s*\Z")
 _PERF_RE = re.compile(r'\s*\.(\w+)((?:\s*(?:\d+|"[^"]*")\s*,?)*)')
 _DECL_HEAD_RE = re.compile(r"\s*(\.align\s+\d+|\.attribute\s*\([^)]*\)|\.[\w:]+)")
 _DECL_NAME_RE = re.compile(r"\s*([\w$%]+)((?:\s*\[\s*[^\]]*\])*)\s*(?:=\s*(.*?))?\s*\Z", re.S)
@@ -129,7 +131,8 @@ _OPNDCACHE: dict[str, object] = {}
 _LOCCACHE: dict[str, Loc] = {}
 _REGCACHE: dict[str, Register] = {}
 _LABELCACHE: dict[str, Label] = {}
-_CACHES = (_OPCACHE, _ARGCACHE, _OPNDCACHE, _LOCCACHE, _REGCACHE, _LABELCACHE)
+_DECLCACHE: dict[str, tuple] = {}
+_CACHES = (_OPCACHE, _ARGCACHE, _OPNDCACHE, _LOCCACHE, _REGCACHE, _LABELCACHE, _DECLCACHE)
 
 
 def clear_caches() -> None:
@@ -203,6 +206,8 @@ class _Parser:
         argcache = self.argcache
         loccache = self.loccache
         bare_regs = self.bare_regs
+        gi = _TOKEN.groupindex
+        g_guard, g_neg, g_op, g_args = gi["guard"], gi["neg"], gi["op"], gi["args"]
         func_line = 0
         seen_version = False
 
@@ -222,7 +227,7 @@ class _Parser:
                 if func is None:
                     raise self.error(
                         f"instruction '{m.group('op')}' outside a function body", line)
-                guard, neg, opt, args = m.group("guard", "neg", "op", "args")
+                guard, neg, opt, args = m.group(g_guard, g_neg, g_op, g_args)
                 ent = opcache.get(opt)
                 if ent is None:
                     ent = _decode(opt, line, self)
@@ -230,24 +235,16 @@ class _Parser:
                 ops = None if bare_regs else argcache.get(args)
                 if ops is None:
                     ops = self._operands(args, line)
-                if mode == _FIRST_MAY_BE_DST:
-                    if ops[3]:
-                        dsts = ops[1]
-                        srcs = ops[2]
-                    else:
-                        dsts = ()
-                        srcs = ops[0]
-                elif mode == _NO_DST:
-                    dsts = ()
-                    srcs = ops[0]
+                if mode < 2:  # _FIRST_MAY_BE_DST or _NO_DST: precomputed split
+                    dsts, srcs = ops[mode + 1]
                 elif mode == _BRANCH:
                     dsts = ()
                     srcs = self._branch_operands(ops[0], line)
-                else:  # call
+                else:  # call: (rets), func, (args)
                     o = ops[0]
                     if o and type(o[0]) is ParamList:
-                        dsts = ops[1]
-                        srcs = ops[2]
+                        dsts = o[:1]
+                        srcs = o[1:]
                     else:
                         dsts = ()
                         srcs = o
@@ -404,13 +401,13 @@ class _Parser:
             if "\n" in args and _NEWSTMT_RE.search(args):
                 raise self.error("expected ';' after instruction", line) from None
             raise self.error(f"bad operand '{_normalise(str(exc))}'", line) from None
-        if ops:
+        # (operands, split if the first may be a destination, split with no destination)
+        no_dst = ((), ops)
+        if ops and isinstance(ops[0], _DST_KINDS):
             first = ops[0]
-            head = first if type(first) is tuple else (first,)
-            dst_ok = isinstance(first, _DST_KINDS)
-            ent = (ops, head, ops[1:], dst_ok)
+            ent = (ops, (first if type(first) is tuple else (first,), ops[1:]), no_dst)
         else:
-            ent = (ops, (), (), False)
+            ent = (ops, no_dst, no_dst)
         if not bare:
             self.argcache[args] = ent
         return ent
@@ -503,6 +500,10 @@ class _Parser:
         return t[1:-1]
 
     def _reg_decl(self, dargs: str, scope: int, line: int) -> RegDecl:
+        key = ".reg" + dargs
+        hit = _DECLCACHE.get(key)
+        if hit is not None:
+            return RegDecl(*hit, scope, line)
         m = _REG_DECL_RE.match(dargs)
         if not m:
             raise self.error(f"bad .reg declaration '.reg{_normalise(dargs)}'", line)
@@ -518,7 +519,9 @@ class _Parser:
                 raise self.error("mixed register ranges in one .reg declaration", line)
             count = c
             out.append(nm.group(1))
-        return RegDecl(typ, tuple(out), count, vec, scope, line)
+        fields = (typ, tuple(out), count, vec)
+        _DECLCACHE[key] = fields
+        return RegDecl(*fields, scope, line)
 
     def _decl_parts(self, text: str, line: int, what: str):
         """Split a declaration into its dotted head tokens and name/dims/init."""
@@ -546,6 +549,15 @@ class _Parser:
         return head, name, tuple(dims), init
 
     def _variable(self, text: str, line: int) -> Variable:
+        hit = _DECLCACHE.get(text)
+        if hit is not None:
+            return Variable(*hit, 0, line)
+        var = self._parse_variable(text, line)
+        _DECLCACHE[text] = (var.space, var.name, var.type, var.align, var.vector, var.dims,
+                            var.linkage, var.attributes, var.init, var.init_values)
+        return var
+
+    def _parse_variable(self, text: str, line: int) -> Variable:
         head, name, dims, init = self._decl_parts(text, line, "variable declaration")
         linkage: list[str] = []
         attrs: list[str] = []
@@ -587,6 +599,10 @@ class _Parser:
                         init, values, 0, line)
 
     def _param(self, text: str, line: int) -> Param:
+        m = _SIMPLE_PARAM_RE.match(text)
+        if m:  # the common '.param .u64 name' form
+            space, typ, name = m.groups()
+            return Param(name, typ, space)
         head, name, dims, init = self._decl_parts(text, line, "parameter")
         if init is not None:
             raise self.error(f"parameter '{name}' cannot have an initialiser", line)
@@ -667,7 +683,16 @@ class _Parser:
 
 def parse_ptx(text: str, file: str | Path | None = None) -> Module:
     """Parse PTX text; ``file`` only names the source in error messages."""
-    return _Parser(text, str(file) if file is not None else None).parse()
+    # The IR holds no reference cycles, so the cyclic garbage collector has
+    # nothing to find while we allocate hundreds of thousands of objects; its
+    # repeated full scans would otherwise cost a third of the time on big files.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Parser(text, str(file) if file is not None else None).parse()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_file(path: str | Path) -> Module:
