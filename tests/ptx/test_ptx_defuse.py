@@ -66,3 +66,15 @@ def test_vector_and_pair_destinations(features_module):
     assert du.reaching[vote.index]["%p4"] == (shfl.index,)
     tex = next(i for i in ins if i.root == "tex")
     assert set(du.uses[tex.index]) == {"%rd2", "%f1", "%f7"}
+
+
+def test_wgmma_accumulators_are_read_and_written(fixtures_dir):
+    from pipeperf.ptx import parse_file
+
+    f = parse_file(fixtures_dir / "hopper.ptx").function("hopper")
+    du = DefUse(f)
+    wg = next(i for i in f.instructions if i.root == "wgmma.mma_async")
+    movs = {i.dsts[0].name: i.index for i in f.instructions
+            if i.root == "mov" and i.opcode == "mov.f32"}
+    assert du.reaching[wg.index]["%f1"] == (movs["%f1"],)
+    assert du.reaching[wg.index]["%f4"] == (movs["%f4"],)

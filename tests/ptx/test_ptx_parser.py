@@ -17,6 +17,7 @@ from pipeperf.ptx import (
     SpecialRegister,
     Symbol,
     Vector,
+    parse_file,
     parse_ptx,
 )
 from pipeperf.ptx.ir import BranchTargets, LabelDef, Loc, Pragma, ScopeBegin, ScopeEnd
@@ -270,3 +271,24 @@ def test_function_declaration_without_body():
     f = m.functions[0]
     assert not f.has_body and f.linkage == ("extern",) and len(f.params) == 2
     assert m.kernels == []
+
+
+def test_hopper_forms(fixtures_dir):
+    m = parse_file(fixtures_dir / "hopper.ptx")
+    f = m.function("hopper")
+    assert m.target == ("sm_90a",)
+    assert f.directives == [("explicitcluster", ""), ("reqnctapercluster", "2, 1, 1")]
+    by_root = {i.root: i for i in f.instructions}
+    arrive = by_root["mbarrier.arrive"]
+    assert arrive.dsts == (Sink(),) and arrive.modifiers == ("expect_tx", "shared::cta", "b64")
+    tma = by_root["cp.async.bulk.tensor"]
+    assert tma.dsts == () and tma.category == "cp.async"
+    assert tma.srcs[1] == HandleRef((Register("%rd1"),
+                                     Vector((Register("%r1"), Register("%r2")))))
+    wg = by_root["wgmma.mma_async"]
+    assert len(wg.dsts[0].items) == 4 and wg.category == "tensor"
+    assert by_root["elect"].dsts == (Register("%r7"), Register("%p3"))
+    assert f.instructions[0].srcs == (Symbol("hopper_param_0"),)
+    assert by_root["ld"].space == "param"
+    assert SpecialRegister("%cluster_ctarank") in [i.srcs[0] for i in f.instructions
+                                                   if i.root == "mov"]

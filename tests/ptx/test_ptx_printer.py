@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pipeperf.ptx import format_instruction, parse_file, parse_ptx, print_module
 
-FIXTURE_NAMES = ["branches.ptx", "memslice.ptx", "features.ptx"]
+FIXTURE_NAMES = ["branches.ptx", "memslice.ptx", "features.ptx", "hopper.ptx"]
 needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
 
 

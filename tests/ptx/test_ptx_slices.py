@@ -59,3 +59,15 @@ def test_slices_are_closed_under_dependences(features_module):
     for s in sl.branch_slices().values():
         for i in s.instructions:
             assert set(sl.defuse.deps[i]) <= s.instructions
+
+
+def test_spin_wait_on_mbarrier_depends_on_its_writers(fixtures_dir):
+    from pipeperf.ptx import parse_file
+
+    f = parse_file(fixtures_dir / "hopper.ptx").function("hopper")
+    ins = f.instructions
+    bra = next(i for i in ins if i.root == "bra")
+    s = Slicer(f).slice_of(bra.index)
+    roots = {ins[i].root for i in s.via_memory}
+    assert roots == {"mbarrier.init", "mbarrier.arrive", "cp.async.bulk.tensor"}
+    assert not any(ins[i].root == "st" for i in s.instructions)   # global store: no alias

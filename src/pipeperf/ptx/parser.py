@@ -19,8 +19,6 @@ from pathlib import Path
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import (
-    Address,
-    HandleRef,
     BranchTargets,
     CallPrototype,
     FileDirective,
