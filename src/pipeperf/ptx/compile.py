@@ -46,7 +46,7 @@ def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = T
                extra_args: tuple[str, ...] = (), timeout: float = 300) -> str:
     """Compile a CUDA file to PTX text with ``nvcc -ptx -arch=ARCH [-lineinfo]``,
     in a temporary folder."""
-    cu = Path(cu_path)
+    cu = Path(cu_path).resolve()
     if not cu.is_file():
         raise PipeperfError("no such CUDA file", file=str(cu))
     nvcc = find_tool("nvcc")

@@ -465,6 +465,7 @@ class Function:
     branch_tables: dict[str, tuple[str, ...]] = field(default_factory=dict)
     scopes: list[Scope] = field(default_factory=lambda: [Scope(0, -1)])
     line: int = field(default=0, compare=False)
+    _types: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_kernel(self) -> bool:
@@ -479,8 +480,13 @@ class Function:
         return [b for b in self.body if type(b) is Variable]
 
     def register_type(self, name: str) -> str | None:
-        """The declared type of register ``name`` (e.g. ``%r12`` -> ``b32``)."""
-        return self._reg_types().get(name)
+        """The declared type of register ``name`` (e.g. ``%r12`` -> ``b32``).
+
+        Computed once; a register redeclared in nested scopes reports its last
+        declaration's type."""
+        if self._types is None:
+            self._types = self._reg_types()
+        return self._types.get(name)
 
     def _reg_types(self) -> dict[str, str]:
         types: dict[str, str] = {}
