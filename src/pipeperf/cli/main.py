@@ -18,6 +18,7 @@ from pipeperf.errors import PipeperfError
 
 # Module names under pipeperf.cli, each with register(subparsers).
 COMMANDS: list[str] = [
+    "ptx",
     "simulate",
     "gpus",
     "roofline",

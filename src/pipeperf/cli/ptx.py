@@ -1,0 +1,43 @@
+"""``pipeperf ptx FILE.ptx|FILE.cu [--json]``: static summary of a PTX module."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pipeperf.errors import PipeperfError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "ptx",
+        help="parse PTX (or compile CUDA with nvcc) and summarise every kernel",
+        description="Parse a PTX file, or compile a .cu file to PTX with nvcc, and print for "
+                    "each kernel its parameters, registers, static instruction counts by "
+                    "category, basic blocks and branches.",
+    )
+    p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
+    p.add_argument("--arch", default="sm_90", help="nvcc target for .cu files (default sm_90)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pipeperf.ptx.compile import compile_cu
+    from pipeperf.ptx.parser import parse_file, parse_ptx
+    from pipeperf.ptx.summary import format_summary, summarize_module
+
+    path = Path(args.file)
+    if not path.exists():
+        raise PipeperfError("no such file", file=str(path))
+    if path.suffix == ".cu":
+        module = parse_ptx(compile_cu(path, args.arch), f"{path} (nvcc -arch={args.arch})")
+    else:
+        module = parse_file(path)
+    summary = summarize_module(module)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(format_summary(summary))
+    return 0

@@ -1,0 +1,152 @@
+"""Running nvcc and ptxas: CUDA -> PTX, and ptxas' resource report.
+
+Both tools are looked up on PATH; a missing tool or a failing compile is a
+:class:`PipeperfError` carrying the tool's first error lines on one line.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pipeperf.errors import PipeperfError
+
+DEFAULT_ARCH = "sm_90"
+_ARCH_RE = re.compile(r"(?:sm|compute)_\d+[a-z]?\Z")
+
+
+def find_tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise PipeperfError(f"{name} not found on PATH (install the CUDA toolkit or pass a "
+                            f".ptx file instead)")
+    return path
+
+
+def _condense(output: str, limit: int = 3) -> str:
+    """The first few error lines of a tool's output, as one line."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()] or lines
+    text = " | ".join(errors[:limit])
+    if len(errors) > limit:
+        text += f" | ... ({len(errors) - limit} more)"
+    return text or "no message"
+
+
+def check_arch(arch: str) -> str:
+    if not _ARCH_RE.match(arch):
+        raise PipeperfError(f"bad GPU architecture '{arch}': expected e.g. sm_75, sm_80, sm_90")
+    return arch
+
+
+def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = True,
+               extra_args: tuple[str, ...] = (), timeout: float = 300) -> str:
+    """Compile a CUDA file to PTX text with ``nvcc -ptx -arch=ARCH [-lineinfo]``,
+    in a temporary folder."""
+    cu = Path(cu_path).resolve()
+    if not cu.is_file():
+        raise PipeperfError("no such CUDA file", file=str(cu))
+    nvcc = find_tool("nvcc")
+    check_arch(arch)
+    with tempfile.TemporaryDirectory(prefix="pipeperf-nvcc-") as tmp:
+        out = Path(tmp) / (cu.stem + ".ptx")
+        cmd = [nvcc, "-ptx", f"-arch={arch}", str(cu), "-o", str(out), *extra_args]
+        if lineinfo:
+            cmd.insert(3, "-lineinfo")
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise PipeperfError(f"nvcc timed out after {timeout:.0f} s", file=str(cu)) from None
+        if r.returncode != 0 or not out.exists():
+            raise PipeperfError(f"nvcc failed: {_condense(r.stderr + r.stdout)}", file=str(cu))
+        return out.read_text()
+
+
+def ptxas_check(ptx_path: str | Path, arch: str | None = None, timeout: float = 300) -> None:
+    """Assemble a PTX file (output discarded); PipeperfError with ptxas' message if rejected."""
+    _run_ptxas(Path(ptx_path), arch, [], timeout)
+
+
+def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) -> str:
+    ptxas = find_tool("ptxas")
+    if arch is None:
+        arch = _target_of(ptx)
+    check_arch(arch)
+    with tempfile.TemporaryDirectory(prefix="pipeperf-ptxas-") as tmp:
+        cmd = [ptxas, f"-arch={arch}", *extra, str(ptx), "-o", str(Path(tmp) / "out.cubin")]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise PipeperfError(f"ptxas timed out after {timeout:.0f} s", file=str(ptx)) from None
+    if r.returncode != 0:
+        raise PipeperfError(f"ptxas failed: {_condense(r.stderr + r.stdout)}", file=str(ptx))
+    return r.stdout + r.stderr
+
+
+def _target_of(ptx: Path) -> str:
+    try:
+        head = ptx.read_text(errors="replace")[:4096]
+    except OSError as exc:
+        raise PipeperfError(f"cannot read PTX file: {exc.strerror}", file=str(ptx)) from None
+    m = re.search(r"^\s*\.target\s+(sm_\d+[a-z]?)", head, re.M)
+    if not m:
+        raise PipeperfError("no .target directive: pass the architecture", file=str(ptx))
+    return m.group(1)
+
+
+_FUNC_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
+_USED_RE = re.compile(r"Used (\d+) registers")
+_BYTES_RE = re.compile(r"(\d+) bytes (smem|lmem|stack frame|spill stores|spill loads|cmem\[(\d+)\])")
+_BARRIERS_RE = re.compile(r"used (\d+) barriers")
+
+
+def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
+    """Parse ``ptxas -v`` output into per-function resource counts.
+
+    For each function: ``registers``, ``shared_bytes`` (static smem),
+    ``local_bytes`` (stack frame, or lmem where older ptxas prints it),
+    ``const_bytes`` (sum over constant banks), plus ``barriers``,
+    ``spill_stores``, ``spill_loads`` and ``cmem`` per bank when printed.
+    """
+    out: dict[str, dict[str, int]] = {}
+    current: dict[str, int] | None = None
+    for line in text.splitlines():
+        fm = _FUNC_RE.search(line)
+        if fm:
+            current = out.setdefault(fm.group(1), {
+                "registers": 0, "shared_bytes": 0, "local_bytes": 0, "const_bytes": 0})
+            continue
+        if current is None:
+            continue
+        um = _USED_RE.search(line)
+        if um:
+            current["registers"] = int(um.group(1))
+        bm = _BARRIERS_RE.search(line)
+        if bm:
+            current["barriers"] = int(bm.group(1))
+        for n, what, bank in _BYTES_RE.findall(line):
+            v = int(n)
+            if what == "smem":
+                current["shared_bytes"] = v
+            elif what == "lmem":
+                current["local_bytes"] = max(current["local_bytes"], v)
+            elif what == "stack frame":
+                current["local_bytes"] = max(current["local_bytes"], v)
+            elif what == "spill stores":
+                current["spill_stores"] = v
+            elif what == "spill loads":
+                current["spill_loads"] = v
+            else:
+                current[f"cmem{bank}"] = v
+                current["const_bytes"] += v
+    return out
+
+
+def ptxas_resources(ptx_path: str | Path, arch: str | None = None,
+                    timeout: float = 300) -> dict[str, dict[str, int]]:
+    """Per-kernel resource usage from ``ptxas -v -arch=ARCH`` (arch defaults
+    to the file's ``.target``): registers, shared/local/const bytes."""
+    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, ["-v"], timeout))
