@@ -1,4 +1,4 @@
-"""``pipeperf gpu``: GPU peak parameters for the quantitative roofline.
+"""``pipeperf gpu``: the GPU data: Pipeline-model specs (``list``, ``show``) and roofline peaks.
 
 ``import-mixbench`` turns a mixbench log (or a gpuroofperf-toolkit bench CSV) into a peaks YAML
 usable with ``pipeperf roofline --gpu FILE.yaml``; ``peaks`` lists or shows the shipped table.
@@ -10,15 +10,17 @@ import argparse
 import sys
 from pathlib import Path
 
+from pipeperf.cli import gpu_database
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import PARAMETERS, UNITS, builtin_names, load_peaks, peaks_to_yaml
 from pipeperf.measure.mixbench import read_benchmark_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("gpu", help="GPU peak parameters (quantitative roofline)")
+    p = subparsers.add_parser("gpu", help="GPU database (list, show) and roofline peaks (peaks, import-mixbench)")
     sub = p.add_subparsers(dest="gpu_command", metavar="SUBCOMMAND")
     sub.required = True
+    gpu_database.register(sub)
     imp = sub.add_parser("import-mixbench", help="mixbench output -> peaks YAML",
                          description="Read a mixbench log (or gpuroofperf-toolkit bench CSV) and "
                          "write the six GPU parameters of Table 3 as a peaks YAML citing the file.")

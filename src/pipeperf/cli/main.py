@@ -20,7 +20,6 @@ from pipeperf.errors import PipeperfError
 COMMANDS: list[str] = [
     "ptx",
     "simulate",
-    "gpus",
     "roofline",
     "gpu",
     "sw26010",

@@ -1,4 +1,8 @@
-"""``pipeperf gpus``: list the bundled GPU specs, or show one with the source of every number."""
+"""``pipeperf gpu list`` / ``pipeperf gpu show``: the Pipeline-model GPU database.
+
+Registered as subcommands by ``cli/gpu.py``, next to the roofline peaks, so that all
+GPU data is reached through one ``pipeperf gpu`` command.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,13 @@ from pipeperf.hardware.spec import available_gpus, load_gpu
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gpus", help="list bundled GPU specs (lambda/Lambda per instruction class)")
-    p.add_argument("name", nargs="?", help="show one GPU (name or spec file) in full")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=run)
+    lst = sub.add_parser("list", help="bundled GPU specs for the Pipeline model")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=run, name=None)
+    show = sub.add_parser("show", help="one GPU spec: lambda/Lambda per instruction class and sources")
+    show.add_argument("name", help="bundled GPU name, alias (e.g. pascal) or spec YAML")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
