@@ -94,6 +94,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
     bqual = np.zeros(n_sub, np.int64)       # bucket entries whose operands are ready at the first slot
     bskip = np.zeros(n_sub, np.bool_)       # some warp was left out because the bucket was full
     navail = np.zeros(n_sub)
+    sub_count = np.zeros(n_sub, np.int64)   # resident warps whose next instruction uses each pipeline
     hsub = np.zeros(n_slots, np.int64)               # subsystem of each slot's next instruction
     wake = np.full(n_slots, inf)    # max(est, pipeline free time seen): never above the true issue time
 
@@ -111,7 +112,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
     groups_done = 0
     for m in range(M):
         _load_group(m, next_group, 0.0, gs, warp_cls, length, slot_warp, slot_cls, head, start,
-                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake)
+                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake, sub_count)
         next_group += 1
     end_time = 0.0
     issued_total = 0
@@ -134,6 +135,13 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
             tau0 = tfree[q] if tfree[q] > t else t
             # issue slots the pipeline can still offer in [t, t+1)
             navail[q] = np.ceil((t + 1.0 - tau0) / minlam[q]) if tau0 < t + 1.0 else 0.0
+        # pipelines that warps are waiting for and that still have slots this cycle; once all
+        # of them are full, no later warp in priority order can issue and the scan stops
+        unresolved = 0
+        for q in range(n_sub):
+            if sub_count[q] > 0 and navail[q] > 0.0:
+                unresolved += 1
+        early = False
         n_iter = n_slots + 1 if (scheduler == GTO and greedy >= 0) else n_slots
         kk = 0
         for k in range(n_iter):
@@ -171,6 +179,11 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
             kk += 1
             if est[s] <= (tfree[su] if tfree[su] > t else t):
                 bqual[su] += 1
+                if bqual[su] >= navail[su]:
+                    unresolved -= 1
+                    if unresolved == 0:
+                        early = True
+                        break
         nc = kk
         # pass 2: fill the pipelines' issue slots, earliest first
         issued = False
@@ -275,8 +288,10 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
             head[s] = h + 1
             est[s] = _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp)
             wake[s] = est[s]
+            sub_count[su] -= 1
             if h + 1 < length[c]:
                 hsub[s] = sub[g + 1]
+                sub_count[sub[g + 1]] += 1
             if h + 1 == length[c]:
                 grp_unissued[m] -= 1
             if grp_unissued[m] == 0 and grp_arrivals[m] == 0:
@@ -287,7 +302,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                 if next_group < n_groups:
                     _load_group(m, next_group, fin, gs, warp_cls, length, slot_warp, slot_cls, head,
                                 start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True,
-                                hsub, sub, off, wake)
+                                hsub, sub, off, wake, sub_count)
                     next_group += 1
                     if fin < next_t:
                         next_t = fin
@@ -302,9 +317,10 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                         e = tfree[sub[off[c] + head[s]]]
                     if e < next_t:
                         next_t = e
-        # warps skipped for a full pipeline wait at least until it frees again
+        # warps skipped for a full pipeline (or not scanned after an early stop) wait at
+        # least until their pipeline frees again
         for su in range(n_sub):
-            if bskip[su] and tfree[su] < next_t:
+            if (bskip[su] or (early and sub_count[su] > 0)) and tfree[su] < next_t:
                 next_t = tfree[su]
         # candidates left over (pipeline busy or issue limit reached) may issue next cycle
         if nc > 0:
@@ -330,7 +346,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
 
 @njit(cache=True)
 def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, start, est,
-                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest, hsub, sub, off, wake):
+                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest, hsub, sub, off, wake, sub_count):
     """Put group ``gid`` in resident slot-group ``m`` from time ``t0``."""
     grp_unissued[m] = 0
     grp_arrivals[m] = 0
@@ -348,6 +364,7 @@ def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, sta
             est[s] = t0            # a group's first instructions depend on nothing
             wake[s] = t0
             hsub[s] = sub[off[c]]
+            sub_count[hsub[s]] += 1
         else:
             est[s] = np.inf
             wake[s] = np.inf
