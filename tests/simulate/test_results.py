@@ -25,3 +25,24 @@ def test_derived_quantities_are_consistent():
     # at high occupancy both pipelines approach saturation (ridge point, Sec. 2.1)
     many = simulate(example_kernel(), gpu, 1, 40, total_groups=1600)
     assert many.warps_per_cycle == pytest.approx(0.25, rel=0.02)
+
+
+def test_a_warp_issues_at_most_once_per_cycle():
+    """Fractional lambdas give sub-cycle issue times, but a warp's own issues stay a cycle apart,
+    so no warp finishes faster than it would alone (the Volkov bound relies on it)."""
+    import math
+
+    import numpy as np
+
+    from pipeperf.hardware.spec import GPUSpec, InstrClass
+    from pipeperf.idg import IDG, KernelGraph
+
+    g = GPUSpec("frac", 1, 1.0, math.inf, {"x": InstrClass("x", "p", 0.25, 6.5)})
+    k = KernelGraph.single(IDG.from_nodes("two", ["a", "b"], ["x", "x"], [[], []]))
+    alone = simulate(k, g, 1, 1).cycles
+    r = simulate(k, g, 1, 16, total_groups=64, profile=True)
+    p = r.profile
+    for w in np.unique(p.warp):
+        iss = np.sort(p.issue[p.warp == w])
+        assert np.all(np.diff(iss) >= 1.0)
+        assert p.complete[p.warp == w].max() - iss[0] >= alone - 1e-9

@@ -7,7 +7,7 @@ nothing can issue:
   (lambda may be fractional: 0.25 means four per cycle, at t, t+.25, t+.5, t+.75)
   and delivers its result Lambda cycles after issue;
 * at most ``issue_limit`` instructions issue per cycle (a credit bucket, so
-  fractional limits work too), and at most one per warp per cycle;
+  fractional limits work too), and a warp's issues are at least one cycle apart;
 * a warp issues its instructions in program order; an instruction is ready when
   the instructions it depends on have completed;
 * a barrier completes for all warps of a group Lambda_bar cycles after the last
@@ -36,14 +36,17 @@ DEADLOCK = 1
 
 
 @njit(cache=True)
-def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp):
-    """Earliest time the next instruction of slot ``s`` has its operands (inf: none or blocked)."""
+def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp, lastiss):
+    """Earliest time the next instruction of slot ``s`` may issue: its operands are ready and a
+    cycle has passed since the warp's previous issue (inf: none left, or waiting at a barrier)."""
     c = slot_cls[s]
     h = head[s]
     if h >= length[c]:
         return np.inf
     g = off[c] + h
     r = start[s]
+    if lastiss[s] + 1.0 > r:
+        r = lastiss[s] + 1.0
     for e in range(dep_ptr[g], dep_ptr[g + 1]):
         v = comp[s, dep_idx[e]]
         if v > r:
@@ -96,6 +99,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
     navail = np.zeros(n_sub)
     sub_count = np.zeros(n_sub, np.int64)   # resident warps whose next instruction uses each pipeline
     hsub = np.zeros(n_slots, np.int64)               # subsystem of each slot's next instruction
+    lastiss = np.full(n_slots, -inf)          # issue time of each warp's previous instruction
     wake = np.full(n_slots, inf)    # max(est, pipeline free time seen): never above the true issue time
 
     total_instr = 0
@@ -112,7 +116,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
     groups_done = 0
     for m in range(M):
         _load_group(m, next_group, 0.0, gs, warp_cls, length, slot_warp, slot_cls, head, start,
-                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake, sub_count)
+                    est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake, sub_count, lastiss)
         next_group += 1
     end_time = 0.0
     issued_total = 0
@@ -268,7 +272,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                             rec_comp[bar_rec[s2]] = tb
                         if s2 != s:
                             est[s2] = _head_ready(s2, off, length, dep_ptr, dep_idx, bar_prev,
-                                                  slot_cls, head, start, comp)
+                                                  slot_cls, head, start, comp, lastiss)
                             wake[s2] = est[s2]
                             if est[s2] < next_t:
                                 next_t = est[s2]
@@ -286,7 +290,8 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
             if record:
                 nr += 1
             head[s] = h + 1
-            est[s] = _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp)
+            lastiss[s] = x
+            est[s] = _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, start, comp, lastiss)
             wake[s] = est[s]
             sub_count[su] -= 1
             if h + 1 < length[c]:
@@ -302,7 +307,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                 if next_group < n_groups:
                     _load_group(m, next_group, fin, gs, warp_cls, length, slot_warp, slot_cls, head,
                                 start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True,
-                                hsub, sub, off, wake, sub_count)
+                                hsub, sub, off, wake, sub_count, lastiss)
                     next_group += 1
                     if fin < next_t:
                         next_t = fin
@@ -346,7 +351,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
 
 @njit(cache=True)
 def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, start, est,
-                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest, hsub, sub, off, wake, sub_count):
+                grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, youngest, hsub, sub, off, wake, sub_count, lastiss):
     """Put group ``gid`` in resident slot-group ``m`` from time ``t0``."""
     grp_unissued[m] = 0
     grp_arrivals[m] = 0
@@ -359,6 +364,7 @@ def _load_group(m, gid, t0, gs, warp_cls, length, slot_warp, slot_cls, head, sta
         slot_cls[s] = c
         head[s] = 0
         start[s] = t0
+        lastiss[s] = -np.inf
         if length[c] > 0:
             grp_unissued[m] += 1
             est[s] = t0            # a group's first instructions depend on nothing
