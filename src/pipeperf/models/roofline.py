@@ -23,11 +23,11 @@ NAME, LABEL = "roofline", "Roofline"
 
 
 def roof(kp: KernelParams) -> tuple[float, str]:
-    """(WPC of the busiest subsystem, its name)."""
+    """(WPC of the busiest subsystem, its name -- several joined by ' = ' when tied)."""
     if not kp.busy:
         return math.inf, "none"
-    sub, cycles = max(kp.busy.items(), key=lambda kv: kv[1])
-    return 1.0 / cycles, sub
+    cycles = max(kp.busy.values())
+    return 1.0 / cycles, " = ".join(s for s, c in kp.busy.items() if c == cycles)
 
 
 def predict(kp: KernelParams, warps: np.ndarray) -> ModelCurve:
