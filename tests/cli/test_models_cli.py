@@ -76,6 +76,15 @@ def test_bad_input_is_one_line_error(capsys, argv, message):
     assert err.startswith("pipeperf: error:") and message in err and len(err.strip().splitlines()) == 1
 
 
+def test_plot_problems_are_user_errors(capsys, tmp_path):
+    rc, _, err = run(capsys, "models", "chain", "--param", "cls=comp", "--gpu", "example_table2",
+                     "--warps", "1-2", "--models", "transit", "--plot", str(tmp_path / "x.png"))
+    assert rc == 2 and "nothing to plot" in err
+    rc, _, err = run(capsys, "models", "example", "--warps", "1-2", "--models", "volkov",
+                     "--plot", str(tmp_path / "missing" / "x.png"))
+    assert rc == 2 and "cannot write the chart" in err
+
+
 def test_idg_file_needs_a_gpu(capsys, tmp_path):
     idg = tmp_path / "fig1.yaml"
     idg.write_text(EXAMPLE_YAML)
@@ -123,6 +132,8 @@ def test_compare_converts_seconds_with_total_warps(capsys, tmp_path):
     ("warps,warps_per_cycle\n1,abc\n", "t.csv:2: 'warps_per_cycle' must be a number"),
     ("warps,warps_per_cycle\n1,0.1,3\n", "t.csv:2: 3 values for 2 columns"),
     ("warps,warps_per_cycle\n", "no measurements after the header"),
+    ("warps,warps_per_cycle\n1.5,0.1\n", "t.csv:2: warps must be a whole number"),
+    ("warps,warps_per_cycle\n80,0.1\n", "t.csv:2: occupancy 80 exceeds GPU 'example_table2' limit of 64"),
 ])
 def test_compare_bad_measured_files(capsys, tmp_path, content, message):
     path = tmp_path / "t.csv"

@@ -6,9 +6,8 @@ import math
 
 from hypothesis import strategies as st
 
-from pipeperf.hardware.spec import GPUSpec, InstrClass
+from pipeperf.hardware.spec import GPUSpec, InstrClass, load_gpu
 from pipeperf.idg import IDG, KernelGraph, bundled_kernel
-from pipeperf.hardware.spec import load_gpu
 from pipeperf.models.params import kernel_params
 
 

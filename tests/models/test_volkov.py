@@ -56,7 +56,8 @@ def test_volkov_bounds_the_simulator_from_above(kernel, gpu, warps, scheduler):
     warp that starts mid-cycle can beat its isolated time by up to a cycle, because the
     simulator allows one issue per warp per cycle *window*.) The steady-state curve of
     :mod:`pipeperf.models.pipeline` subtracts two finite runs, whose transients differ a
-    little: it stays within 1.5 % (0.8 % at most over 200 random cases with runs = 32).
+    little: it stays within 1.5 % (the estimate is within 1.1 % of the true steady state,
+    see benchmarks/models_steady_state.py).
     """
     kp = kernel_params(kernel, gpu)
     w = np.array(sorted(set(warps)), dtype=np.float64)

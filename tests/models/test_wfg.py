@@ -97,3 +97,9 @@ def test_memory_node_without_users_depends_on_the_exit():
     assert nodes[0].dep_target == 1
     store_last = kernel_params(chain_kernel(["comp", "mem"]), two_class_gpu(1, 4, 2, 6))
     assert wfg.wfg_of(store_last.kernel.idgs[0], store_last)[1].dep_target == 2
+
+
+def test_weighted_mean_transition_latency_eq32():
+    """omega = 1: arcs 8 and 4 over alpha_comp = 4 instructions -> 3 cycles per instruction."""
+    c = wfg.predict(example(), np.array([1.0]))
+    assert c.details["lambda_comp_trans_mean"] == pytest.approx([3.0])

@@ -140,7 +140,7 @@ def _predict(kp: KernelParams, warps: np.ndarray, name: str, label: str, fn) -> 
         cpr += wp.weight * c
         shown = [iv.to_dict() for iv in ivs[:64]]
         per_class.append({"warp_class": wc.idg.name, "weight": wp.weight, "n_intervals": len(ivs),
-                          "intervals": shown, **d})
+                          "intervals": shown, **d, "CPR": c})
     details = dict(per_class[0]) if len(per_class) == 1 else {"warp_classes": per_class}
     details["CPR"] = cpr
     return ModelCurve(name, label, warps, warps / cpr, details)

@@ -60,6 +60,11 @@ def read_measured(path: str | Path, gpu: GPUSpec, total_warps: float | None = No
         v = _number(rec[column], column, p, line_no)
         if w <= 0 or v <= 0:
             raise PipeperfError(f"warps and {column} must be positive", file=p, line=line_no)
+        if w != int(w):
+            raise PipeperfError(f"warps must be a whole number, got {rec['warps']}", file=p, line=line_no)
+        if w > gpu.max_warps_per_core:
+            raise PipeperfError(f"occupancy {w:g} exceeds GPU '{gpu.name}' limit of "
+                                f"{gpu.max_warps_per_core} warps per core", file=p, line=line_no)
         warps.append(w)
         values.append(v)
         if column == "seconds":

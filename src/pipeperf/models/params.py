@@ -81,7 +81,10 @@ def node_timing(idg: IDG, gpu: GPUSpec) -> NodeTiming:
 
 
 def isolated_schedule(idg: IDG, t: NodeTiming) -> tuple[np.ndarray, np.ndarray]:
-    """Issue and completion time of every node of one warp running alone (Eq. 2, see module doc)."""
+    """Issue and completion time of every node of one warp running alone (Eq. 2, see module doc).
+
+    Lambda_app = max(done) = sum_{i in I} Lambda_i + sum_{j in J} lambda_j along the critical chain  # Eq. 2
+    """
     n = len(idg)
     issue = np.zeros(n)
     done = np.zeros(n)

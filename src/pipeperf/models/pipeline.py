@@ -6,11 +6,12 @@ core. The analytical models give a steady-state throughput, so the warps per cyc
 here is the steady-state one: the extra warps per extra cycle between a run of
 ``runs/2`` and one of ``runs`` rounds of omega warps, which cancels the pipeline
 fill and drain. Against the limit of very long runs (rounds 128 -> 256) this is off
-by 0.06 % on average and 0.8 % at most over 200 random kernels with runs = 32, where
-the whole-run warps per cycle of 32 rounds is off by 0.5 % (2.6 % at most), always
-below. Long kernels reach their steady state within a round, so by default the
-number of rounds shrinks with the kernel length (:func:`auto_runs`: about 4096
-instructions per warp slot, between 4 and 32 rounds). All numbers are per core.
+by 0.09 % on average and 1.1 % at most over 200 random kernels with runs = 32
+(``benchmarks/models_steady_state.py``), where the whole-run warps per cycle of 32
+rounds is off by 0.7 % (3.9 % at most), always below. Long kernels reach their
+steady state within a round, so by default the number of rounds shrinks with the
+kernel length (:func:`auto_runs`: about 4096 instructions per warp slot, between 4
+and 32 rounds). All numbers are per core.
 """
 
 from __future__ import annotations

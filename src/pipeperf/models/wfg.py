@@ -54,6 +54,8 @@ def warp_cycles(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha
     mems = [k for k, nd in enumerate(nodes) if nd.kind == MEM]
     alpha_mem = len(mems)
     cyc_comp = sum(comp_arcs.values(), np.zeros_like(w)) + lam_instr * alpha_mem   # Eq. 31
+    alpha_comp = sum(nodes[k].alpha for k in comp_arcs)
+    lam_trans_mean = (cyc_comp - lam_instr * alpha_mem) / alpha_comp if alpha_comp else 0 * w  # Eq. 32
     cyc_mem = sum(nodes[k].lam for k in mems)
     lam_trans = lam_instr + np.maximum(0.0, (cyc_mem - cyc_comp) / max(alpha_mem, 1))  # Eq. 33
     nbc = cyc_comp / (alpha_mem + alpha_sync + 1)                                  # Eq. 35
@@ -81,7 +83,7 @@ def warp_cycles(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha
             trans = np.full_like(w, nd.lam)
         start[k + 1] = np.maximum(start[k + 1], start[k] + trans)
     cpw = start[n]
-    details = {"CYC_comp": cyc_comp, "CYC_mem": cyc_mem, "NBC_avg": nbc,
+    details = {"CYC_comp": cyc_comp, "CYC_mem": cyc_mem, "NBC_avg": nbc, "lambda_comp_trans_mean": lam_trans_mean,
                "lambda_mem_instr": lam_instr, "lambda_mem_trans": lam_trans, "CPW": cpw}
     if n <= MAX_NODE_DETAILS:
         details["nodes"] = [nd.to_dict() for nd in nodes]
@@ -100,9 +102,8 @@ def _predict(kp: KernelParams, warps: np.ndarray, corrected: bool) -> ModelCurve
         c, d = warp_cycles(nodes, warps, lam_instr, wp.alpha_sync, corrected)
         cpw += wp.weight * c
         per_class.append({"warp_class": wc.idg.name, "weight": wp.weight, **d})
-    details = {"CPW": cpw, "CPR": cpw * warps}                                    # Eq. 39
-    details.update(per_class[0] if len(per_class) == 1 else {"warp_classes": per_class})
-    details["CPW"], details["CPR"] = cpw, cpw * warps
+    details = dict(per_class[0]) if len(per_class) == 1 else {"warp_classes": per_class}
+    details["CPW"], details["CPR"] = cpw, cpw * warps                             # Eq. 39
     return ModelCurve(NAME_CORR if corrected else NAME, LABEL_CORR if corrected else LABEL,
                       warps, 1.0 / cpw, details)
 

@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from pipeperf.errors import PipeperfError  # noqa: E402
 from pipeperf.models.compare import Evaluation  # noqa: E402
 
 FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
@@ -43,7 +44,7 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
                                ("corrected models and Pipeline simulator (Fig. 14)", FIG14))]
     panels = [(t, names) for t, names in panels if names]
     if not panels:
-        raise ValueError("no model curve to plot")
+        raise PipeperfError("nothing to plot: none of the chosen models gave a curve for this kernel")
     fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.6), sharey=True, squeeze=False)
     top = _y_top(ev)
     for ax, (panel_title, names) in zip(axes[0], panels):
@@ -65,8 +66,12 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
     fig.suptitle(title or f"{ev.kernel} on {ev.gpu}: Lambda_app = {ev.params.lambda_app:g} cycles", fontsize=11)
     fig.tight_layout()
     out = Path(path)
-    fig.savefig(out, dpi=130)
-    plt.close(fig)
+    try:
+        fig.savefig(out, dpi=130)
+    except (OSError, ValueError) as exc:
+        raise PipeperfError(f"cannot write the chart: {exc}", file=out) from None
+    finally:
+        plt.close(fig)
     return out
 
 
