@@ -54,7 +54,7 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
             if c.wpc.max() > top:
                 k = int((c.wpc <= top).sum()) - 1
                 ax.annotate(f"{c.label} \u2192 {c.wpc.max():.3g}", xy=(ev.warps[max(k, 0)], top),
-                            xytext=(0, -12), textcoords="offset points", fontsize=8,
+                            xytext=(8, -14), textcoords="offset points", fontsize=8,
                             color=STYLE.get(n, {}).get("color", "black"))
         ax.set_title(panel_title, fontsize=10)
         ax.set_xlabel("occupancy \u03c9 (concurrent warps per core)")
