@@ -23,6 +23,8 @@ COMMANDS: list[str] = [
     "roofline",
     "gpu",
     "sw26010",
+    "models",
+    "compare",
 ]
 
 

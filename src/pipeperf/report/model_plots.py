@@ -1,0 +1,89 @@
+"""Occupancy curves of the analytical models next to the Pipeline simulator, as in
+Figs. 2 and 14 of analytical-models-and-pipeline-model.txt.
+
+Left panel (Fig. 2): the models as published (Sec. 2). Right panel (Fig. 14): the
+corrected models, which take the same aspects into account, with the Pipeline
+simulator. Panels without any available curve are left out.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from pipeperf.errors import PipeperfError  # noqa: E402
+from pipeperf.models.compare import Evaluation  # noqa: E402
+
+FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
+FIG14 = ("roofline", "volkov", "mwp_cwp_corr", "wfg_corr", "gpumech_rr_corr", "gpumech_gto", "pipeline")
+
+STYLE = {
+    "roofline": dict(color="0.55", ls="--", lw=1.2),
+    "volkov": dict(color="black", lw=2.0),
+    "transit": dict(color="#8c564b", ls=":", lw=1.6),
+    "mwp_cwp": dict(color="#1f77b4", marker="o", ms=3.5, lw=1.3),
+    "mwp_cwp_corr": dict(color="#1f77b4", marker="o", ms=3.5, lw=1.3),
+    "wfg": dict(color="#2ca02c", marker="s", ms=3.5, lw=1.3),
+    "wfg_corr": dict(color="#2ca02c", marker="s", ms=3.5, lw=1.3),
+    "gpumech_rr": dict(color="#d62728", marker="^", ms=4, lw=1.3),
+    "gpumech_rr_corr": dict(color="#d62728", marker="^", ms=4, lw=1.3),
+    "gpumech_gto": dict(color="#ff7f0e", marker="v", ms=4, lw=1.3),
+    "pipeline": dict(color="#9467bd", marker="D", ms=4, lw=2.2),
+}
+
+
+def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> Path:
+    """Write the Fig. 2 / Fig. 14 style chart of ``ev`` to ``path`` (PNG, PDF or SVG)."""
+    panels = [(t, [n for n in names if n in ev.curves and ev.curves[n].wpc is not None])
+              for t, names in (("models as published (Fig. 2)", FIG2),
+                               ("corrected models and Pipeline simulator (Fig. 14)", FIG14))]
+    panels = [(t, names) for t, names in panels if names]
+    if not panels:
+        raise PipeperfError("nothing to plot: none of the chosen models gave a curve for this kernel")
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.6), sharey=True, squeeze=False)
+    top = _y_top(ev)
+    for ax, (panel_title, names) in zip(axes[0], panels):
+        for n in names:
+            c = ev.curves[n]
+            ax.plot(ev.warps, c.wpc, label=c.label, **STYLE.get(n, {}))
+            if c.wpc.max() > top:
+                k = int((c.wpc <= top).sum()) - 1
+                ax.annotate(f"{c.label} \u2192 {c.wpc.max():.3g}", xy=(ev.warps[max(k, 0)], top),
+                            xytext=(8, -14), textcoords="offset points", fontsize=8,
+                            color=STYLE.get(n, {}).get("color", "black"))
+        ax.set_title(panel_title, fontsize=10)
+        ax.set_xlabel("occupancy \u03c9 (concurrent warps per core)")
+        ax.set_ylim(0, top)
+        ax.set_xlim(0, ev.warps.max() + 0.5)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0][0].set_ylabel("warps per cycle per core (WPC)")
+    fig.suptitle(title or f"{ev.kernel} on {ev.gpu}: Lambda_app = {ev.params.lambda_app:g} cycles", fontsize=11)
+    fig.tight_layout()
+    out = Path(path)
+    try:
+        fig.savefig(out, dpi=130)
+    except (OSError, ValueError) as exc:
+        raise PipeperfError(f"cannot write the chart: {exc}", file=out) from None
+    finally:
+        plt.close(fig)
+    return out
+
+
+def _y_top(ev: Evaluation) -> float:
+    """Room above the roof, so a curve that goes through it shows, without squashing the rest."""
+    roof = None
+    for n in ("roofline", "volkov"):
+        c = ev.curves.get(n)
+        if c is not None and c.wpc is not None and math.isfinite(c.wpc.max()):
+            roof = float(c.wpc.max())
+            break
+    finite = [float(c.wpc.max()) for c in ev.curves.values()
+              if c.wpc is not None and math.isfinite(c.wpc.max())]
+    highest = max(finite) if finite else 1.0
+    return 1.6 * roof if roof and highest > 1.6 * roof else 1.08 * highest
