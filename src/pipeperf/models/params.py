@@ -103,7 +103,7 @@ def isolated_schedule(idg: IDG, t: NodeTiming) -> tuple[np.ndarray, np.ndarray]:
         issue[i] = s
         done[i] = s + Lam[i]
         tfree[sub[i]] = s + lam[i]
-        next_slot = math.floor(s) + 1.0
+        next_slot = s + 1.0                           # a warp issues at most once per cycle
         if bar[i]:
             last_barrier = i
     return issue, done
