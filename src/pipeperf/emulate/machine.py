@@ -421,6 +421,8 @@ class Machine:
             arena, bidx, sp = self._resolve(st, ix, addr, space, esz, x)
             self._stats(st, ix, addr, sp, esz, False)
             self.counters.atomics += G.count_warps(st.wid, ix)
+            if not full:
+                return
             v = arena.view(dt)
             e = np.broadcast_to(bidx // esz, (G.size(ix),))
             vals = [np.broadcast_to(np.asarray(g(st, ix), dt), (G.size(ix),)) for g in gets]
