@@ -24,6 +24,7 @@ COMMANDS: list[str] = [
     "roofline",
     "gpu",
     "sw26010",
+    "profile",
 ]
 
 

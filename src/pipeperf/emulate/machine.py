@@ -27,6 +27,7 @@ from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Label, 
                              ParamList, Register, Sink, Symbol, Vector)
 
 OP, BRA, EXIT, BAR, CALL, RET = range(6)
+MAX_THREADS = 1 << 31  # refuse launches that could not finish in reasonable time
 
 
 class EmulationError(PipeperfError):
@@ -72,7 +73,7 @@ class Program:
                     h = _raiser(m, x, f"unsupported instruction {x.opcode} ({exc})")
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:
-                self.emulated[i] = k in (BRA, CALL) or x.guard is not None
+                self.emulated[i] = needed is None or k in (BRA, CALL) or x.guard is not None
             self.handler.append(h)
 
 
@@ -97,6 +98,10 @@ class Machine:
         if B > 1024:
             raise PipeperfError(f"block of {B} threads exceeds the CUDA limit of 1024")
         self.block_threads = B
+        total = B * launch.num_blocks
+        if total > MAX_THREADS:
+            raise PipeperfError(f"grid of {launch.num_blocks} blocks x {B} threads = {total} "
+                                f"threads exceeds the emulator's limit of {MAX_THREADS}")
         self.cta_per_batch = max(1, batch_threads // B)
         self.gmem = GlobalMemory()
         self._layout()
