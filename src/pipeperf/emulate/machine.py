@@ -287,6 +287,7 @@ class Machine:
         else:
             return self._atom_handler(x, ag, dt, space, full)
         signed_small = dt.kind == "i" and esz < 4
+        shift = esz.bit_length() - 1
 
         def h(st, ix):
             addr = np.asarray(ag(st, ix), np.uint64)
@@ -295,7 +296,7 @@ class Machine:
             if not full:
                 return
             v = arena.view(dt)
-            e = bidx // esz
+            e = bidx >> shift
             if is_load:
                 for k, s in enumerate(sets):
                     val = v[e + k]
@@ -318,28 +319,28 @@ class Machine:
             elif a0 >= CONST_BASE:
                 space, addr = "const", addr - np.uint64(CONST_BASE)
         addr = np.broadcast_to(addr, (G.size(ix),)) if np.ndim(addr) == 0 else addr
-        if np.any(addr % np.uint64(nbytes if nbytes <= 16 else 16)):
-            bad = int(np.flatnonzero(addr % np.uint64(min(nbytes, 16)))[0])
+        amask = np.uint64(min(nbytes, 16) - 1)
+        if amask and np.any(addr & amask):
+            bad = int(np.flatnonzero(addr & amask)[0])
             self._fault(st, ix, bad, int(addr[bad]), f"misaligned {nbytes}-byte {space} access", x)
         if space in ("global",):
-            off = addr.astype(np.int64) - GLOBAL_BASE
-            ok = self.gmem.check(off, nbytes)
-            if not ok.all():
+            off = _i64(addr) - GLOBAL_BASE
+            if not self.gmem.span_ok(int(off.min()), int(off.max()), nbytes) and \
+                    not (ok := self.gmem.check(off, nbytes)).all():
                 bad = int(np.flatnonzero(~ok)[0])
                 self._fault(st, ix, bad, int(addr[bad]),
                             f"out-of-bounds global access of {nbytes} bytes "
                             f"(nearest: {self.gmem.owner(int(off[bad]))})", x)
             return self.gmem.arena, off, "global"
         if space == "shared":
-            off = addr.astype(np.int64)
-            ok = off + nbytes <= self.shared_bytes
-            if not ok.all():
-                bad = int(np.flatnonzero(~ok)[0])
+            off = _i64(addr)
+            if int(off.max()) + nbytes > self.shared_bytes:
+                bad = int(np.flatnonzero(off + nbytes > self.shared_bytes)[0])
                 self._fault(st, ix, bad, int(addr[bad]),
                             f"out-of-bounds shared access (CTA has {self.shared_bytes} bytes)", x)
-            return self.smem, st.cta[ix] * self.shared_bytes + off, "shared"
+            return self.smem, st.smem_base[ix] + off, "shared"
         if space == "local":
-            off = addr.astype(np.int64)
+            off = _i64(addr)
             if not st.top:
                 raise EmulationError("local memory in device functions is not emulated",
                                      file=self.file, line=x.line)
@@ -349,7 +350,7 @@ class Machine:
                 self._fault(st, ix, bad, int(addr[bad]), "out-of-bounds local access", x)
             return self.lmem, st.tix[ix] * self.local_bytes + off, "local"
         if space == "const":
-            off = addr.astype(np.int64)
+            off = _i64(addr)
             ok = off + nbytes <= len(self.const.bytes)
             if not ok.all():
                 bad = int(np.flatnonzero(~ok)[0])
@@ -388,27 +389,50 @@ class Machine:
                 c.global_store_requests += req
                 c.global_store_sectors += n
         elif space == "shared":
-            w = st.wid[ix]
-            words = [addr >> np.uint64(2)]
-            for k in range(1, max(1, nbytes // 4)):
-                words.append(words[0] + np.uint64(k))
-            wd = np.concatenate(words) if len(words) > 1 else words[0]
-            ww = np.tile(w, len(words)) if len(words) > 1 else w
-            key = np.unique((ww.astype(np.uint64) << np.uint64(32)) | (wd & np.uint64(0xFFFFFFFF)))
-            bank = (key & np.uint64(31)) | ((key >> np.uint64(32)) << np.uint64(5))
-            ub, cnt = np.unique(bank, return_counts=True)
-            warp_of = ub >> np.uint64(5)
-            starts, _ = G.segments(warp_of)
-            ways = np.maximum.reduceat(cnt, starts) if len(starts) else np.empty(0, np.int64)
+            c.shared_bank_conflicts += self._bank_conflicts(st, ix, addr, nbytes)
             req = G.count_warps(st.wid, ix)
             c.shared_requests += req
-            c.shared_bank_conflicts += int(np.sum(ways - 1))
             if is_load:
                 c.shared_load_requests += req
             else:
                 c.shared_store_requests += req
         elif space == "local":
             c.local_requests += G.count_warps(st.wid, ix)
+
+    def _bank_conflicts(self, st: State, ix, addr, nbytes: int) -> int:
+        """Extra shared-memory wavefronts: per warp request, the most distinct 4-byte words
+        mapped to one of the 32 banks, minus one (32 banks x 4 bytes; source: CUDA C
+        Programming Guide, "Shared Memory" of compute capability 5.x+)."""
+        words = addr >> np.uint64(2)
+        k = max(1, nbytes // 4)
+        n = G.size(ix)
+        if (type(ix) is slice and ix.start % 32 == 0 and n % 32 == 0
+                and self.block_threads % 32 == 0 and np.ndim(words) == 1):
+            nw = n // 32
+            W = words.reshape(nw, 32)
+            if k > 1:
+                W = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
+            span = W.max(1) - W.min(1)
+            narrow = span < np.uint64(32)  # words within 32 consecutive: distinct banks
+            if narrow.all():
+                return 0
+            W = W[~narrow]
+            nw = len(W)
+            S = np.sort(W, axis=1)
+            distinct = np.ones(S.shape, bool)
+            distinct[:, 1:] = S[:, 1:] != S[:, :-1]
+            bank = (S & np.uint64(31)).astype(np.int64) + 32 * np.arange(nw)[:, None]
+            cnt = np.bincount(bank[distinct], minlength=nw * 32).reshape(nw, 32).max(1)
+            return int(np.sum(cnt - 1))
+        w = st.wid[ix]
+        wd = np.concatenate([words + np.uint64(j) for j in range(k)]) if k > 1 else words
+        ww = np.tile(w, k) if k > 1 else w
+        key = np.unique((ww.astype(np.uint64) << np.uint64(32)) | (wd & np.uint64(0xFFFFFFFF)))
+        bank = (key & np.uint64(31)) | ((key >> np.uint64(32)) << np.uint64(5))
+        ub, cnt = np.unique(bank, return_counts=True)
+        starts, _ = G.segments(ub >> np.uint64(5))
+        ways = np.maximum.reduceat(cnt, starts) if len(starts) else np.empty(0, np.int64)
+        return int(np.sum(ways - 1))
 
     def _atom_handler(self, x: Instruction, ag, dt, space: str, full: bool):
         op = next((m for m in x.modifiers if m in ("add", "inc", "dec", "min", "max", "exch",
@@ -569,6 +593,7 @@ class Machine:
                 t = np.arange(nc * B, dtype=np.int64)
                 cta, tid = t // B, t % B
                 st.cta = cta
+                st.smem_base = cta * self.shared_bytes
                 st.lane = tid % 32
                 st.wid = (cta + c0) * wpc + tid // 32
                 self._specials(st, cta + c0, tid)
@@ -775,6 +800,7 @@ class Machine:
         sub = State(callee, len(a))
         sub.top = False
         sub.wid, sub.cta, sub.tix, sub.lane = st.wid[a], st.cta[a], st.tix[a], st.lane[a]
+        sub.smem_base = st.smem_base[a]
         sub.special = {k: (v[a] if isinstance(v, np.ndarray) else v) for k, v in st.special.items()}
         for p, arg in zip(callee.params, args.items):
             for (name, off), arr in st.params.items():
@@ -785,6 +811,10 @@ class Machine:
             for (name, off), arr in sub.params.items():
                 if name == callee.returns[0].name:
                     st.param_store((ret.items[0].name, off), arr.dtype)[a] = arr
+
+
+def _i64(addr: np.ndarray) -> np.ndarray:
+    return addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
 
 
 def _distinct(key: np.ndarray) -> int:

@@ -74,6 +74,12 @@ class GlobalMemory:
         nb = like.nbytes
         return self.arena.bytes[off:off + nb].copy().view(like.dtype).reshape(like.shape)
 
+    def span_ok(self, lo: int, hi: int, nbytes: int) -> bool:
+        """True when byte offsets ``lo``..``hi`` (+nbytes) lie in one allocation."""
+        import bisect
+        k = bisect.bisect_right(self.starts, lo) - 1
+        return k >= 0 and lo >= 0 and hi + nbytes <= self.ends[k]
+
     def check(self, off: np.ndarray, nbytes: int) -> np.ndarray:
         """Mask of the byte offsets whose ``nbytes`` access lies inside one allocation."""
         k = np.searchsorted(self._starts, off, side="right") - 1

@@ -63,6 +63,7 @@ class State:
         self.cta: np.ndarray = np.zeros(n, np.int64)   # CTA index within the batch
         self.tix: np.ndarray = np.arange(n, dtype=np.int64)  # thread index in the batch
         self.lane: np.ndarray = np.zeros(n, np.int64)
+        self.smem_base: np.ndarray = np.zeros(n, np.int64)  # byte offset of the CTA's shared
         self.top = True  # a kernel's state (not a device function's)
 
     def reg(self, name: str, dt: np.dtype) -> np.ndarray:
