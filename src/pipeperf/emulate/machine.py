@@ -405,6 +405,8 @@ class Machine:
         Programming Guide, "Shared Memory" of compute capability 5.x+)."""
         words = addr >> np.uint64(2)
         k = max(1, nbytes // 4)
+        if np.ndim(words) == 0:
+            return 0  # one word for the whole warp: a broadcast
         n = G.size(ix)
         if (type(ix) is slice and ix.start % 32 == 0 and n % 32 == 0
                 and self.block_threads % 32 == 0 and np.ndim(words) == 1):
@@ -425,6 +427,10 @@ class Machine:
             cnt = np.bincount(bank[distinct], minlength=nw * 32).reshape(nw, 32).max(1)
             return int(np.sum(cnt - 1))
         w = st.wid[ix]
+        starts, _ = G.segments(w)
+        span = np.maximum.reduceat(words, starts) - np.minimum.reduceat(words, starts)
+        if np.all(span < np.uint64(32 - (k - 1))):
+            return 0
         wd = np.concatenate([words + np.uint64(j) for j in range(k)]) if k > 1 else words
         ww = np.tile(w, k) if k > 1 else w
         key = np.unique((ww.astype(np.uint64) << np.uint64(32)) | (wd & np.uint64(0xFFFFFFFF)))
@@ -677,9 +683,12 @@ class Machine:
             cnt_t[pc] += nt
             gd = guard[pc]
             on = cur
+            gmask = None
             if gd is not None:
-                p = st.reg(gd[0], np.dtype(np.bool_))[cur]
-                on = G.subset(cur, ~p if gd[1] else p)
+                gmask = st.reg(gd[0], np.dtype(np.bool_))[cur]
+                if gd[1]:
+                    gmask = ~gmask
+                on = G.subset(cur, gmask)
             non = G.size(on)
             cnt_on[pc] += non
             if trace is not None:
@@ -697,14 +706,14 @@ class Machine:
                     cur, pc = self._advance(cur, tgt, waiting, heap)
                     continue
                 if non:
-                    c.divergent_branches += _divergent(wid, cur, on)
-                    rest = G.minus(cur, on)
+                    c.divergent_branches += _divergent(wid, cur, gmask)
+                    rest = G.subset(cur, ~gmask)
                     self._push(on, tgt, waiting, heap)
                     cur, pc = self._advance(rest, pc + 1, waiting, heap)
                 else:
                     cur, pc = self._advance(cur, pc + 1, waiting, heap)
             elif k == EXIT or k == RET:
-                rest = G.minus(cur, on) if non < nt else None
+                rest = G.subset(cur, ~gmask) if non < nt else None
                 if k == EXIT and non:
                     if st.top:
                         self.live -= np.bincount(st.cta[on], minlength=len(self.live))
@@ -717,7 +726,7 @@ class Machine:
                     raise EmulationError("bar.sync in device functions is not emulated",
                                          file=self.file)
                 c.barriers += nw
-                rest = G.minus(cur, on) if non < nt else None
+                rest = G.subset(cur, ~gmask) if non < nt else None
                 rel = None
                 if non:
                     blocked[pc] = G.merge(blocked[pc], on) if pc in blocked else on
@@ -826,14 +835,11 @@ def _distinct(key: np.ndarray) -> int:
     return len(np.unique(key))
 
 
-def _divergent(wid: np.ndarray, cur, on) -> int:
-    """Warps of ``cur`` in which some but not all threads are in ``on``."""
-    a = G.as_array(cur)
-    w = wid[a]
+def _divergent(wid: np.ndarray, cur, mask: np.ndarray) -> int:
+    """Warps of ``cur`` in which some but not all threads have ``mask`` set."""
+    w = wid[cur]
     starts, lengths = G.segments(w)
-    taken = np.zeros(len(a), np.int64)
-    taken[np.searchsorted(a, G.as_array(on))] = 1
-    s = np.add.reduceat(taken, starts)
+    s = np.add.reduceat(mask.astype(np.int32), starts)
     return int(np.count_nonzero((s > 0) & (s < lengths)))
 
 
