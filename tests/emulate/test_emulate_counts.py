@@ -101,7 +101,10 @@ def test_traces_record_active_lanes():
     p = run_kernel(spec.ptx_path("sm_80"), spec.grid, spec.block, case.fresh_args(),
                    trace_warps=32)
     t31 = p.traces[31]
-    stores = [e for e in t31 if e[2].startswith("st.global")]
-    assert len(stores) == 1 and stores[0][6] == 0xFF   # 8 active lanes
+    stores = [e for e in t31 if e["opcode"].startswith("st.global")]
+    assert len(stores) == 1 and stores[0]["active"] == 0xFF   # 8 active lanes
+    addrs = stores[0]["addresses"]
+    assert len(addrs) == 8 and all(b - a == 4 for a, b in zip(addrs, addrs[1:]))
+    assert p.traces[0][0]["category"] and p.traces[0][0]["addresses"] is None
     assert len(p.traces[0]) == len(parse_file(spec.ptx_path("sm_80")).function("saxpy")
                                    .instructions)

@@ -49,7 +49,9 @@ class Counters:
         return a, b, c
 
     def record(self, prog, pc: int, wid: np.ndarray, cur, on, max_warps: int) -> None:
-        """Append (function, pc, opcode, category, dsts, srcs, active lanes mask) per traced warp."""
+        """Append one entry per traced warp (warp id < ``max_warps``) executing ``pc``:
+        function, pc, opcode, category, destination and source operands, active-lane mask
+        (guard true) and, for memory instructions, the lanes' addresses (filled later)."""
         x = prog.func.instructions[pc]
         a = G.as_array(cur)
         w = wid[a]
@@ -58,11 +60,22 @@ class Counters:
             return
         onset = set(G.as_array(on).tolist())
         for wi in np.unique(w[keep]):
-            lanes = a[w == wi]
             mask = 0
-            for t in lanes:
+            for t in a[w == wi]:
                 if int(t) in onset:
                     mask |= 1 << (int(t) % 32)
-            self.trace[int(wi)].append((prog.func.name, pc, x.opcode, x.category,
-                                        tuple(str(d) for d in x.dsts),
-                                        tuple(str(s) for s in x.srcs), mask))
+            self.trace[int(wi)].append({
+                "function": prog.func.name, "pc": pc, "opcode": x.opcode,
+                "category": x.category, "dsts": tuple(str(d) for d in x.dsts),
+                "srcs": tuple(str(s) for s in x.srcs), "active": mask, "addresses": None})
+
+    def record_addresses(self, wid: np.ndarray, ix, addr, max_warps: int) -> None:
+        """Attach the per-lane addresses of a memory access to the traced warps' last entry."""
+        a = G.as_array(ix)
+        w = wid[a]
+        addr = np.broadcast_to(np.asarray(addr), (len(a),))
+        for wi in np.unique(w[w < max_warps]):
+            entries = self.trace.get(int(wi))
+            if entries:
+                sel = w == wi
+                entries[-1]["addresses"] = tuple(int(v) for v in addr[sel])

@@ -293,6 +293,8 @@ class Machine:
             addr = np.asarray(ag(st, ix), np.uint64)
             arena, bidx, sp = self._resolve(st, ix, addr, space, nbytes, x)
             self._stats(st, ix, addr, sp, nbytes, is_load)
+            if self.trace_warps:
+                self.counters.record_addresses(st.wid, ix, addr, self.trace_warps)
             if not full:
                 return
             v = arena.view(dt)
