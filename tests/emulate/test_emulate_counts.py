@@ -108,3 +108,23 @@ def test_traces_record_active_lanes():
     assert p.traces[0][0]["category"] and p.traces[0][0]["addresses"] is None
     assert len(p.traces[0]) == len(parse_file(spec.ptx_path("sm_80")).function("saxpy")
                                    .instructions)
+
+
+def test_divergent_if_else_reconverges_at_post_dominator():
+    # `divergent` splits every warp on odd/even index into two paths that join before the
+    # store: had the paths not reconverged, divergent warps would issue the store twice.
+    _, p, _ = emulate_case("divergent")
+    w = p.by_opcode["warp"]
+    assert p.counts["divergent_branches"] >= 32
+    assert w["st.global.f32"] == w["ld.global.f32"]
+    # both fma paths run for every warp (half the lanes each)
+    t = p.by_opcode["thread"]
+    assert t["fma.rn.f32"] == p.counts["inst_fp_32"]
+
+
+def test_data_dependent_loop_counts_match_iterations():
+    case, p, outputs = emulate_case("collatz_steps")
+    steps = outputs["steps"].astype(np.int64)
+    # every loop iteration issues the back-edge branch once per thread still looping
+    assert p.counts["inst_executed_thread"] > int(steps.sum())
+    assert p.counts["divergent_branches"] > 0
