@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pipeperf.ptx.ir import Address, Function, Symbol, Vector, registers_in
 
-_MEM = ("ld", "st", "atom", "red")
+_MEM = ("ld", "st", "atom", "red", "cp.async")
+_STORES = ("st", "atom", "red", "cp.async")
 
 
 def _regs(ops) -> set[str]:
@@ -56,18 +57,18 @@ def needed_instructions(func: Function) -> set[int]:
             if i in need:
                 continue
             hit = writes[i] & regs
-            if x.root in ("st", "atom", "red") and memory_matters:
+            if x.root in _STORES and memory_matters:
                 hit = {"<memory>"}
             if hit:
                 if x.root == "ld" and x.space != "param":
                     memory_matters = True
                 add(i, _regs(x.srcs) | _regs(x.dsts if x.root in ("st", "red") else ()))
-                if x.root in ("st", "atom", "red"):
+                if x.root in _STORES:
                     add(i, _regs(x.operands))
                 changed = True
         if memory_matters:
             for i, x in enumerate(ins):
-                if i not in need and x.root in ("st", "atom", "red"):
+                if i not in need and x.root in _STORES:
                     add(i, _regs(x.operands))
                     changed = True
     return need

@@ -27,7 +27,8 @@ from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Label, 
                              ParamList, Register, Sink, Symbol, Vector)
 
 OP, BRA, EXIT, BAR, CALL, RET = range(6)
-MAX_THREADS = 1 << 31  # refuse launches that could not finish in reasonable time
+MAX_THREADS = 1 << 31
+MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async")  # refuse launches that could not finish in reasonable time
 
 
 class EmulationError(PipeperfError):
@@ -66,7 +67,7 @@ class Program:
             self.target.append(tgt)
             self.guard.append(None if x.guard is None else (x.guard.name, x.guard_neg))
             h = None
-            if k == OP and (needed is None or i in needed or x.root in ("ld", "st", "atom", "red")):
+            if k == OP and (needed is None or i in needed or x.root in MEMORY_ROOTS):
                 try:
                     h = m.compile(x, full=needed is None or i in needed)
                 except Unsupported as exc:
@@ -212,7 +213,11 @@ class Machine:
             return self._shfl(x)
         if r in ("vote", "redux"):
             return self._vote(x)
-        if r in ("cp", "wmma", "mma"):
+        if r == "cp.async":
+            return self._cp_async(x, full)
+        if r in ("cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"):
+            return lambda st, ix: None  # copies complete synchronously here
+        if r.startswith(("cp", "wmma", "mma")):
             raise Unsupported("tensor/async-copy instructions are not emulated")
         return compile_instruction(x, self)
 
@@ -400,6 +405,35 @@ class Machine:
                 c.shared_store_requests += req
         elif space == "local":
             c.local_requests += G.count_warps(st.wid, ix)
+
+    def _cp_async(self, x: Instruction, full: bool):
+        """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]: done at once
+        (a global load and a shared store; bytes past src-size are zero)."""
+        dst_g, src_g = self._address(x.srcs[0]), self._address(x.srcs[1])
+        size = int(x.srcs[2].value)
+        src_size = int(x.srcs[3].value) if len(x.srcs) > 3 and hasattr(x.srcs[3], "value") \
+            else size
+        dt = RAW[size] if size in RAW else np.dtype(np.uint32)
+        n = size // dt.itemsize
+        shift = dt.itemsize.bit_length() - 1
+
+        def h(st, ix):
+            sa = np.asarray(src_g(st, ix), np.uint64)
+            da = np.asarray(dst_g(st, ix), np.uint64)
+            garena, gb, gsp = self._resolve(st, ix, sa, "global", size, x)
+            sarena, sb, ssp = self._resolve(st, ix, da, "shared", size, x)
+            self._stats(st, ix, sa, gsp, size, True)
+            self._stats(st, ix, da, ssp, size, False)
+            if not full:
+                return
+            gv, sv = garena.view(dt), sarena.view(dt)
+            ge, se = gb >> shift, sb >> shift
+            for k in range(n):
+                if (k + 1) * dt.itemsize <= src_size:
+                    sv[se + k] = gv[ge + k]
+                else:
+                    sv[se + k] = 0
+        return h
 
     def _bank_conflicts(self, st: State, ix, addr, nbytes: int) -> int:
         """Extra shared-memory wavefronts: per warp request, the most distinct 4-byte words
