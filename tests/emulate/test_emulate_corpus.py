@@ -15,8 +15,8 @@ from kernel_corpus import load_manifest, make_case  # noqa: E402
 from pipeperf.emulate import run_kernel  # noqa: E402
 from pipeperf.errors import PipeperfError  # noqa: E402
 
-#: Tensor-core kernels: named as unsupported (see test_unsupported_is_named).
-UNSUPPORTED = {"wmma_gemm", "mma_sync_m16n8k16"}
+#: mma.sync (ISA-defined fragment layouts): named as unsupported (see test_unsupported_is_named).
+UNSUPPORTED = {"mma_sync_m16n8k16"}
 SUPPORTED = [s.name for s in load_manifest() if s.name not in UNSUPPORTED]
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pipeperf.ptx.ir import Address, Function, Symbol, Vector, registers_in
 
-_MEM = ("ld", "st", "atom", "red", "cp.async")
-_STORES = ("st", "atom", "red", "cp.async")
+_MEM = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")
+_STORES = ("st", "atom", "red", "cp.async", "wmma.store")
 
 
 def _regs(ops) -> set[str]:
@@ -25,7 +25,7 @@ def _regs(ops) -> set[str]:
 def needed_instructions(func: Function) -> set[int]:
     """Indices of ``func``'s instructions the hybrid mode executes."""
     ins = func.instructions
-    writes = [_regs(x.dsts) if x.root not in ("st", "red") else set() for x in ins]
+    writes = [_regs(x.dsts) if x.root not in _STORES else set() for x in ins]
     kernel_params = {p.name for p in func.params}
     need: set[int] = set()
     regs: set[str] = set()
@@ -60,9 +60,9 @@ def needed_instructions(func: Function) -> set[int]:
             if x.root in _STORES and memory_matters:
                 hit = {"<memory>"}
             if hit:
-                if x.root == "ld" and x.space != "param":
+                if x.root in ("ld", "wmma.load") and x.space != "param":
                     memory_matters = True
-                add(i, _regs(x.srcs) | _regs(x.dsts if x.root in ("st", "red") else ()))
+                add(i, _regs(x.srcs) | _regs(x.dsts if x.root in _STORES else ()))
                 if x.root in _STORES:
                     add(i, _regs(x.operands))
                 changed = True

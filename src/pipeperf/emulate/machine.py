@@ -28,7 +28,7 @@ from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Label, 
 
 OP, BRA, EXIT, BAR, CALL, RET = range(6)
 MAX_THREADS = 1 << 31
-MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async")  # refuse launches that could not finish in reasonable time
+MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")  # refuse launches that could not finish in reasonable time
 
 
 class EmulationError(PipeperfError):
@@ -196,6 +196,9 @@ class Machine:
         self.sym[v.name] = ("shared", off)
         return off + v.size_bytes
 
+    def getter(self, op, dt):
+        return getter(op, dt, self)
+
     def symbol_address(self, name: str) -> int:
         if name in self.sym:
             space, off = self.sym[name]
@@ -217,6 +220,9 @@ class Machine:
             return self._cp_async(x, full)
         if r in ("cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"):
             return lambda st, ix: None  # copies complete synchronously here
+        if r in ("wmma.load", "wmma.store", "wmma.mma"):
+            from pipeperf.emulate import wmma
+            return wmma.build(self, x)
         if r.startswith(("cp", "wmma", "mma")):
             raise Unsupported("tensor/async-copy instructions are not emulated")
         return compile_instruction(x, self)
