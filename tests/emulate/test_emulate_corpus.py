@@ -15,8 +15,8 @@ from kernel_corpus import load_manifest, make_case  # noqa: E402
 from pipeperf.emulate import run_kernel  # noqa: E402
 from pipeperf.errors import PipeperfError  # noqa: E402
 
-#: mma.sync (ISA-defined fragment layouts): named as unsupported (see test_unsupported_is_named).
-UNSUPPORTED = {"mma_sync_m16n8k16"}
+#: Every corpus kernel is emulated (wmma, mma.sync and cp.async included).
+UNSUPPORTED: set[str] = set()
 SUPPORTED = [s.name for s in load_manifest() if s.name not in UNSUPPORTED]
 
 
@@ -63,7 +63,29 @@ def test_inputs_are_not_modified_when_not_outputs():
     assert not np.array_equal(args[3], case.args[3])  # y was written
 
 
-@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
-def test_unsupported_is_named(name):
-    with pytest.raises(PipeperfError, match="unsupported instruction"):
-        emulate_case(name)
+PTX_PRMT = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry uses_prmt(.param .u64 p)
+{
+    .reg .b32 %r<4>;
+    mov.u32 %r1, 7;
+    prmt.b32 %r2, %r1, %r1, 0x3210;
+    ret;
+}
+"""
+
+
+def test_unsupported_is_named():
+    from pipeperf.ptx import parse_ptx
+    with pytest.raises(PipeperfError, match=r"unsupported instruction prmt\.b32") as e:
+        run_kernel(parse_ptx(PTX_PRMT), 1, 32, [np.zeros(1, np.uint32)])
+    assert e.value.line == 9
+
+
+def test_tensor_core_kernels():
+    for name in ("wmma_gemm", "mma_sync_m16n8k16", "async_copy_scale"):
+        case, prof, outputs = emulate_case(name)
+        assert case.check(outputs) == [], name
+    assert prof.by_category["warp"].get("tensor", 0) == 0  # cp.async is not a tensor op

@@ -223,6 +223,9 @@ class Machine:
         if r in ("wmma.load", "wmma.store", "wmma.mma"):
             from pipeperf.emulate import wmma
             return wmma.build(self, x)
+        if r == "mma":
+            from pipeperf.emulate import wmma
+            return wmma.build_mma(self, x)
         if r.startswith(("cp", "wmma", "mma")):
             raise Unsupported("tensor/async-copy instructions are not emulated")
         return compile_instruction(x, self)

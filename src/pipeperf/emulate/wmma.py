@@ -120,3 +120,51 @@ def build(m, x: Instruction):
                 st.reg(n, F32)[ix] = D[:, k].view(np.uint32)
         return h
     raise PipeperfError(f"{x.opcode} is not emulated", line=x.line)
+
+
+def _lane_map():
+    """Fragment coordinates of mma.m16n8k16 (PTX ISA 9.0, sec. 9.7.14.5.8, f16 A/B, f32 C/D):
+    g = lane >> 2, t = lane & 3."""
+    lane = np.arange(32)
+    g, t = lane >> 2, lane & 3
+    i8, i4 = np.arange(8), np.arange(4)
+    a_row = g[:, None] + 8 * ((i8[None, :] >> 1) & 1)
+    a_col = 2 * t[:, None] + (i8[None, :] & 1) + 8 * (i8[None, :] >= 4)
+    b_row = 2 * t[:, None] + (i4[None, :] & 1) + 8 * (i4[None, :] >= 2)
+    b_col = np.broadcast_to(g[:, None], (32, 4))
+    c_row = g[:, None] + 8 * (i4[None, :] >= 2)
+    c_col = 2 * t[:, None] + (i4[None, :] & 1)
+    return a_row, a_col, b_row, b_col, c_row, c_col
+
+
+def build_mma(m, x: Instruction):
+    """mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 with the ISA's fragment layout."""
+    if "m16n8k16" not in x.modifiers or x.types != ("f32", "f16", "f16", "f32") or \
+            "row" not in x.modifiers or "col" not in x.modifiers:
+        raise PipeperfError(f"{x.opcode}: only mma.m16n8k16.row.col.f32.f16.f16.f32 is emulated",
+                            line=x.line)
+    d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
+    a_row, a_col, b_row, b_col, c_row, c_col = _lane_map()
+
+    def h(st, ix):
+        t = G.as_array(ix)
+        if len(t) % 32 or np.any(st.lane[t] != np.tile(np.arange(32), len(t) // 32)):
+            raise PipeperfError("mma.sync needs all 32 lanes of each warp active", line=x.line)
+        nw = len(t) // 32
+        w = np.arange(nw)[:, None, None]
+
+        def halves(names, k):
+            raw = np.stack([st.reg(n, np.dtype(np.uint32))[ix] for n in names], axis=1)
+            return np.ascontiguousarray(raw).view(F16).reshape(nw, 32, k).astype(F32)
+        A = np.zeros((nw, 16, 16), F32)
+        A[w, a_row[None], a_col[None]] = halves(a, 8)
+        B = np.zeros((nw, 16, 8), F32)
+        B[w, b_row[None], b_col[None]] = halves(b, 4)
+        C = np.zeros((nw, 16, 8), F32)
+        C[w, c_row[None], c_col[None]] = np.stack(
+            [st.reg(n, F32)[ix].view(F32) for n in c], axis=1).reshape(nw, 32, 4)
+        D = (np.matmul(A, B) + C).astype(F32)
+        out = D[w, c_row[None], c_col[None]].reshape(-1, 4)
+        for k, n in enumerate(d):
+            st.reg(n, F32)[ix] = out[:, k].view(np.uint32)
+    return h
