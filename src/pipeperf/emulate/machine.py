@@ -26,7 +26,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Label, Module,
                              ParamList, Register, Sink, Symbol, Vector)
 
-OP, BRA, EXIT, BAR, CALL, RET = range(6)
+OP, BRA, EXIT, BAR, CALL, RET, BRX = range(7)
 MAX_THREADS = 1 << 31
 MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")  # refuse launches that could not finish in reasonable time
 
@@ -53,6 +53,17 @@ class Program:
             if r == "bra":
                 k = BRA
                 tgt = func.labels[x.srcs[0].name]
+            elif r == "brx":
+                k = BRX
+                table = func.branch_tables.get(x.srcs[1].name) if len(x.srcs) > 1 else None
+                if table is None:
+                    h_ = _raiser(m, x, f"brx.idx table {x.srcs[1] if len(x.srcs) > 1 else '?'} "
+                                       f"is not a .branchtargets list of this function")
+                    self.brx_tables = getattr(self, "brx_tables", {})
+                    self.brx_tables[i] = h_
+                else:
+                    self.brx_tables = getattr(self, "brx_tables", {})
+                    self.brx_tables[i] = (x.srcs[0].name, np.array([func.labels[t] for t in table]))
             elif r in ("exit", "trap"):
                 k = EXIT
             elif r == "ret":
@@ -74,7 +85,7 @@ class Program:
                     h = _raiser(m, x, f"unsupported instruction {x.opcode} ({exc})")
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:
-                self.emulated[i] = needed is None or k in (BRA, CALL) or x.guard is not None
+                self.emulated[i] = needed is None or k in (BRA, BRX, CALL) or x.guard is not None
             self.handler.append(h)
 
 
@@ -757,6 +768,33 @@ class Machine:
                     cur, pc = self._advance(rest, pc + 1, waiting, heap)
                 else:
                     cur, pc = self._advance(cur, pc + 1, waiting, heap)
+            elif k == BRX:
+                c.branches += nw
+                tab = prog.brx_tables[pc]
+                if callable(tab):
+                    tab(st, on)
+                rest = G.subset(cur, ~gmask) if non < nt else None
+                if non:
+                    idx = st.reg(tab[0], np.dtype(np.uint32))[on].astype(np.int64)
+                    if np.any(idx >= len(tab[1])):
+                        x = prog.func.instructions[pc]
+                        raise EmulationError(f"kernel {self.kernel.name}: brx.idx index "
+                                             f"{int(idx.max())} outside its table of "
+                                             f"{len(tab[1])} labels", file=self.file, line=x.line)
+                    tg = tab[1][idx]
+                    w = wid[on]
+                    starts, lengths = G.segments(w)
+                    tmin = np.minimum.reduceat(tg, starts)
+                    tmax = np.maximum.reduceat(tg, starts)
+                    c.divergent_branches += int(np.count_nonzero(tmin != tmax))
+                    if rest is not None:
+                        c.divergent_branches += _divergent(wid, cur, gmask) - 0
+                    oa = G.as_array(on)
+                    for t_ in np.unique(tg):
+                        self._push(G.compact(oa[tg == t_]), int(t_), waiting, heap)
+                if rest is not None and G.size(rest):
+                    self._push(rest, pc + 1, waiting, heap)
+                cur = None
             elif k == EXIT or k == RET:
                 rest = G.subset(cur, ~gmask) if non < nt else None
                 if k == EXIT and non:

@@ -408,6 +408,25 @@ def _arith(ins: Instruction, m) -> Handler:
             r = (a >> pos.astype(a.dtype)) & ((np.int64(1) << np.minimum(ln, 63)) - 1).astype(a.dtype)
             dst(st, ix, r.astype(dt))
         return h
+    if root == "prmt":
+        if len(ins.modifiers) > 1:
+            raise Unsupported(f"{ins.opcode} (only the default prmt mode)")
+        sel_g = getter(ins.srcs[2], NP["u32"], m)
+
+        def h(st, ix):
+            a = np.asarray(srcs[0](st, ix)).astype(np.uint64)
+            b = np.asarray(srcs[1](st, ix)).astype(np.uint64)
+            sel = np.asarray(sel_g(st, ix)).astype(np.uint64)
+            both = (b << np.uint64(32)) | a
+            r = np.zeros(np.broadcast(both, sel).shape, np.uint64)
+            for k in range(4):
+                nib = (sel >> np.uint64(4 * k)) & np.uint64(15)
+                byte = (both >> ((nib & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                sign = np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0))
+                byte = np.where(nib & np.uint64(8), sign, byte)
+                r |= byte << np.uint64(8 * k)
+            dst(st, ix, r.astype(np.uint32))
+        return h
     if root == "shf":
         sh_g = getter(ins.srcs[2], NP["u32"], m)
         left = "l" in mods
@@ -566,7 +585,7 @@ def _nop(ins: Instruction, m) -> Handler:
 
 _BUILDERS: dict[str, Callable[[Instruction, Any], Handler]] = {}
 for _r in ("add sub mul mad fma div rem min max abs neg and or xor not shl shr setp selp popc "
-           "clz bfind brev bfi bfe shf").split():
+           "clz bfind brev bfi bfe shf prmt").split():
     _BUILDERS[_r] = _arith
 for _r in ("sin", "cos", "lg2", "ex2", "tanh", "rsqrt"):
     _BUILDERS[_r] = _sfu
