@@ -63,15 +63,15 @@ def test_inputs_are_not_modified_when_not_outputs():
     assert not np.array_equal(args[3], case.args[3])  # y was written
 
 
-PTX_PRMT = """
+PTX_LOP3 = """
 .version 8.0
 .target sm_80
 .address_size 64
-.visible .entry uses_prmt(.param .u64 p)
+.visible .entry uses_lop3(.param .u64 p)
 {
     .reg .b32 %r<4>;
     mov.u32 %r1, 7;
-    prmt.b32 %r2, %r1, %r1, 0x3210;
+    lop3.b32 %r2, %r1, %r1, %r1, 0xE8;
     ret;
 }
 """
@@ -80,7 +80,7 @@ PTX_PRMT = """
 def test_unsupported_is_named():
     from pipeperf.ptx import parse_ptx
     with pytest.raises(PipeperfError, match=r"unsupported instruction prmt\.b32") as e:
-        run_kernel(parse_ptx(PTX_PRMT), 1, 32, [np.zeros(1, np.uint32)])
+        run_kernel(parse_ptx(PTX_LOP3), 1, 32, [np.zeros(1, np.uint32)])
     assert e.value.line == 9
 
 
