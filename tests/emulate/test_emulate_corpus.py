@@ -79,7 +79,7 @@ PTX_LOP3 = """
 
 def test_unsupported_is_named():
     from pipeperf.ptx import parse_ptx
-    with pytest.raises(PipeperfError, match=r"unsupported instruction prmt\.b32") as e:
+    with pytest.raises(PipeperfError, match=r"unsupported instruction lop3\.b32") as e:
         run_kernel(parse_ptx(PTX_LOP3), 1, 32, [np.zeros(1, np.uint32)])
     assert e.value.line == 9
 
