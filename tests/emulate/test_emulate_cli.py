@@ -59,6 +59,11 @@ def test_npy_argument(cli, tmp_path):
                        "--arg", "1", "--arg", str(x), "--arg", "zeros:f32:64", "--json")
     assert rc == 0, err
     assert json.loads(out)["inst_fp_32"] == 64
+    rc, out, err = cli("profile", str(KERNELS / "saxpy.cu"), "--grid", "1", "--block", "64",
+                       "--arg", "n=64", "--arg", "a=1", "--arg", f"x={x}",
+                       "--arg", "y=zeros:f32:64", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["inst_fp_32"] == 64
 
 
 def test_errors_are_one_line(cli):

@@ -112,7 +112,7 @@ def bind_args(func: Function, args: Any, file: str | None = None,
         items = [(None, a) for a in (args or [])]
     pos = 0
     for name, value in items:
-        if name is None and isinstance(value, str) and "=" in value and not value.endswith(".npy"):
+        if name is None and isinstance(value, str) and re.match(r"^[A-Za-z_]\w*=", value):
             name, value = value.split("=", 1)
         if isinstance(value, str):
             value = parse_arg_value(value)

@@ -82,7 +82,8 @@ class Program:
                 try:
                     h = m.compile(x, full=needed is None or i in needed)
                 except Unsupported as exc:
-                    h = _raiser(m, x, f"unsupported instruction {x.opcode} ({exc})")
+                    why = "" if str(exc) == x.opcode else f" ({exc})"
+                    h = _raiser(m, x, f"unsupported instruction {x.opcode}{why}")
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:
                 self.emulated[i] = needed is None or k in (BRA, BRX, CALL) or x.guard is not None
