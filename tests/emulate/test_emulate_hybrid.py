@@ -31,3 +31,31 @@ def test_hybrid_emulates_less_on_compute_kernels():
 def test_hybrid_does_not_write_outputs():
     case, _, outputs = emulate_case("fma_chain", mode="hybrid")
     assert case.check(outputs) != []
+
+
+@pytest.mark.parametrize("name", ["saxpy", "matmul_tiled", "collatz_steps", "reduce_shared",
+                                  "histogram_shared", "noinline_call", "wmma_gemm"])
+def test_hybrid_without_memory_keeps_instruction_and_branch_counts(name):
+    from pipeperf.emulate import run_kernel
+    case, full, _ = emulate_case(name)
+    spec = case.spec
+    p = run_kernel(spec.ptx_path("sm_80"), spec.grid, spec.block, case.fresh_args(),
+                   kernel=name, shared=spec.shared, mode="hybrid", memory=False)
+    _, hyb, _ = emulate_case(name, mode="hybrid")
+    for k in ("inst_executed_warp", "inst_executed_thread", "inst_fp_32", "branches",
+              "divergent_branches", "branch_efficiency", "flop_count_sp"):
+        assert p.counts[k] == full.counts[k], k
+    assert p.counts["global_sectors"] is None and p.counts["shared_bank_conflicts"] is None
+    assert p.counts["fraction_emulated"] <= hyb.counts["fraction_emulated"]
+
+
+def test_hybrid_without_memory_is_smaller_on_saxpy(cli):
+    from test_emulate_corpus import KERNELS
+    rc, out, err = cli("profile", str(KERNELS / "ptx" / "saxpy.sm_80.ptx"), "--grid", "4",
+                       "--block", "256", "--arg", "1000", "--arg", "2", "--arg",
+                       "rand:f32:1000", "--arg", "zeros:f32:1000", "--mode", "hybrid",
+                       "--no-memory")
+    assert rc == 0, err
+    assert "n/a" in out
+    frac = float(next(l for l in out.splitlines() if "fraction emulated" in l).split()[-1])
+    assert frac < 0.5

@@ -27,6 +27,9 @@ def register(subparsers) -> None:
                         "or FILE.npy (repeat, in order or by name)")
     p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--mode", choices=("full", "hybrid"), default="full")
+    p.add_argument("--no-memory", action="store_true",
+                   help="hybrid mode without memory addresses (HyPA's slice: branch conditions "
+                        "only); memory statistics are then not reported")
     p.add_argument("--arch", help="nvcc target for .cu files (default: the compiler's)")
     p.add_argument("--max-steps", type=int, default=10_000_000,
                    help="stop after this many instruction groups (infinite-loop guard)")
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
                       shared=args.shared, mode=args.mode, max_steps=args.max_steps,
-                      arch=args.arch)
+                      arch=args.arch, memory=not args.no_memory)
     if args.csv:
         path = Path(args.csv)
         new = not path.exists() or path.stat().st_size == 0
@@ -70,5 +73,5 @@ def run(args: argparse.Namespace) -> int:
         ("seconds", f"{c['seconds']:.3f}"),
     ]
     for k, v in rows:
-        print(f"  {k:34s} {v}")
+        print(f"  {k:34s} {v}".replace("None", "n/a"))
     return 0

@@ -60,9 +60,10 @@ def select_kernel(module: Module, name: str | None) -> Function:
 def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                kernel: str | None = None, shared: int = 0, mode: str = "full",
                max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
-               trace_warps: int = 0, arch: str | None = None) -> Profile:
+               trace_warps: int = 0, arch: str | None = None, memory: bool = True) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
-    kernel's writes (in full mode); returns the :class:`Profile`."""
+    kernel's writes (in full mode); returns the :class:`Profile`. ``memory=False`` (hybrid
+    only) skips address computation: fewer instructions, memory statistics ``None``."""
     from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
 
@@ -75,7 +76,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared))
     t0 = time.perf_counter()
     m = Machine(module, func, launch, mode=mode, max_steps=max_steps,
-                batch_threads=batch_threads, trace_warps=trace_warps)
+                batch_threads=batch_threads, trace_warps=trace_warps, memory=memory)
     m.run()
     return build_profile(m, time.perf_counter() - t0)
 

@@ -22,8 +22,9 @@ def _regs(ops) -> set[str]:
     return {r.name for op in ops for r in registers_in(op)}
 
 
-def needed_instructions(func: Function) -> set[int]:
-    """Indices of ``func``'s instructions the hybrid mode executes."""
+def needed_instructions(func: Function, memory: bool = True) -> set[int]:
+    """Indices of ``func``'s instructions the hybrid mode executes; ``memory=False`` leaves
+    addresses out of the slice (HyPA's own setting: no memory statistics)."""
     ins = func.instructions
     writes = [_regs(x.dsts) if x.root not in _STORES else set() for x in ins]
     kernel_params = {p.name for p in func.params}
@@ -38,7 +39,7 @@ def needed_instructions(func: Function) -> set[int]:
     for i, x in enumerate(ins):
         if x.guard is not None:
             regs.add(x.guard.name)
-        if x.root in _MEM:
+        if x.root in _MEM and memory:
             for op in x.operands:
                 if type(op) is Address and op.base is not None and type(op.base) is not Symbol:
                     regs.add(op.base.name)

@@ -78,7 +78,8 @@ class Program:
             self.target.append(tgt)
             self.guard.append(None if x.guard is None else (x.guard.name, x.guard_neg))
             h = None
-            if k == OP and (needed is None or i in needed or x.root in MEMORY_ROOTS):
+            if k == OP and (needed is None or i in needed or
+                            (x.root in MEMORY_ROOTS and m.memory)):
                 try:
                     h = m.compile(x, full=needed is None or i in needed)
                 except Unsupported as exc:
@@ -101,11 +102,12 @@ class Machine:
 
     def __init__(self, module: Module, kernel: Function, launch, mode: str = "full",
                  max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
-                 file: str | None = None, trace_warps: int = 0):
+                 file: str | None = None, trace_warps: int = 0, memory: bool = True):
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
         self.trace_warps = trace_warps
+        self.memory = memory or mode == "full"  # False: memory statistics are not collected
         self.counters = Counters()
         B = launch.threads_per_block
         if B > 1024:
@@ -122,7 +124,7 @@ class Machine:
         needed = None
         if mode == "hybrid":
             from pipeperf.emulate.hybrid import needed_instructions
-            needed = needed_instructions(kernel)
+            needed = needed_instructions(kernel, memory)
         elif mode != "full":
             raise PipeperfError(f"unknown mode {mode!r} (full, hybrid)")
         self.programs[kernel.name] = Program(self, kernel, needed)
@@ -399,6 +401,8 @@ class Machine:
                              file=self.file, line=x.line)
 
     def _stats(self, st: State, ix, addr, space: str, nbytes: int, is_load: bool) -> None:
+        if not self.memory:
+            return
         c = self.counters
         if space == "global":
             w = st.wid[ix]

@@ -165,6 +165,12 @@ def build_profile(machine, seconds: float) -> Profile:
         "seconds": seconds,
         "thread_instructions_per_second": totals["thread_all"] / seconds if seconds else 0.0,
     }
+    if not machine.memory:  # hybrid without addresses: say "unknown", never a wrong 0
+        for k in ("global_load_requests", "global_store_requests", "global_load_sectors",
+                  "global_store_sectors", "global_sectors", "shared_requests",
+                  "shared_load_requests", "shared_store_requests", "shared_bank_conflicts",
+                  "local_requests", "atomic_requests"):
+            counts[k] = None
     m = machine.module
     return Profile(
         name=machine.kernel.name, file=machine.file, ptx_version=m.version,
