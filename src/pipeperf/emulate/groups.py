@@ -51,16 +51,6 @@ def merge(a: Group, b: Group) -> Group:
     return compact(u)
 
 
-def minus(g: Group, sub: Group) -> Group:
-    """Threads of ``g`` not in ``sub`` (``sub`` is a subset of ``g``)."""
-    if size(sub) == 0:
-        return g
-    ga = as_array(g)
-    keep = np.ones(len(ga), bool)
-    keep[np.searchsorted(ga, as_array(sub))] = False
-    return compact(ga[keep]) if type(g) is slice else ga[keep]
-
-
 def count_warps(wid: np.ndarray, g: Group) -> int:
     """Distinct warps with at least one thread in ``g``."""
     if type(g) is slice:

@@ -12,7 +12,7 @@ the slice).
 
 from __future__ import annotations
 
-from pipeperf.ptx.ir import Address, Function, Symbol, Vector, registers_in
+from pipeperf.ptx.ir import Address, Function, Symbol, registers_in
 
 _MEM = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")
 _STORES = ("st", "atom", "red", "cp.async", "wmma.store")

@@ -23,8 +23,8 @@ from pipeperf.emulate.memory import (CONST_BASE, GLOBAL_BASE, LOCAL_BASE, MAX_AR
 from pipeperf.emulate.ops import Unsupported, compile_instruction, getter, setter
 from pipeperf.emulate.state import NP, RAW, State
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Label, Module,
-                             ParamList, Register, Sink, Symbol, Vector)
+from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Module,
+                             ParamList, Register, Symbol, Vector)
 
 OP, BRA, EXIT, BAR, CALL, RET, BRX = range(7)
 MAX_THREADS = 1 << 31
@@ -716,7 +716,7 @@ class Machine:
                     heapq.heappop(heap)
                 if not heap:
                     if blocked:
-                        cur, pc = self._release(st, blocked, force=True)
+                        cur, pc = self._release(st, blocked)
                         if cur is None:
                             raise EmulationError(
                                 f"kernel {self.kernel.name}: barrier deadlock: threads wait at "
@@ -858,7 +858,7 @@ class Machine:
             return waiting.pop(low), low
         return g, pc
 
-    def _release(self, st: State, blocked: dict, only: int | None = None, force: bool = False):
+    def _release(self, st: State, blocked: dict, only: int | None = None):
         """Threads of CTAs whose live threads all wait at a barrier; (group, pc) or (None, -1)."""
         for p in ([only] if only is not None else sorted(blocked)):
             g = blocked[p]

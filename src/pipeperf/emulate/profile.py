@@ -8,7 +8,6 @@ from collections import Counter as _C
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 
 from pipeperf.emulate.counters import FLOPS, Counters
 

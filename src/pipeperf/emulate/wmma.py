@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from pipeperf.emulate import groups as G
-from pipeperf.emulate.state import RAW
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Instruction, Vector
 
