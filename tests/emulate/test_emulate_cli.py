@@ -105,3 +105,15 @@ def test_profile_api_for_roofline():
     km = metrics_from_profile(d, "saxpy", SAXPY)
     assert km is not None
     assert d["flop_count_sp_fma"] == 1000
+
+
+def test_trace_file(cli, tmp_path):
+    f = tmp_path / "t.json"
+    rc, out, err = cli("profile", SAXPY, "--grid", "4", "--block", "256", *ARGS,
+                       "--trace", str(f), "--trace-warps", "2")
+    assert rc == 0, err
+    doc = json.loads(f.read_text())
+    assert sorted(doc["warps"]) == ["0", "1"]
+    w0 = doc["warps"]["0"]
+    ld = [e for e in w0 if e["opcode"] == "ld.global.f32"]
+    assert len(ld) == 2 and len(ld[0]["addresses"]) == 32 and ld[0]["active"] == 0xFFFFFFFF

@@ -33,6 +33,11 @@ def register(subparsers) -> None:
     p.add_argument("--arch", help="nvcc target for .cu files (default: the compiler's)")
     p.add_argument("--max-steps", type=int, default=10_000_000,
                    help="stop after this many instruction groups (infinite-loop guard)")
+    p.add_argument("--trace", metavar="FILE.json",
+                   help="write per-warp dynamic traces (opcode, class, operands, active lanes, "
+                        "addresses) of the first --trace-warps warps")
+    p.add_argument("--trace-warps", type=int, default=4, metavar="N",
+                   help="warps to trace with --trace (default 4)")
     p.add_argument("--csv", metavar="FILE", help="append a HyPA-style CSV row to FILE")
     p.add_argument("--json", action="store_true", help="print the profile as JSON")
     p.set_defaults(func=run)
@@ -43,7 +48,15 @@ def run(args: argparse.Namespace) -> int:
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
                       shared=args.shared, mode=args.mode, max_steps=args.max_steps,
-                      arch=args.arch, memory=not args.no_memory)
+                      arch=args.arch, memory=not args.no_memory,
+                      trace_warps=args.trace_warps if args.trace else 0)
+    if args.trace:
+        doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),
+               "warps": {str(w): [dict(e, dsts=list(e["dsts"]), srcs=list(e["srcs"]),
+                                       addresses=None if e["addresses"] is None
+                                       else list(e["addresses"])) for e in entries]
+                         for w, entries in sorted(prof.traces.items())}}
+        Path(args.trace).write_text(json.dumps(doc))
     if args.csv:
         path = Path(args.csv)
         new = not path.exists() or path.stat().st_size == 0
