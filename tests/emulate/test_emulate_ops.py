@@ -126,3 +126,23 @@ def test_named_arguments_by_ptx_name_and_position():
     assert int(out[0]) == 0x00112233
     with pytest.raises(PipeperfError, match="no parameter 'zz'"):
         run_kernel(parse_ptx(PRMT), 1, 1, {"zz": 1})
+
+
+@pytest.mark.parametrize("line,what", [
+    ("add.sat.s32 %r2, %r1, %r1;", "integer saturation"),
+    ("add.cc.u32 %r2, %r1, %r1;", "carry chains"),
+    ("setp.eq.and.s32 %p1, %r1, %r1, %p2;", "combining predicate"),
+])
+def test_semantics_we_do_not_model_are_refused(line, what):
+    ptx = HEAD + """
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, 7;
+    """ + line + """
+    ret;
+}
+"""
+    with pytest.raises(PipeperfError, match=what):
+        run_kernel(parse_ptx(ptx), 1, 32, [np.zeros(1, np.uint32)])

@@ -12,11 +12,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pipeperf.emulate.groups import as_array, segments, size
 from pipeperf.emulate.state import NP, RAW, State, cast
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import (Address, Immediate, Instruction, NotPred, Register, Sink,
-                             SpecialRegister, Symbol, Vector, TYPE_BYTES)
+from pipeperf.ptx.ir import (Immediate, Instruction, NotPred, Register, Sink, SpecialRegister,
+                             Symbol, Vector)
 
 Handler = Callable[[State, Any], None]
 Getter = Callable[[State, Any], Any]
@@ -209,6 +208,12 @@ def _arith(ins: Instruction, m) -> Handler:
         return h2
     wide = "wide" in mods
     hi = "hi" in mods
+    if "cc" in mods:
+        raise Unsupported(f"{ins.opcode} (carry chains)")
+    if "sat" in mods and dt.kind != "f":
+        raise Unsupported(f"{ins.opcode} (integer saturation)")
+    if root == "setp" and len(ins.srcs) > 2:
+        raise Unsupported(f"{ins.opcode} (setp with a combining predicate)")
     srcs = [getter(s, dt, m) for s in ins.srcs]
     out_dt = NP[{"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}[t]] if wide else dt
     dst = setter(ins.dsts[0], out_dt)
@@ -609,13 +614,4 @@ def register_builder(root: str, fn) -> None:
     _BUILDERS[root] = fn
 
 
-# warp-wide helpers used by warp ops ------------------------------------------------
-def warp_segments(st: State, ix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(thread indices, segment starts, segment lengths) of the warps in group ``ix``."""
-    a = as_array(ix)
-    starts, lengths = segments(st.wid[a])
-    return a, starts, lengths
-
-
-__all__ = ["compile_instruction", "getter", "setter", "Unsupported", "register_builder",
-           "warp_segments", "size", "TYPE_BYTES", "Address"]
+__all__ = ["compile_instruction", "getter", "setter", "Unsupported", "register_builder"]
