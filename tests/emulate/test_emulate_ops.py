@@ -146,3 +146,28 @@ def test_semantics_we_do_not_model_are_refused(line, what):
 """
     with pytest.raises(PipeperfError, match=what):
         run_kernel(parse_ptx(ptx), 1, 32, [np.zeros(1, np.uint32)])
+
+
+RED = HEAD + """
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    .reg .f32 %f<3>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    red.global.add.u32 [%rd2], %r1;
+    mov.f32 %f1, 0f3F800000;
+    atom.global.add.f32 %f2, [%rd2+4], %f1;
+    ret;
+}
+"""
+
+
+def test_red_and_float_atomics_with_conflicts():
+    out = np.zeros(2, np.uint32)
+    p = run_kernel(parse_ptx(RED), 2, 64, [out])
+    assert int(out[0]) == 2 * sum(range(64))
+    assert out[1:].view(np.float32)[0] == 128.0
+    assert p.counts["atomic_requests"] == 2 * 2 * 2   # 2 instructions x 2 blocks x 2 warps
