@@ -74,11 +74,22 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
         aliases = cuda_param_names(Path(module.file).read_text(errors="replace"), func.name)
     values, names = bind_args(func, args, file=module.file, aliases=aliases)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared))
+    from pipeperf.emulate.machine import HybridFallback
+
     t0 = time.perf_counter()
-    m = Machine(module, func, launch, mode=mode, max_steps=max_steps,
-                batch_threads=batch_threads, trace_warps=trace_warps, memory=memory)
-    m.run()
-    return build_profile(m, time.perf_counter() - t0)
+    kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
+              trace_warps=trace_warps, memory=memory)
+    fallback = False
+    try:
+        m = Machine(module, func, launch, optimistic=True, **kw)
+        m.run()
+    except HybridFallback:
+        fallback = True
+        m = Machine(module, func, launch, optimistic=False, **kw)
+        m.run()
+    prof = build_profile(m, time.perf_counter() - t0)
+    prof.counts["hybrid_fallback"] = fallback
+    return prof
 
 
 def profile(path: str | Path, grid: Any = None, block: Any = None, args: Any = (),

@@ -16,17 +16,20 @@ from pipeperf.ptx.ir import Address, Function, Symbol, registers_in
 
 _MEM = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")
 _STORES = ("st", "atom", "red", "cp.async", "wmma.store")
+_PURE_STORES = ("st", "red", "cp.async", "wmma.store")  # write no register
 
 
 def _regs(ops) -> set[str]:
     return {r.name for op in ops for r in registers_in(op)}
 
 
-def needed_instructions(func: Function, memory: bool = True) -> set[int]:
+def needed_instructions(func: Function, memory: bool = True, optimistic: bool = False) -> set[int]:
     """Indices of ``func``'s instructions the hybrid mode executes; ``memory=False`` leaves
-    addresses out of the slice (HyPA's own setting: no memory statistics)."""
+    addresses out of the slice (HyPA's own setting: no memory statistics). ``optimistic``
+    keeps stores out even when a load is in the slice; the machine then checks at run time
+    that no needed load reads bytes a skipped store wrote (else it reruns conservatively)."""
     ins = func.instructions
-    writes = [_regs(x.dsts) if x.root not in _STORES else set() for x in ins]
+    writes = [_regs(x.dsts) if x.root not in _PURE_STORES else set() for x in ins]
     kernel_params = {p.name for p in func.params}
     need: set[int] = set()
     regs: set[str] = set()
@@ -61,7 +64,7 @@ def needed_instructions(func: Function, memory: bool = True) -> set[int]:
             if x.root in _STORES and memory_matters:
                 hit = {"<memory>"}
             if hit:
-                if x.root in ("ld", "wmma.load") and x.space != "param":
+                if x.root in ("ld", "wmma.load") and x.space != "param" and not optimistic:
                     memory_matters = True
                 add(i, _regs(x.srcs) | _regs(x.dsts if x.root in _STORES else ()))
                 if x.root in _STORES:

@@ -35,6 +35,10 @@ class EmulationError(PipeperfError):
     pass
 
 
+class HybridFallback(Exception):
+    """A needed load read bytes a skipped store wrote: rerun with the conservative slice."""
+
+
 class Program:
     """A function compiled to handlers; ``kind[i]`` says how the loop treats instruction i."""
 
@@ -102,12 +106,19 @@ class Machine:
 
     def __init__(self, module: Module, kernel: Function, launch, mode: str = "full",
                  max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
-                 file: str | None = None, trace_warps: int = 0, memory: bool = True):
+                 file: str | None = None, trace_warps: int = 0, memory: bool = True,
+                 optimistic: bool = False):
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
         self.trace_warps = trace_warps
         self.memory = memory or mode == "full"  # False: memory statistics are not collected
+        # optimistic hybrid: loads in the slice do not pull every store in; skipped stores
+        # poison their bytes and a needed load of a poisoned byte aborts (HybridFallback)
+        tensor = any(x.root in ("wmma.load", "wmma.store", "wmma.mma", "mma", "cp.async")
+                     for f in module.functions for x in f.instructions)
+        # (skipped stores can only poison bytes when their addresses are computed: memory)
+        self.optimistic = optimistic and mode == "hybrid" and not tensor and memory
         self.counters = Counters()
         B = launch.threads_per_block
         if B > 1024:
@@ -124,7 +135,7 @@ class Machine:
         needed = None
         if mode == "hybrid":
             from pipeperf.emulate.hybrid import needed_instructions
-            needed = needed_instructions(kernel, memory)
+            needed = needed_instructions(kernel, memory, self.optimistic)
         elif mode != "full":
             raise PipeperfError(f"unknown mode {mode!r} (full, hybrid)")
         self.programs[kernel.name] = Program(self, kernel, needed)
@@ -195,7 +206,7 @@ class Machine:
         self.local_bytes = (local_off + 15) // 16 * 16
         self.const = Arena(len(const))
         self.const.bytes[:len(const)] = np.frombuffer(bytes(const), np.uint8)
-        self.gmem.finish()
+        self.gmem.finish(getattr(self, "optimistic", False))
         need = self.gmem.size + self.cta_per_batch * (self.shared_bytes + self.block_threads *
                                                       (self.local_bytes + 256))
         if need > MAX_ARENA:
@@ -324,7 +335,14 @@ class Machine:
             if self.trace_warps:
                 self.counters.record_addresses(st.wid, ix, addr, self.trace_warps)
             if not full:
+                if not is_load:
+                    arena.taint(bidx, nbytes)
                 return
+            if is_load:
+                if arena.dirty(bidx, nbytes):
+                    raise HybridFallback()
+            else:
+                arena.clean(bidx, nbytes)
             v = arena.view(dt)
             e = bidx >> shift
             if is_load:
@@ -518,7 +536,10 @@ class Machine:
             self._stats(st, ix, addr, sp, esz, False)
             self.counters.atomics += G.count_warps(st.wid, ix)
             if not full:
+                arena.taint(bidx, esz)
                 return
+            if arena.dirty(bidx, esz):
+                raise HybridFallback()
             v = arena.view(dt)
             e = np.broadcast_to(bidx // esz, (G.size(ix),))
             vals = [np.broadcast_to(np.asarray(g(st, ix), dt), (G.size(ix),)) for g in gets]
@@ -664,15 +685,16 @@ class Machine:
                 st.lane = tid % 32
                 st.wid = (cta + c0) * wpc + tid // 32
                 self._specials(st, cta + c0, tid)
-                self.smem = Arena(nc * self.shared_bytes)
-                self.lmem = Arena(nc * B * self.local_bytes)
+                self.smem = Arena(nc * self.shared_bytes, self.optimistic)
+                self.lmem = Arena(nc * B * self.local_bytes, self.optimistic)
                 self.live = np.full(nc, B, np.int64)
                 self._execute(self.programs[self.kernel.name], st, slice(0, nc * B))
                 self.counters.ctas += nc
                 self.counters.threads += nc * B
                 self.counters.warps += nc * wpc
-        for k, addr, arr in self.buffers:
-            arr[...] = self.gmem.read_back(addr, arr)
+        if self.mode == "full":  # hybrid results are partial: leave the buffers alone
+            for k, addr, arr in self.buffers:
+                arr[...] = self.gmem.read_back(addr, arr)
 
     def _specials(self, st: State, cta_global: np.ndarray, tid: np.ndarray) -> None:
         L = self.launch

@@ -26,9 +26,26 @@ def _round(n: int, a: int) -> int:
 class Arena:
     """A byte array with typed views cached per dtype."""
 
-    def __init__(self, nbytes: int):
+    def __init__(self, nbytes: int, track: bool = False):
         self.bytes = np.zeros(_round(max(nbytes, 8), 8), np.uint8)
         self._views: dict = {}
+        # hybrid mode: bytes whose value is unknown because a skipped store wrote them
+        self.poison = np.zeros(len(self.bytes), bool) if track else None
+
+    def _span(self, bidx, n: int) -> np.ndarray:
+        b = np.atleast_1d(np.asarray(bidx, np.int64))
+        return (b[:, None] + np.arange(n)[None, :]).reshape(-1) if n > 1 else b
+
+    def taint(self, bidx, n: int) -> None:
+        if self.poison is not None:
+            self.poison[self._span(bidx, n)] = True
+
+    def clean(self, bidx, n: int) -> None:
+        if self.poison is not None:
+            self.poison[self._span(bidx, n)] = False
+
+    def dirty(self, bidx, n: int) -> bool:
+        return self.poison is not None and bool(self.poison[self._span(bidx, n)].any())
 
     def view(self, dt: np.dtype) -> np.ndarray:
         v = self._views.get(dt)
@@ -59,8 +76,8 @@ class GlobalMemory:
             self._pending.append((off, data))
         return GLOBAL_BASE + off
 
-    def finish(self) -> None:
-        self.arena = Arena(self.size)
+    def finish(self, track: bool = False) -> None:
+        self.arena = Arena(self.size, track)
         for off, data in self._pending:
             raw = np.frombuffer(data, np.uint8) if isinstance(data, bytes) else \
                 np.ascontiguousarray(data).view(np.uint8).reshape(-1)
