@@ -25,6 +25,7 @@ COMMANDS: list[str] = [
     "sw26010",
     "models",
     "compare",
+    "profile",
 ]
 
 

@@ -1,0 +1,90 @@
+"""``pipeperf profile KERNEL.cu|.ptx --grid X[,Y,Z] --block X[,Y,Z] --arg ...``: emulate a launch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+DESCRIPTION = """Emulate one kernel launch with pipeperf's SIMT emulator and print its profile
+(instructions by category, FLOPs, branches and branch efficiency, global sectors, shared bank
+conflicts). --mode hybrid executes only what branches and addresses depend on (HyPA) and gives
+the same counts faster. Arguments in parameter order or by name:
+  --arg n=1048576 --arg a=2.0 --arg x=rand:f32:1048576 --arg y=zeros:f32:1048576 --arg z=file.npy
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("profile", help="emulate a kernel launch and profile it (SIMT/HyPA)",
+                              description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
+    p.add_argument("--kernel", help="kernel (.entry) name; needed when the file has several")
+    p.add_argument("--grid", required=True, help="grid size X[,Y[,Z]]")
+    p.add_argument("--block", required=True, help="block size X[,Y[,Z]]")
+    p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
+                   help="kernel argument: number, KIND:TYPE:N (KIND zeros|ones|arange|rand), "
+                        "or FILE.npy (repeat, in order or by name)")
+    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
+    p.add_argument("--mode", choices=("full", "hybrid"), default="full")
+    p.add_argument("--no-memory", action="store_true",
+                   help="hybrid mode without memory addresses (HyPA's slice: branch conditions "
+                        "only); memory statistics are then not reported")
+    p.add_argument("--arch", help="nvcc target for .cu files (default: the compiler's)")
+    p.add_argument("--max-steps", type=int, default=10_000_000,
+                   help="stop after this many instruction groups (infinite-loop guard)")
+    p.add_argument("--trace", metavar="FILE.json",
+                   help="write per-warp dynamic traces (opcode, class, operands, active lanes, "
+                        "addresses) of the first --trace-warps warps")
+    p.add_argument("--trace-warps", type=int, default=4, metavar="N",
+                   help="warps to trace with --trace (default 4)")
+    p.add_argument("--csv", metavar="FILE", help="append a HyPA-style CSV row to FILE")
+    p.add_argument("--json", action="store_true", help="print the profile as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pipeperf.emulate import csv_text, run_kernel
+
+    prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
+                      shared=args.shared, mode=args.mode, max_steps=args.max_steps,
+                      arch=args.arch, memory=not args.no_memory,
+                      trace_warps=args.trace_warps if args.trace else 0)
+    if args.trace:
+        doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),
+               "warps": {str(w): [dict(e, dsts=list(e["dsts"]), srcs=list(e["srcs"]),
+                                       addresses=None if e["addresses"] is None
+                                       else list(e["addresses"])) for e in entries]
+                         for w, entries in sorted(prof.traces.items())}}
+        Path(args.trace).write_text(json.dumps(doc))
+    if args.csv:
+        path = Path(args.csv)
+        new = not path.exists() or path.stat().st_size == 0
+        with path.open("a") as f:
+            f.write(csv_text([prof], header=new))
+    if args.json:
+        print(json.dumps(prof.to_dict(), indent=2))
+        return 0
+    c = prof.counts
+    print(f"kernel {prof.name}  grid {prof.grid}  block {prof.block}  mode {prof.mode}")
+    rows = [
+        ("warp instructions executed", c["inst_executed_warp"]),
+        ("thread instructions executed", c["inst_executed_thread"]),
+        ("  fp32 / fp64 / fp16", f"{c['inst_fp_32']} / {c['inst_fp_64']} / {c['inst_fp_16']}"),
+        ("  integer", c["inst_integer"]),
+        ("  load/store", c["inst_compute_ld_st"]),
+        ("flop sp / dp / hp", f"{c['flop_count_sp']} / {c['flop_count_dp']} / {c['flop_count_hp']}"),
+        ("branches / divergent", f"{c['branches']} / {c['divergent_branches']}"),
+        ("branch efficiency %", f"{c['branch_efficiency']:.2f}"),
+        ("global load / store requests",
+         f"{c['global_load_requests']} / {c['global_store_requests']}"),
+        ("global sectors (load / store)",
+         f"{c['global_load_sectors']} / {c['global_store_sectors']}"),
+        ("shared requests / bank conflicts",
+         f"{c['shared_requests']} / {c['shared_bank_conflicts']}"),
+        ("fraction emulated", f"{c['fraction_emulated']:.3f}"),
+        ("seconds", f"{c['seconds']:.3f}"),
+    ]
+    for k, v in rows:
+        print(f"  {k:34s} {v}".replace("None", "n/a"))
+    return 0

@@ -1,0 +1,181 @@
+"""Profile of one emulated launch: nvprof-style metrics, JSON dict and HyPA CSV row."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter as _C
+from dataclasses import dataclass, field
+from typing import Any
+
+
+from pipeperf.emulate.counters import FLOPS, Counters
+
+#: HyPA's CSV columns (Sec. IV, Table of results), then ours.
+CSV_COLUMNS = ["file", "ptx_version", "target", "address_size", "kernel", "ctas", "threads",
+               "static_instructions", "dynamic_instructions", "fp_instructions",
+               "executed_instructions", "divergent_branches", "branch_efficiency",
+               "duration_ms", "mode", "inst_executed_warp", "fraction_emulated", "branches",
+               "flop_count_sp", "flop_count_dp", "flop_count_hp", "global_load_requests",
+               "global_store_requests", "global_sectors", "shared_requests",
+               "shared_bank_conflicts"]
+
+_LDST_SPACES = ("global", "shared", "local", "generic")
+
+
+@dataclass
+class Profile:
+    """Counts of one kernel launch (thread-level counts exclude predicated-off threads
+    unless named ``_all``)."""
+
+    name: str
+    file: str | None
+    ptx_version: str
+    target: str
+    address_size: int | None
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    mode: str
+    seconds: float
+    static_instructions: int
+    counts: dict[str, Any] = field(default_factory=dict)
+    by_category: dict[str, dict[str, int]] = field(default_factory=dict)
+    by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
+    traces: dict[int, list] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.counts[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "file": self.file, "ptx_version": self.ptx_version,
+             "target": self.target, "address_size": self.address_size,
+             "grid": list(self.grid), "block": list(self.block), "mode": self.mode}
+        d.update(self.counts)
+        d["by_category"] = self.by_category
+        d["by_opcode"] = self.by_opcode
+        return d
+
+    def csv_row(self) -> dict[str, Any]:
+        c = self.counts
+        return {
+            "file": self.file or "", "ptx_version": self.ptx_version, "target": self.target,
+            "address_size": self.address_size or "", "kernel": self.name, "ctas": c["ctas"],
+            "threads": c["threads"], "static_instructions": self.static_instructions,
+            "dynamic_instructions": c["inst_executed_thread_all"],
+            "fp_instructions": c["inst_fp_32"] + c["inst_fp_64"] + c["inst_fp_16"],
+            "executed_instructions": c["inst_emulated_thread"],
+            "divergent_branches": c["divergent_branches"],
+            "branch_efficiency": f"{c['branch_efficiency']:.2f}",
+            "duration_ms": f"{1000 * self.seconds:.3f}", "mode": self.mode,
+            "inst_executed_warp": c["inst_executed_warp"],
+            "fraction_emulated": f"{c['fraction_emulated']:.4f}", "branches": c["branches"],
+            "flop_count_sp": c["flop_count_sp"], "flop_count_dp": c["flop_count_dp"],
+            "flop_count_hp": c["flop_count_hp"],
+            "global_load_requests": c["global_load_requests"],
+            "global_store_requests": c["global_store_requests"],
+            "global_sectors": c["global_sectors"], "shared_requests": c["shared_requests"],
+            "shared_bank_conflicts": c["shared_bank_conflicts"],
+        }
+
+
+def csv_text(profiles: list[Profile], header: bool = True) -> str:
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
+    if header:
+        w.writeheader()
+    for p in profiles:
+        w.writerow(p.csv_row())
+    return out.getvalue()
+
+
+def build_profile(machine, seconds: float) -> Profile:
+    """Derive every metric from the machine's per-instruction counters."""
+    c: Counters = machine.counters
+    cat_w: _C = _C()
+    cat_t: _C = _C()
+    op_w: _C = _C()
+    op_t: _C = _C()
+    totals = _C()
+    emulated_t = 0
+    for name, (prog, w, t, on) in c.per_prog.items():
+        for i, x in enumerate(prog.func.instructions):
+            if not t[i]:
+                continue
+            cat, opc = x.category, x.opcode
+            cat_w[cat] += w[i]
+            cat_t[cat] += on[i]
+            op_w[opc] += w[i]
+            op_t[opc] += on[i]
+            totals["warp"] += w[i]
+            totals["thread_all"] += t[i]
+            totals["thread"] += on[i]
+            if prog.emulated[i]:
+                emulated_t += t[i]
+            fl = FLOPS.get(x.root, 0)
+            if cat in ("fp32", "fp64", "fp16"):
+                key = {"fp32": "sp", "fp64": "dp", "fp16": "hp"}[cat]
+                lanes = 2 if "f16x2" in x.types or "bf16x2" in x.types else 1
+                totals["inst_" + cat] += on[i]
+                totals["flop_" + key] += fl * on[i] * lanes
+                if x.root in ("fma", "mad"):
+                    totals["fma_" + key] += on[i] * lanes
+                elif x.root in ("add", "sub"):
+                    totals["add_" + key] += on[i] * lanes
+                elif x.root == "mul":
+                    totals["mul_" + key] += on[i] * lanes
+            elif cat == "sfu":
+                totals["sfu"] += on[i]
+                totals["flop_special"] += on[i]
+            elif cat == "int":
+                totals["int"] += on[i]
+            sp = x.space or "generic"
+            if x.root in ("ld", "st") and sp in _LDST_SPACES:
+                totals["ldst"] += on[i]
+    b, d = c.branches, c.divergent_branches
+    counts = {
+        "inst_executed_warp": totals["warp"],
+        "inst_executed_thread": totals["thread"],
+        "inst_executed_thread_all": totals["thread_all"],
+        "inst_emulated_thread": emulated_t,
+        "fraction_emulated": emulated_t / totals["thread_all"] if totals["thread_all"] else 0.0,
+        "inst_fp_32": totals["inst_fp32"], "inst_fp_64": totals["inst_fp64"],
+        "inst_fp_16": totals["inst_fp16"], "inst_integer": totals["int"],
+        "inst_sfu": totals["sfu"], "inst_compute_ld_st": totals["ldst"],
+        "flop_count_sp": totals["flop_sp"], "flop_count_dp": totals["flop_dp"],
+        "flop_count_hp": totals["flop_hp"], "flop_count_sp_fma": totals["fma_sp"],
+        "flop_count_dp_fma": totals["fma_dp"], "flop_count_hp_fma": totals["fma_hp"],
+        "flop_count_sp_add": totals["add_sp"], "flop_count_sp_mul": totals["mul_sp"],
+        "flop_count_dp_add": totals["add_dp"], "flop_count_dp_mul": totals["mul_dp"],
+        "flop_count_sp_special": totals["flop_special"],
+        "branches": b, "divergent_branches": d,
+        # nvprof branch_efficiency = 100 * (branches - divergent) / branches
+        "branch_efficiency": 100.0 * (b - d) / b if b else 100.0,
+        "global_load_requests": c.global_load_requests,
+        "global_store_requests": c.global_store_requests,
+        "global_load_sectors": c.global_load_sectors,
+        "global_store_sectors": c.global_store_sectors,
+        "global_sectors": c.global_load_sectors + c.global_store_sectors,
+        "shared_requests": c.shared_requests,
+        "shared_load_requests": c.shared_load_requests,
+        "shared_store_requests": c.shared_store_requests,
+        "shared_bank_conflicts": c.shared_bank_conflicts,
+        "local_requests": c.local_requests, "atomic_requests": c.atomics,
+        "barriers": c.barriers, "ctas": c.ctas, "threads": c.threads, "warps": c.warps,
+        "seconds": seconds,
+        "thread_instructions_per_second": totals["thread_all"] / seconds if seconds else 0.0,
+    }
+    if not machine.memory:  # hybrid without addresses: say "unknown", never a wrong 0
+        for k in ("global_load_requests", "global_store_requests", "global_load_sectors",
+                  "global_store_sectors", "global_sectors", "shared_requests",
+                  "shared_load_requests", "shared_store_requests", "shared_bank_conflicts",
+                  "local_requests", "atomic_requests"):
+            counts[k] = None
+    m = machine.module
+    return Profile(
+        name=machine.kernel.name, file=machine.file, ptx_version=m.version,
+        target=",".join(m.target), address_size=m.address_size, grid=machine.launch.grid,
+        block=machine.launch.block, mode=machine.mode, seconds=seconds,
+        static_instructions=len(machine.kernel.instructions), counts=counts,
+        by_category={"warp": dict(cat_w), "thread": dict(cat_t)},
+        by_opcode={"warp": dict(op_w), "thread": dict(op_t)},
+        traces=dict(c.trace))

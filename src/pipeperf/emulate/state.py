@@ -1,0 +1,79 @@
+"""Per-batch thread state: registers as NumPy arrays over threads, special registers.
+
+Registers hold raw bits (``uint8/16/32/64``, ``bool`` for predicates); an
+instruction views them as its own type (``.view(np.float32)``), which costs
+nothing, so one register file serves typed and untyped (``.b32``) accesses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeperf.ptx.ir import TYPE_BYTES, Function
+
+RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+       8: np.dtype(np.uint64)}
+
+#: NumPy dtype of each PTX scalar type.
+NP = {"s8": np.int8, "u8": np.uint8, "b8": np.uint8, "s16": np.int16, "u16": np.uint16,
+      "b16": np.uint16, "f16": np.float16, "bf16": np.uint16, "s32": np.int32, "u32": np.uint32,
+      "b32": np.uint32, "f32": np.float32, "f16x2": np.uint32, "s64": np.int64,
+      "u64": np.uint64, "b64": np.uint64, "f64": np.float64, "pred": np.bool_}
+NP = {k: np.dtype(v) for k, v in NP.items()}
+
+
+def cast(a, dt: np.dtype):
+    """Reinterpret (same width) or resize (integer widths) ``a`` as ``dt``."""
+    if a.dtype == dt:
+        return a
+    if dt == np.bool_:
+        return a != 0
+    if a.dtype == np.bool_:
+        return a.astype(dt)
+    if a.dtype.itemsize == dt.itemsize:
+        return a.view(dt) if isinstance(a, np.ndarray) else np.asarray(a).view(dt)[()]
+    if a.dtype.kind == "f" or dt.kind == "f":
+        # e.g. an f16 value in a 32-bit register: use the low bits
+        raw = a.view(RAW[a.dtype.itemsize]) if a.dtype.kind == "f" else a
+        raw = raw.astype(RAW[dt.itemsize])
+        return raw.view(dt) if isinstance(raw, np.ndarray) else np.asarray(raw).view(dt)[()]
+    return a.astype(RAW[a.dtype.itemsize]).astype(RAW[dt.itemsize]).view(dt) \
+        if isinstance(a, np.ndarray) else np.asarray(a).astype(dt)[()]
+
+
+class State:
+    """Registers and thread coordinates of ``n`` threads (a batch of whole CTAs, or the
+    threads that entered a device function)."""
+
+    def __init__(self, func: Function, n: int):
+        self.func = func
+        self.n = n
+        self.regs: dict[str, np.ndarray] = {}
+        for d in func.reg_decls:
+            dt = np.dtype(np.bool_) if d.type == "pred" else RAW.get(TYPE_BYTES.get(d.type, 4))
+            for r in d.registers():
+                self.regs[r] = np.zeros(n, dt)
+        for p in func.params:
+            if p.space == "reg":
+                self.regs[p.name] = np.zeros(n, RAW[TYPE_BYTES.get(p.type, 4)])
+        self.params: dict[tuple[str, int], np.ndarray] = {}
+        self.special: dict[str, np.ndarray | np.generic] = {}
+        # filled by the machine
+        self.wid: np.ndarray = np.zeros(n, np.int64)   # launch-wide warp id (contiguous)
+        self.cta: np.ndarray = np.zeros(n, np.int64)   # CTA index within the batch
+        self.tix: np.ndarray = np.arange(n, dtype=np.int64)  # thread index in the batch
+        self.lane: np.ndarray = np.zeros(n, np.int64)
+        self.smem_base: np.ndarray = np.zeros(n, np.int64)  # byte offset of the CTA's shared
+        self.top = True  # a kernel's state (not a device function's)
+
+    def reg(self, name: str, dt: np.dtype) -> np.ndarray:
+        a = self.regs.get(name)
+        if a is None:
+            a = self.regs[name] = np.zeros(self.n, np.bool_ if dt == np.bool_ else RAW[dt.itemsize])
+        return a
+
+    def param_store(self, key: tuple[str, int], dt: np.dtype) -> np.ndarray:
+        a = self.params.get(key)
+        if a is None:
+            a = self.params[key] = np.zeros(self.n, RAW[dt.itemsize])
+        return a
