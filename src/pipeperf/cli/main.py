@@ -19,6 +19,8 @@ from pipeperf.errors import PipeperfError
 COMMANDS: list[str] = [
     "roofline",
     "gpu",
+    "calibrate",
+    "measure",
 ]
 
 
