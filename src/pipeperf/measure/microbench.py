@@ -108,7 +108,7 @@ def _asm(ptx: str, outputs: str, inputs: str = "", clobber: str = "") -> str:
     return text + ");"
 
 
-def _one(cls: str, sub: str, ptx_op: str, t: str, operands: str, unroll: int = 256, iters: int = 16,
+def _one(cls: str, sub: str, ptx_op: str, t: str, operands: str, unroll: int = 256, iters: int = 32,
          note: str = "") -> Bench:
     """x = op(x, operands...): a chain through one register (operands name y, z)."""
     c = _CONSTRAINT[t]
@@ -120,7 +120,7 @@ def _one(cls: str, sub: str, ptx_op: str, t: str, operands: str, unroll: int = 2
                  subsystem=sub, ptx=shown, note=note)
 
 
-def _fib(cls: str, sub: str, ptx_op: str, unroll: int = 128, iters: int = 16) -> Bench:
+def _fib(cls: str, sub: str, ptx_op: str, unroll: int = 128, iters: int = 32) -> Bench:
     """x = op(x, y); y = op(y, x): a dependent chain that no algebra can shorten."""
     step = (_asm(f"{ptx_op} %0, %0, %1;", '"+r"(x)', '"r"(y)') + " "
             + _asm(f"{ptx_op} %0, %0, %1;", '"+r"(y)', '"r"(x)'))
@@ -157,9 +157,9 @@ def chain_benchmarks() -> list[Bench]:
         _one("add_f32", "alu", "add.rn.f32", "f32", "y"),
         _one("mul_f32", "alu", "mul.rn.f32", "f32", "y"),
         _one("fma_f32", "alu", "fma.rn.f32", "f32", "yz"),
-        _one("add_f64", "dpu", "add.rn.f64", "f64", "y", iters=8),
-        _one("mul_f64", "dpu", "mul.rn.f64", "f64", "y", iters=8),
-        _one("fma_f64", "dpu", "fma.rn.f64", "f64", "yz", iters=8),
+        _one("add_f64", "dpu", "add.rn.f64", "f64", "y", iters=16),
+        _one("mul_f64", "dpu", "mul.rn.f64", "f64", "y", iters=16),
+        _one("fma_f64", "dpu", "fma.rn.f64", "f64", "yz", iters=16),
         _fib("add_s32", "alu", "add.s32"),
         _fib("mul_s32", "alu", "mul.lo.s32"),
         _one("mad_s32", "alu", "mad.lo.s32", "u32", "yz"),
@@ -182,7 +182,7 @@ def chain_benchmarks() -> list[Bench]:
               subsystem="sfu", ptx="neg.f32 t, x; ex2.approx.ftz.f32 x, t;",
               note="x = 2^-x stays in (0, 1]; ptxas folds the negation into MUFU.EX2"),
         Bench("cvt_f32_s32", "chain", "cvt_f32_s32", _U32,
-              _asm("{ .reg .f32 t; cvt.rn.f32.s32 t, %0; mov.b32 %0, t; }", '"+r"(x)'), "(float)x", 256, 8,
+              _asm("{ .reg .f32 t; cvt.rn.f32.s32 t, %0; mov.b32 %0, t; }", '"+r"(x)'), _RESULT["u32"], 256, 8,
               subsystem="sfu", ptx="cvt.rn.f32.s32 t, x; mov.b32 x, t;",
               note="int -> float; the bit move is free (registers are untyped)"),
         Bench("cvt_s32_f32", "chain", "cvt_s32_f32", _F32,
@@ -227,8 +227,9 @@ def chain_benchmarks() -> list[Bench]:
                                     f"{'line' if s == 1 else 'set of lines'} (DRAM)"))
     b.append(_memory_chain("ld_global_s32_l2", "ld.global.cg.u32", "ring", ring_lines=0, unroll=64, iters=8,
                            note="ring of lines per warp that fits half of the L2, loaded .cg (L2 hits)"))
-    b.append(_memory_chain("ld_global_s32_l1", "ld.global.ca.u32", "ring", ring_lines=4, unroll=64, iters=8,
-                           note="ring of 4 lines per warp (512 B), loaded .ca (L1 hits)"))
+    b.append(_memory_chain("ld_global_s32_l1", "ld.global.ca.u32", "ring", ring_lines=2, unroll=64, iters=8,
+                           note="ring of 2 lines per warp (256 B; 16 KB at 64 warps fits the L1 left beside "
+                                "the maximum shared-memory carve-out), loaded .ca (L1 hits)"))
     return b
 
 
@@ -356,6 +357,7 @@ _KERNEL = """
 extern "C" __global__ void {ident}(PPArgs a) {{
   extern __shared__ __align__(16) unsigned pp_smem[];
   {decl}{prime}
+  pp_gate(a);
   const unsigned long long t0 = pp_clock();
   #pragma unroll 1
   for (int it = 0; it < a.iters; ++it) {{

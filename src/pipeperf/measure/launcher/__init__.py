@@ -127,7 +127,7 @@ def build(build_dir: str | Path | None = None, nvcc: str | None = None) -> Path:
     return exe
 
 
-_ENTRY = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
+_ENTRY = re.compile(r"^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.MULTILINE)
 
 
 def ptx_entries(ptx_text: str) -> list[str]:

@@ -64,7 +64,7 @@ template <class F>
 static void entry(const char* name, F& fn, bool required) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult q;
-  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q);
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, CUDART_VERSION, cudaEnableDefault, &q);
   if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !p) {
     p = nullptr;
     if (required) die(3, "the CUDA driver has no entry point %s", name);

@@ -15,6 +15,8 @@ struct PPArgs {
   unsigned long long chunk;   // memory chains: 32-bit words owned by one warp
   int iters;                  // outer (rolled) iterations; N = iters * instructions per iteration
   unsigned prime;             // ring chains: untimed steps before the clock starts (one lap)
+  unsigned* gate;             // per-SM arrival counters (zeroed before each launch), or null
+  unsigned gate_warps;        // warps each SM is meant to hold: the gate opens when all arrived
   float f1, f2, f3;
   double d1, d2, d3;
   unsigned u1, u2, u3;
@@ -64,6 +66,21 @@ __device__ __forceinline__ void pp_record(const PPArgs& a, unsigned long long t0
     a.rec[3ull * gw + 1] = t1;
     a.rec[3ull * gw + 2] = ((unsigned long long)warpid << 32) | smid;
   }
+}
+
+// Start gate: every warp waits until all gate_warps warps of its SM have arrived, so that block
+// dispatch (thousands of blocks at high occupancy) does not stagger the timed regions. A warp
+// gives up after ~4M cycles (an SM that never fills is then flagged by the residency checks).
+__device__ __forceinline__ void pp_gate(const PPArgs& a) {
+  if (a.gate == nullptr) return;
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if ((threadIdx.x & 31) == 0) atomicAdd(&a.gate[smid], 1u);
+  __syncwarp();
+  const unsigned long long t = pp_clock();
+  while (*(volatile unsigned*)&a.gate[smid] < a.gate_warps && pp_clock() - t < 4000000ull) {
+  }
+  __syncwarp();
 }
 
 // Warp index in the grid and lane: used by the memory chains to find their chunk.

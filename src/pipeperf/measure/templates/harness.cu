@@ -12,6 +12,8 @@
 // * cycles: lane 0 of each warp reads %clock64 before and after its chain; per SM the run takes
 //   max(after) - min(before) cycles (the counter is per SM, so cycles are exact whatever the boost
 //   clock does); the launch's figure is the median over SMs, and a point's the median over reps;
+// * start gate: warps count themselves in per SM and wait until all W have arrived before reading
+//   the clock, so block dispatch skew stays out of the timed region;
 // * checks: %smid says where each warp ran: every SM used must hold exactly W warps whose timed
 //   regions all overlap, else the row is flagged (overlap_ok = 0, sm_warps_min/max);
 // * timing: CUDA events around every launch, one warm-up launch per point, L2 flushed (memset of
@@ -194,6 +196,7 @@ struct Ctx {
   Options o;
   unsigned long long* rec = nullptr;
   size_t rec_words = 0;
+  unsigned* gate = nullptr;  // per-SM start-gate counters
   float* sink = nullptr;
   void* flush = nullptr;
   size_t flush_bytes = 0;
@@ -202,6 +205,8 @@ struct Ctx {
   double t_start = 0;
   bool truncated = false;
 };
+
+static const int PP_GATE_SLOTS = 4096;  // > %nsmid on any GPU
 
 static PPArgs base_args(Ctx& c) {
   PPArgs a;
@@ -228,6 +233,9 @@ static LaunchStats launch_timed(Ctx& c, const PPBench& b, PPArgs a, int g, int m
     exit(3);
   }
   CK(cudaMemsetAsync(c.rec, 0, 3 * warps * sizeof(unsigned long long)));
+  CK(cudaMemsetAsync(c.gate, 0, PP_GATE_SLOTS * sizeof(unsigned)));
+  a.gate = c.gate;
+  a.gate_warps = (unsigned)(g * m);
   if (flush) CK(cudaMemsetAsync(c.flush, 0x5a, c.flush_bytes));
   void* params[] = {&a};
   CK(cudaEventRecord(c.e0));
@@ -659,6 +667,7 @@ int main(int argc, char** argv) {
   // buffers shared by all benchmarks
   c.rec_words = 3ull * d.sms * d.max_warps;
   CK(cudaMalloc(&c.rec, c.rec_words * sizeof(unsigned long long)));
+  CK(cudaMalloc(&c.gate, PP_GATE_SLOTS * sizeof(unsigned)));
   CK(cudaMalloc(&c.sink, (size_t)d.sms * d.p.maxThreadsPerMultiProcessor * sizeof(float) + 4096));
   c.flush_bytes = std::max<size_t>(2 * d.l2, 64u << 20);
   CK(cudaMalloc(&c.flush, c.flush_bytes));
