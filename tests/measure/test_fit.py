@@ -205,3 +205,14 @@ def test_bad_csv_is_reported_with_its_line(tmp_path):
     p.write_text("# gpu: x\n" + ",".join(harness.SWEEP_COLUMNS) + "\n" + "a,chain,a,,alu,0,1,1,1,0,100\n")
     with pytest.raises(PipeperfError, match=r"chains.csv:3: expected 23 fields"):
         harness.read_sweep_csv(p)
+
+
+def test_a_hull_still_falling_at_the_top_is_flagged():
+    ws = list(range(1, 65))
+    # Lambda / lambda = 400 / 2 = 200 warps: never saturated within 64 warps per SM
+    rows = [row(w, eq1(100, w, 2.0, 400), bench="slow") for w in ws]
+    fits, warnings = fit.fit_chains(rows)
+    assert not fits[0].saturated and fits[0].lam_raw > 2.0 * 2
+    assert any("upper bound" in w for w in warnings)
+    rows = [row(w, eq1(100, w, 2.0, 40), bench="fast") for w in ws]
+    assert fit.fit_chains(rows)[0][0].saturated

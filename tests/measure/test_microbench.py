@@ -115,3 +115,13 @@ def test_a_calibration_fits_a_device_session():
     """Few enough launches that the whole run takes seconds, not the 10-minute limit."""
     n = mb.estimated_launches(mb.all_benchmarks(), 64, 32, reps=5)
     assert 5_000 < n < 20_000
+
+
+def test_harness_writes_the_columns_the_reader_expects():
+    from pipeperf.measure import harness
+    text = mb.template_text("harness.cu")
+    sweep = re.search(r'SWEEP_HEADER =\s*((?:"[^"]*"\s*)+);', text).group(1)
+    peak = re.search(r'PEAK_HEADER =\s*((?:"[^"]*"\s*)+);', text).group(1)
+    join = lambda lits: "".join(re.findall(r'"([^"]*)"', lits)).replace("\\n", "")
+    assert tuple(join(sweep).split(",")) == harness.SWEEP_COLUMNS
+    assert tuple(join(peak).split(",")) == harness.PEAK_COLUMNS

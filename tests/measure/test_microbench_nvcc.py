@@ -82,3 +82,13 @@ def test_harness_without_a_gpu_says_so(bench_exe, tmp_path):
 def test_bad_harness_usage_exits_2(bench_exe):
     out = subprocess.run([str(bench_exe), "--bogus"], capture_output=True, text=True, timeout=60)
     assert out.returncode == harness.EXIT_USAGE and "unknown argument" in out.stderr
+
+
+@pytest.mark.parametrize("warps,blocks,quick", [(64, 32, False), (64, 32, True), (48, 16, False), (32, 16, False)])
+def test_harness_occupancy_plan_is_python_s(bench_exe, warps, blocks, quick):
+    """The harness computes its plan on the device; it must be the one the docs and tests use."""
+    cmd = [str(bench_exe), "--plan", f"{warps},{blocks}"] + (["--quick"] if quick else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    got = [tuple(map(int, line.split(","))) for line in out.stdout.split()]
+    assert got == mb.occupancy_plan(warps, blocks, quick)

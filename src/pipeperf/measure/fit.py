@@ -54,6 +54,7 @@ class ClassFit:
     lam: float = 0.0          # rounded
     Lam: float = 0.0
     bench: str = ""
+    saturated: bool = True    # t / (N W) had levelled off before the highest occupancy
 
     def rounded(self, il: float) -> "ClassFit":
         self.lam = round_to_issue_limit(self.lam_raw, il, positive=True)
@@ -88,6 +89,18 @@ def boat_hull(warps: list[int], cycles: list[float], n: int) -> tuple[float, flo
     return lam, Lam, warps[i_min], warps[i_max]
 
 
+def saturated(warps: list[int], cycles: list[float], n: int, tolerance: float = 0.05) -> bool:
+    """Whether t / (N W) at the highest occupancy is within ``tolerance`` of its value at half of
+    it: past W = Lambda / lambda Eq. 1 is flat, so a curve still falling has not reached lambda."""
+    pts = sorted(zip(warps, cycles))
+    w_hi, t_hi = pts[-1]
+    below = [(w, t) for w, t in pts if w <= w_hi / 2]
+    if not below:
+        return True
+    w_half, t_half = below[-1]
+    return t_hi / (n * w_hi) >= (1 - tolerance) * t_half / (n * w_half)
+
+
 def fit_chains(rows: list[SweepRow]) -> tuple[list[ClassFit], list[str]]:
     """One ClassFit per chain benchmark; rows that failed the residency checks are left out."""
     warnings: list[str] = []
@@ -114,8 +127,12 @@ def fit_chains(rows: list[SweepRow]) -> tuple[list[ClassFit], list[str]]:
         lam, Lam, w_lam, w_Lam = boat_hull(warps, [r.cycles_median for r in good], n)
         if min(warps) > 1:
             warnings.append(f"{bench}: no W = 1 point, Lambda is a lower bound")
+        sat = saturated(warps, [r.cycles_median for r in good], n)
+        if not sat:
+            warnings.append(f"{bench}: t/(N W) still falls at the highest occupancy: lambda is an upper bound "
+                            "(the pipeline needs more warps than an SM holds)")
         fits.append(ClassFit(good[0].cls, good[0].subsystem, lam, Lam, w_lam, w_Lam, n, len(good), dropped,
-                             bench=bench))
+                             bench=bench, saturated=sat))
     return fits, warnings
 
 

@@ -16,8 +16,9 @@
 //   the clock, so block dispatch skew stays out of the timed region;
 // * checks: %smid says where each warp ran: every SM used must hold exactly W warps whose timed
 //   regions all overlap, else the row is flagged (overlap_ok = 0, sm_warps_min/max);
-// * timing: CUDA events around every launch, one warm-up launch per point, L2 flushed (memset of
-//   twice its size) before every launch of the streaming memory chains.
+// * timing: CUDA events around every launch, one warm-up launch per point, L2 flushed (a read of
+//   twice its size) before every launch of the streaming memory chains; half a second of work on
+//   every SM first, so the clocks are up (memory latencies in SM cycles depend on the SM clock).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -166,6 +167,30 @@ __global__ void pp_init_pattern(unsigned* a, unsigned long long words) {
   }
 }
 
+// L2 flush by reading (not writing: written lines would be written back to DRAM during the next
+// timed kernel and steal bandwidth from it) a buffer of twice the L2's size.
+__global__ void pp_flush_read(const uint4* p, unsigned long long n, unsigned* sink) {
+  unsigned acc = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const uint4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) sink[0] = acc;  // practically never: keeps the loads alive
+}
+
+// Keeps every SM busy for `ns` nanoseconds so the clocks leave their idle state before measuring.
+__global__ void pp_spin(unsigned long long ns, unsigned* sink) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  float x = threadIdx.x;
+  do {
+    for (int i = 0; i < 256; ++i) x = x * 0.999f + 0.5f;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+  if (x == 12345.0f) sink[0] = 1;
+}
+
 // A device buffer whose [ptr, ptr + bytes) lies in one 4 GiB window, so 32-bit chain values
 // plus a constant high half address it.
 struct WindowBuf {
@@ -236,7 +261,10 @@ static LaunchStats launch_timed(Ctx& c, const PPBench& b, PPArgs a, int g, int m
   CK(cudaMemsetAsync(c.gate, 0, PP_GATE_SLOTS * sizeof(unsigned)));
   a.gate = c.gate;
   a.gate_warps = (unsigned)(g * m);
-  if (flush) CK(cudaMemsetAsync(c.flush, 0x5a, c.flush_bytes));
+  if (flush) {
+    pp_flush_read<<<c.d.sms * 4, 256>>>((const uint4*)c.flush, c.flush_bytes / 16, (unsigned*)c.sink);
+    CK(cudaGetLastError());
+  }
   void* params[] = {&a};
   CK(cudaEventRecord(c.e0));
   CK(cudaLaunchKernel(b.func, dim3(grid), dim3(block), params, (size_t)dyn, 0));
@@ -613,6 +641,16 @@ int main(int argc, char** argv) {
     else if (s == "--max-seconds") o.max_seconds = atof(value("--max-seconds").c_str());
     else if (s == "--quick") o.quick = true;
     else if (s == "--list") o.list = true;
+    else if (s == "--plan") {  // print the occupancy plan for MAX_WARPS,MAX_BLOCKS (no GPU needed)
+      Dev d;
+      if (sscanf(value("--plan").c_str(), "%d,%d", &d.max_warps, &d.max_blocks) != 2) {
+        fprintf(stderr, "pipeperf-bench: --plan needs MAX_WARPS,MAX_BLOCKS\n");
+        return 2;
+      }
+      const bool quick = i + 1 < argc && std::string(argv[i + 1]) == "--quick";
+      for (auto& gm : plan(d, quick)) printf("%d,%d\n", gm.first, gm.second);
+      return 0;
+    }
     else if (s == "--info") o.info = true;
     else if (s == "-h" || s == "--help") { usage(stdout); return 0; }
     else {
@@ -671,6 +709,13 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.sink, (size_t)d.sms * d.p.maxThreadsPerMultiProcessor * sizeof(float) + 4096));
   c.flush_bytes = std::max<size_t>(2 * d.l2, 64u << 20);
   CK(cudaMalloc(&c.flush, c.flush_bytes));
+  CK(cudaMemset(c.flush, 0x5a, c.flush_bytes));
+  // clocks up: half a second of work on every SM, then the first flush evicts the dirty lines
+  pp_spin<<<d.sms * 4, 256>>>(500000000ull, (unsigned*)c.sink);
+  CK(cudaGetLastError());
+  pp_flush_read<<<d.sms * 4, 256>>>((const uint4*)c.flush, c.flush_bytes / 16, (unsigned*)c.sink);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
   CK(cudaEventCreate(&c.e0));
   CK(cudaEventCreate(&c.e1));
   fprintf(stderr, "pipeperf-bench: %s, CC %d.%d, %d SMs, %d warps and %d blocks per SM, driver %s\n", d.p.name,
