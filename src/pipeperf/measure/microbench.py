@@ -226,10 +226,12 @@ def chain_benchmarks() -> list[Bench]:
                                note=f"lane l reads word l*{s}; every step a fresh "
                                     f"{'line' if s == 1 else 'set of lines'} (DRAM)"))
     b.append(_memory_chain("ld_global_s32_l2", "ld.global.cg.u32", "ring", ring_lines=0, unroll=64, iters=8,
-                           note="ring of lines per warp that fits half of the L2, loaded .cg (L2 hits)"))
-    b.append(_memory_chain("ld_global_s32_l1", "ld.global.ca.u32", "ring", ring_lines=2, unroll=64, iters=8,
+                           note="ring of lines per warp that fits half of the L2, loaded .cg (LDG.STRONG.GPU: "
+                                "not cached in L1, so L2 hits)"))
+    b.append(_memory_chain("ld_global_s32_l1", "ld.global.u32", "ring", ring_lines=2, unroll=64, iters=8,
                            note="ring of 2 lines per warp (256 B; 16 KB at 64 warps fits the L1 left beside "
-                                "the maximum shared-memory carve-out), loaded .ca (L1 hits)"))
+                                "the maximum shared-memory carve-out), plain loads, which sm_70+ cache in L1 "
+                                "(ld.global.ca becomes LDG.STRONG.SM on sm_90)"))
     return b
 
 
