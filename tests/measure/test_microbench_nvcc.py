@@ -92,3 +92,29 @@ def test_harness_occupancy_plan_is_python_s(bench_exe, warps, blocks, quick):
     assert out.returncode == 0
     got = [tuple(map(int, line.split(","))) for line in out.stdout.split()]
     assert got == mb.occupancy_plan(warps, blocks, quick)
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU may be present")
+def test_calibrate_drives_nvidia_smi_build_and_harness(bench_exe, tmp_path, capsys, monkeypatch):
+    """Everything but the GPU: a stand-in nvidia-smi reports an H100, the (cached) build is reused,
+    the harness finds no device and calibrate says so in one line."""
+    from pathlib import Path
+
+    from pipeperf.cli.main import main
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    smi = fake / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 9.0, 580.159.04, 1980'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{Path(shutil.which('nvcc')).parent}:/usr/bin:/bin")
+    gpu = harness.detect_gpu()
+    assert (gpu.name, gpu.arch, gpu.driver, gpu.max_sm_clock_mhz) == ("NVIDIA H100 80GB HBM3", "sm_90",
+                                                                      "580.159.04", 1980)
+    assert harness.gpu_slug(gpu.name) == "h100"
+    before = bench_exe.stat().st_mtime
+    rc = main(["calibrate", "--build-dir", str(bench_exe.parent), "--raw-dir", str(tmp_path / "raw"),
+               "--out", str(tmp_path / "h100.yaml"), "--jobs", "2"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "pipeperf: error: no CUDA GPU found (the harness could not open a device)" in err
+    assert bench_exe.stat().st_mtime == before                      # not rebuilt
+    assert (tmp_path / "raw" / "build.log").is_file() and not (tmp_path / "h100.yaml").exists()

@@ -9,7 +9,6 @@ measured elsewhere; ``--simulate GPU`` fits what the Pipeline-model simulator wo
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shlex
 import shutil
 import sys
@@ -107,13 +106,7 @@ def _measure(args: argparse.Namespace, command: str) -> Path:
     raw.mkdir(parents=True, exist_ok=True)
     print(f"{gpu.name} (CC {gpu.compute_capability}, driver {gpu.driver}): building {len(benches)} benchmarks "
           f"for {gpu.arch}", file=sys.stderr)
-    if args.build_dir:
-        build = Path(args.build_dir)
-    else:
-        key = hashlib.sha256("".join(microbench.kernel_source(b) for b in benches).encode()
-                             + microbench.template_text("harness.cu").encode()
-                             + gpu.arch.encode()).hexdigest()[:16]
-        build = harness.cache_dir() / f"bench-{key}"
+    build = Path(args.build_dir) if args.build_dir else harness.cache_dir() / f"bench-{gpu.arch}"
     exe = harness.build_harness(build, gpu.arch, benches, args.jobs, nvcc)
     shutil.copyfile(build / "build.log", raw / "build.log")
     only = ",".join(b.name for b in benches) if (args.only or args.kinds) else None

@@ -43,6 +43,7 @@ the clock the GPU really ran at, which becomes the spec's ``clock_ghz``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 import shutil
@@ -193,11 +194,18 @@ def build_harness(build_dir: str | Path, arch: str, benches: list[microbench.Ben
     out = Path(build_dir)
     out.mkdir(parents=True, exist_ok=True)
     log = out / "build.log"
-    log.write_text(f"# nvcc {nvcc_version(nvcc)}, arch {arch}\n")
     srcs = microbench.write_sources(out, benches, units=jobs)
     flags = [*arch_flags(arch, nvcc), "-O3", "-std=c++17", "-maxrregcount=32", "-Xptxas", "-v", "-lineinfo"]
     units = srcs["kernels"] + srcs["harness"]
+    exe, stamp = out / EXE_NAME, out / (EXE_NAME + ".key")
+    digest = hashlib.sha256(" ".join(flags + [nvcc_version(nvcc)]).encode())
+    for src in [*units, out / "bench_common.cuh"]:
+        digest.update(src.read_bytes())
+    key = digest.hexdigest()
+    if exe.is_file() and stamp.is_file() and stamp.read_text() == key and log.is_file():
+        return exe                                  # same sources, flags and nvcc: already built
     objs = [u.with_suffix(".o") for u in units]
+    log.write_text(f"# nvcc {nvcc_version(nvcc)}, arch {arch}\n")
 
     def compile_one(pair: tuple[Path, Path]) -> str:
         src, obj = pair
@@ -208,8 +216,8 @@ def build_harness(build_dir: str | Path, arch: str, benches: list[microbench.Ben
     with open(log, "a", encoding="utf-8") as f:
         for src, text in zip(units, reports):
             f.write(f"## {src.name}\n{text}")
-    exe = out / EXE_NAME
     run_nvcc([nvcc, *arch_flags(arch, nvcc), "-o", str(exe), *map(str, objs)], "linking the harness", log)
+    stamp.write_text(key)
     return exe
 
 
