@@ -34,6 +34,7 @@ def test_boat_hull_inverts_eq1():
 
 @pytest.mark.parametrize("x,il,expected", [(0.2541, 4, 0.25), (1.8, 4, 1.75), (0.31, 4, 0.25), (0.33, 4, 0.25),
                                            (0.38, 8, 0.375), (28.6, 2, 28.5), (4.2, 1, 4), (0.05, 4, 0.25),
+                                           (0.375, 4, 0.5), (2.5, 1, 3), (5.25, 1, 5),
                                            (7.3, math.inf, 7.3)])
 def test_rounding_to_multiples_of_one_over_il(x, il, expected):
     """Sec. 4.3: 'rounded to the closest multiple of 1/N where N is the issue limit'."""

@@ -63,10 +63,10 @@ class ClassFit:
 
 
 def round_to_issue_limit(x: float, il: float, positive: bool = False) -> float:
-    """Closest multiple of 1 / IL (Sec. 4.3); with ``positive``, never below 1 / IL."""
+    """Closest multiple of 1 / IL (Sec. 4.3), ties upwards; with ``positive``, never below 1 / IL."""
     if not math.isfinite(il) or il <= 0:
         return float(x)
-    r = round(x * il) / il
+    r = math.floor(x * il + 0.5) / il
     if positive and r <= 0:
         r = 1.0 / il
     return float(r)
