@@ -116,7 +116,7 @@ def test_issue_limit_needs_three_points():
 
 def row(w, cycles, n=100, ok=True, bench="x", ms=0.01):
     return harness.SweepRow(bench, "chain", bench, "", "alu", 0, 1, w, w, 0, n, 0, 5, cycles, cycles, cycles, ms,
-                            10, w if ok else w + 1, w if ok else w + 1, ok, 20, 1500.0)
+                            10, w if ok else w + 1, w if ok else w + 1, ok, 20, 1500.0, cycles / (n * w))
 
 
 def test_rows_that_failed_residency_checks_are_left_out():
@@ -204,7 +204,7 @@ def test_cli_usage_errors(tmp_path, capsys):
 def test_bad_csv_is_reported_with_its_line(tmp_path):
     p = tmp_path / "chains.csv"
     p.write_text("# gpu: x\n" + ",".join(harness.SWEEP_COLUMNS) + "\n" + "a,chain,a,,alu,0,1,1,1,0,100\n")
-    with pytest.raises(PipeperfError, match=r"chains.csv:3: expected 23 fields"):
+    with pytest.raises(PipeperfError, match=r"chains.csv:3: expected 24 fields"):
         harness.read_sweep_csv(p)
 
 

@@ -324,7 +324,8 @@ def run_harness(exe: str | Path, out_dir: str | Path, reps: int = 5, only: str |
 
 SWEEP_COLUMNS = ("bench", "kind", "class", "class2", "subsystem", "param", "group_warps", "blocks_per_sm",
                  "warps_per_sm", "dyn_smem", "n1", "n2", "reps", "cycles_median", "cycles_min", "cycles_max",
-                 "ms_median", "sm_used", "sm_warps_min", "sm_warps_max", "overlap_ok", "regs", "nvml_sm_mhz")
+                 "ms_median", "sm_used", "sm_warps_min", "sm_warps_max", "overlap_ok", "regs", "nvml_sm_mhz",
+                 "cycles_per_instr_warp")
 PEAK_COLUMNS = ("bench", "parameter", "value", "unit", "ms_median", "ms_min", "ms_max", "reps", "iters", "grid",
                 "block", "amount", "ptx")
 
@@ -356,16 +357,12 @@ class SweepRow:
     overlap_ok: bool
     regs: int
     nvml_sm_mhz: float
+    cycles_per_instr_warp: float   # t / (N W): Eq. 1's time per instruction per warp
 
     @property
     def valid(self) -> bool:
         """Every SM held exactly the intended warps, all resident at once."""
         return self.overlap_ok and self.sm_warps_min == self.sm_warps_max == self.warps_per_sm
-
-    @property
-    def cycles_per_instruction_per_warp(self) -> float:
-        """t / (N W): Eq. 1's run time per instruction and warp (Lambda at W = 1, -> lambda)."""
-        return self.cycles_median / ((self.n1 + self.n2) * self.warps_per_sm)
 
 
 @dataclass(frozen=True)
@@ -513,7 +510,7 @@ def simulate_raw(gpu, raw_dir: str | Path, n: int = 256, classes: list[str] | No
 def _simulated_row(bench, kind, cls, cls2, sub, param, g, m, n1, n2, cycles, gpu) -> SweepRow:
     ms = cycles / (gpu.clock_ghz * 1e6)
     return SweepRow(bench, kind, cls, cls2, sub, param, g, m, g * m, 0, n1, n2, 1, cycles, cycles, cycles, ms,
-                    gpu.cores, g * m, g * m, True, 0, gpu.clock_ghz * 1e3)
+                    gpu.cores, g * m, g * m, True, 0, gpu.clock_ghz * 1e3, cycles / ((n1 + n2) * g * m))
 
 
 def echo(message: str) -> None:

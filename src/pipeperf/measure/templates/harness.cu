@@ -376,7 +376,7 @@ static std::vector<std::pair<int, int>> plan(const Dev& d, bool quick) {
 static const char* SWEEP_HEADER =
     "bench,kind,class,class2,subsystem,param,group_warps,blocks_per_sm,warps_per_sm,dyn_smem,n1,n2,reps,"
     "cycles_median,cycles_min,cycles_max,ms_median,sm_used,sm_warps_min,sm_warps_max,overlap_ok,regs,"
-    "nvml_sm_mhz\n";
+    "nvml_sm_mhz,cycles_per_instr_warp\n";
 static const char* PEAK_HEADER =
     "bench,parameter,value,unit,ms_median,ms_min,ms_max,reps,iters,grid,block,amount,ptx\n";
 
@@ -451,11 +451,13 @@ static bool run_point(Ctx& c, const PPBench& b, const FuncInfo& fi, PPArgs a, in
     overlap = overlap && s.overlap;
   }
   const long long n1 = (long long)b.n1_per_iter * a.iters, n2 = (long long)b.n2_per_iter * a.iters;
-  rows.push_back(fmt("%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%lld,%lld,%d,%.1f,%.1f,%.1f,%.6f,%d,%d,%d,%d,%d,%u\n",
+  // t / (N W): Eq. 1's time per instruction per warp (Lambda at W = 1, lambda when saturated)
+  const double per = median(cyc) / ((double)(n1 + n2) * g * m);
+  rows.push_back(fmt("%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%lld,%lld,%d,%.1f,%.1f,%.1f,%.6f,%d,%d,%d,%d,%d,%u,%.5f\n",
                      b.name, kind_name(b.kind), b.cls, b.cls2, b.subsystem, b.param, g, m, g * m, dyn, n1,
                      n2, c.o.reps, median(cyc), *std::min_element(cyc.begin(), cyc.end()),
                      *std::max_element(cyc.begin(), cyc.end()), median(ms), used, wmin, wmax, overlap ? 1 : 0,
-                     fi.regs, c.d.nvml.clock(1)));
+                     fi.regs, c.d.nvml.clock(1), per));
   return true;
 }
 
