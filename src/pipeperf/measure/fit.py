@@ -254,6 +254,8 @@ def calibrate_directory(raw_dir: str | Path, name: str | None = None) -> Calibra
     meta = dict(chains.meta)
     if meta.get("truncated") == "1":
         warnings.append("the harness ran out of its time budget: some benchmarks are missing")
+    if meta.get("complete") == "0":
+        warnings.append("the harness stopped before the end (an error): some benchmarks are missing")
     by_cls = {f.cls: f for f in fits}
     il_fit = None
     mix_path = d / "mix.csv"

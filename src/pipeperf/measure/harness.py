@@ -315,9 +315,14 @@ def run_harness(exe: str | Path, out_dir: str | Path, reps: int = 5, only: str |
         raise PipeperfError(f"the harness ran longer than {timeout:.0f} s") from None
     if proc.returncode == EXIT_NO_DEVICE:
         raise PipeperfError("no CUDA GPU found (the harness could not open a device)")
+    written = sorted(p for p in Path(out_dir).glob("*.csv"))
     if proc.returncode != 0:
+        if (Path(out_dir) / "chains.csv").is_file():    # files are rewritten after every benchmark
+            echo(f"pipeperf: warning: the harness failed (exit code {proc.returncode}, see above); "
+                 "fitting the benchmarks that finished")
+            return written
         raise PipeperfError(f"the harness failed with exit code {proc.returncode} (see its messages above)")
-    return sorted(p for p in Path(out_dir).glob("*.csv"))
+    return written
 
 
 # ---------------------------------------------------------------- CSV files

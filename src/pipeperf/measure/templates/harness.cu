@@ -228,7 +228,7 @@ struct Ctx {
   cudaEvent_t e0, e1;
   std::vector<unsigned long long> host_rec;
   double t_start = 0;
-  bool truncated = false;
+  bool truncated = false, complete = false;
 };
 
 static const int PP_GATE_SLOTS = 4096;  // > %nsmid on any GPU
@@ -415,6 +415,7 @@ static void write_meta(FILE* f, const Ctx& c, const std::string& date) {
   fprintf(f, "# reps: %d\n", c.o.reps);
   fprintf(f, "# quick: %d\n", c.o.quick ? 1 : 0);
   fprintf(f, "# truncated: %d\n", c.truncated ? 1 : 0);
+  fprintf(f, "# complete: %d\n", c.complete ? 1 : 0);
   fprintf(f, "# command: %s\n", c.o.command.c_str());
   if (!c.o.label.empty()) fprintf(f, "# pipeperf_command: %s\n", c.o.label.c_str());
 }
@@ -595,7 +596,7 @@ static void run_peak(Ctx& c, const PPBench& b, std::vector<std::string>& rows) {
 }
 
 static void write_csv(const Ctx& c, const std::string& file, const char* header, const std::vector<std::string>& rows,
-                      const std::string& date) {
+                      const std::string& date, bool quiet) {
   if (rows.empty()) return;
   const std::string path = c.o.out_dir + "/" + file;
   FILE* f = fopen(path.c_str(), "w");
@@ -607,7 +608,7 @@ static void write_csv(const Ctx& c, const std::string& file, const char* header,
   fputs(header, f);
   for (auto& r : rows) fputs(r.c_str(), f);
   fclose(f);
-  fprintf(stderr, "pipeperf-bench: wrote %s (%zu rows)\n", path.c_str(), rows.size());
+  if (!quiet) fprintf(stderr, "pipeperf-bench: wrote %s (%zu rows)\n", path.c_str(), rows.size());
 }
 
 static bool selected(const Options& o, const PPBench& b) {
@@ -743,11 +744,17 @@ int main(int argc, char** argv) {
     else if (b.kind == PP_BARRIER) run_barrier(c, b, barrier);
     else run_peak(c, b, peaks);
     fprintf(stderr, "pipeperf-bench: [%d/%zu] %s %.2f s\n", k, todo.size(), b.name, now_s() - t0);
+    // rewrite the files after every benchmark: if a later one fails, what ran is kept ("complete: 0")
+    write_csv(c, "chains.csv", SWEEP_HEADER, chains, date, true);
+    write_csv(c, "mix.csv", SWEEP_HEADER, mix, date, true);
+    write_csv(c, "barrier.csv", SWEEP_HEADER, barrier, date, true);
+    write_csv(c, "peaks.csv", PEAK_HEADER, peaks, date, true);
   }
-  write_csv(c, "chains.csv", SWEEP_HEADER, chains, date);
-  write_csv(c, "mix.csv", SWEEP_HEADER, mix, date);
-  write_csv(c, "barrier.csv", SWEEP_HEADER, barrier, date);
-  write_csv(c, "peaks.csv", PEAK_HEADER, peaks, date);
+  c.complete = true;
+  write_csv(c, "chains.csv", SWEEP_HEADER, chains, date, false);
+  write_csv(c, "mix.csv", SWEEP_HEADER, mix, date, false);
+  write_csv(c, "barrier.csv", SWEEP_HEADER, barrier, date, false);
+  write_csv(c, "peaks.csv", PEAK_HEADER, peaks, date, false);
   fprintf(stderr, "pipeperf-bench: done in %.1f s\n", now_s() - c.t_start);
   return 0;
 }
