@@ -136,6 +136,15 @@ def test_clock_is_cycles_over_event_time_of_long_runs():
     assert fit.effective_clock_ghz([row(3, 1e3, ms=0.001)]) == (None, 0)
 
 
+def test_clock_probe_in_the_header_wins(tmp_path):
+    gpu = load_gpu(tiny_spec(tmp_path))
+    harness.simulate_raw(gpu, tmp_path / "raw", n=64)
+    p = tmp_path / "raw" / "chains.csv"
+    p.write_text("# sm_clock_ghz_start: 1.9800\n# sm_clock_ghz_end: 1.9600\n" + p.read_text())
+    cal = fit.calibrate_directory(tmp_path / "raw")
+    assert cal.clock_ghz == pytest.approx(1.97) and "globaltimer" in cal.clock_source
+
+
 def tiny_spec(tmp_path):
     """A three-class GPU (fractional lambda, an SFU, a loop) that simulates in a second."""
     p = tmp_path / "tiny.yaml"

@@ -194,7 +194,8 @@ def mix_ipc(rows: list[SweepRow]) -> tuple[list[float], list[float]]:
 
 def effective_clock_ghz(rows: list[SweepRow], min_ms: float = 1.0) -> tuple[float | None, int]:
     """Median of SM cycles / event time over runs of at least ``min_ms`` (the launch overhead
-    inside the event time is then under ~0.5 %); (None, 0) if there are none."""
+    inside the event time is then under ~0.5 %); (None, 0) if there are none. Used when the
+    harness's clock probe is missing from the header."""
     vals = [r.cycles_median / (r.ms_median * 1e6) for r in rows if r.ms_median >= min_ms and r.cycles_median > 0]
     if not vals:
         return None, 0
@@ -271,8 +272,15 @@ def calibrate_directory(raw_dir: str | Path, name: str | None = None) -> Calibra
         f.rounded(issue_limit)
         if il_fit is not None and il_fit.model == "one" and f.subsystem == "sfu":
             f.subsystem = "alu"          # Sec. 4.2: ALU and SFU behave as one pipeline (Eq. 43)
+    probes = [float(meta.get(k, "0") or 0) for k in ("sm_clock_ghz_start", "sm_clock_ghz_end")]
+    probes = [p for p in probes if p > 0]
     clock, n_clock = effective_clock_ghz(chains.rows)
-    if clock is not None:
+    if probes:
+        clock = sum(probes) / len(probes)
+        clock_source = (f"measured: %clock64 cycles per %globaltimer ns on every SM over 50 ms, mean of "
+                        f"{' and '.join(f'{p:.4f}' for p in probes)} GHz at the start and end of the run "
+                        f"({chains_path})")
+    elif clock is not None:
         clock_source = f"measured: median SM cycles / event time of {n_clock} runs >= 1 ms in {chains_path}"
     else:
         khz = float(meta.get("clock_khz", "0") or 0)

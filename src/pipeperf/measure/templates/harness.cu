@@ -16,6 +16,7 @@
 //   the clock, so block dispatch skew stays out of the timed region;
 // * checks: %smid says where each warp ran: every SM used must hold exactly W warps whose timed
 //   regions all overlap, else the row is flagged (overlap_ok = 0, sm_warps_min/max);
+// * clock: %clock64 cycles per %globaltimer ns over 50 ms on every SM, at the start and the end;
 // * timing: CUDA events around every launch, one warm-up launch per point, L2 flushed (a read of
 //   twice its size) before every launch of the streaming memory chains; half a second of work on
 //   every SM first, so the clocks are up (memory latencies in SM cycles depend on the SM clock).
@@ -191,6 +192,21 @@ __global__ void pp_spin(unsigned long long ns, unsigned* sink) {
   if (x == 12345.0f) sink[0] = 1;
 }
 
+// The SM clock as it runs: one warp per SM counts %clock64 cycles over `ns` of %globaltimer.
+__global__ void pp_clock_probe(unsigned long long ns, unsigned long long* out) {
+  unsigned long long g0, g, c0, c1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c0) :: "memory");
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+  } while (g - g0 < ns);
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1) :: "memory");
+  if (threadIdx.x == 0) {
+    out[2 * blockIdx.x] = c1 - c0;
+    out[2 * blockIdx.x + 1] = g - g0;
+  }
+}
+
 // A device buffer whose [ptr, ptr + bytes) lies in one 4 GiB window, so 32-bit chain values
 // plus a constant high half address it.
 struct WindowBuf {
@@ -229,6 +245,7 @@ struct Ctx {
   std::vector<unsigned long long> host_rec;
   double t_start = 0;
   bool truncated = false, complete = false;
+  double clock_start = 0, clock_end = 0;  // GHz, from pp_clock_probe
 };
 
 static const int PP_GATE_SLOTS = 4096;  // > %nsmid on any GPU
@@ -311,6 +328,20 @@ static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// GHz: median over SMs of clock64 cycles per globaltimer nanosecond over 50 ms.
+static double probe_clock(Ctx& c) {
+  const int n = c.d.sms;
+  pp_clock_probe<<<n, 32>>>(50000000ull, c.rec);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> h(2 * n);
+  CK(cudaMemcpy(h.data(), c.rec, 2 * n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  std::vector<double> ghz;
+  for (int i = 0; i < n; ++i)
+    if (h[2 * i + 1] > 0) ghz.push_back((double)h[2 * i] / (double)h[2 * i + 1]);
+  return ghz.empty() ? 0.0 : median(ghz);
 }
 
 // ------------------------------------------------------------------ occupancy control
@@ -416,6 +447,8 @@ static void write_meta(FILE* f, const Ctx& c, const std::string& date) {
   fprintf(f, "# quick: %d\n", c.o.quick ? 1 : 0);
   fprintf(f, "# truncated: %d\n", c.truncated ? 1 : 0);
   fprintf(f, "# complete: %d\n", c.complete ? 1 : 0);
+  fprintf(f, "# sm_clock_ghz_start: %.4f\n", c.clock_start);
+  fprintf(f, "# sm_clock_ghz_end: %.4f\n", c.clock_end);
   fprintf(f, "# command: %s\n", c.o.command.c_str());
   if (!c.o.label.empty()) fprintf(f, "# pipeperf_command: %s\n", c.o.label.c_str());
 }
@@ -721,6 +754,7 @@ int main(int argc, char** argv) {
   CK(cudaDeviceSynchronize());
   CK(cudaEventCreate(&c.e0));
   CK(cudaEventCreate(&c.e1));
+  c.clock_start = probe_clock(c);
   fprintf(stderr, "pipeperf-bench: %s, CC %d.%d, %d SMs, %d warps and %d blocks per SM, driver %s\n", d.p.name,
           d.p.major, d.p.minor, d.sms, d.max_warps, d.max_blocks, d.nvml_driver.c_str());
   std::vector<std::string> chains, mix, barrier, peaks;
@@ -751,6 +785,9 @@ int main(int argc, char** argv) {
     write_csv(c, "peaks.csv", PEAK_HEADER, peaks, date, true);
   }
   c.complete = true;
+  c.clock_end = probe_clock(c);
+  fprintf(stderr, "pipeperf-bench: SM clock %.3f GHz at the start, %.3f GHz at the end\n", c.clock_start,
+          c.clock_end);
   write_csv(c, "chains.csv", SWEEP_HEADER, chains, date, false);
   write_csv(c, "mix.csv", SWEEP_HEADER, mix, date, false);
   write_csv(c, "barrier.csv", SWEEP_HEADER, barrier, date, false);
