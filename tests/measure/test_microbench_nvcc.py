@@ -65,7 +65,7 @@ def test_harness_links_for_sm_90_and_lists_the_benchmarks(bench_exe):
     out = subprocess.run([str(bench_exe), "--list"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     names = [line.split(",")[0] for line in out.stdout.splitlines()]
-    assert sorted(names) == sorted(b.name for b in mb.all_benchmarks())
+    assert names == [b.name for b in mb.all_benchmarks()]          # run order, whatever the unit split
     log = (bench_exe.parent / "build.log").read_text()
     assert re.search(r"Compiling entry function 'pp_add_f32' for 'sm_90'", log)
     assert "0 bytes spill stores" in log and not re.search(r"[1-9]\d* bytes spill stores", log)

@@ -2,15 +2,20 @@
 
 Calibrating the lent H100 (one command)
 ---------------------------------------
-From the repository root on the device machine (its image has nvcc 13.0, Python 3.12 with NumPy,
-PyYAML and Numba; nothing needs installing)::
+With the device tool, from the repository root of the device machine (its image has nvcc 13.0
+and Python 3.12 with NumPy, PyYAML, Numba and matplotlib; nothing needs installing), as one
+``run`` call with ``timeout_s=600``::
 
     PYTHONPATH=src python3 -m pipeperf.cli.main calibrate --gpu-name h100 \\
         --raw-dir $OUT/h100 --out $OUT/hopper_h100.yaml
 
 It checks for a GPU (``nvidia-smi``), builds the harness for the GPU's architecture (``nvcc
--arch=sm_90``, kernels split over parallel translation units: well under a minute on 16 cores),
-runs every benchmark (about 12,000 short launches; under two minutes on an H100) and fits. Files:
+-arch=sm_90``, kernels split over up to 8 translation units compiled in parallel: well under a
+minute on 16 cores), runs every benchmark (about 12,000 short launches plus 0.6 s of clock
+warm-up and probes; a few minutes at most, and it stops starting benchmarks after
+``--max-seconds``, 420 by default) and fits. The summary table and any warnings (occupancies
+left out because an SM did not hold exactly W co-resident warps; classes whose curve had not
+levelled off at 64 warps) are printed last, so they are in the reply's output tail. Files:
 
 * ``$OUT/h100/chains.csv``: boat-hull curves, one row per instruction class x occupancy W = 1..64
   warps per SM (dependent chains of Eq. 1, pipeline-performance-model.txt Sec. III-B);
@@ -36,8 +41,9 @@ Why cycles come from %clock64 and not from event time x clock: the SM clock of a
 moves with power and temperature (the seeds name this as Pascal's main error source, Sec. IV-B),
 so converting milliseconds with a nominal clock is off by the boost ratio. %clock64 counts the
 SM's own cycles; the harness takes, per SM, max(end) - min(start) over the warps it held, and
-the median over SMs and repetitions. Events still time every launch: cycles / event time gives
-the clock the GPU really ran at, which becomes the spec's ``clock_ghz``.
+the median over SMs and repetitions. The spec's ``clock_ghz`` (cycles -> seconds) is measured
+too: one warp per SM counts %clock64 cycles over 50 ms of %globaltimer at the start and at the
+end of the run; CUDA events still time every launch (``ms_median``), a cross-check.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ struct PPBench {
   double bytes_per_iter;   // peaks: bytes moved per thread per outer iteration
   const char* unit;        // peaks: GFLOPS, GIOPS, GOPS or GB/s
   const char* ptx;         // the PTX of one step, for the record
+  int order;               // run order (the registration order depends on the unit split)
 };
 
 // Called by the static registrars of the generated translation units.

@@ -696,6 +696,7 @@ int main(int argc, char** argv) {
     }
   }
   if (o.list) {
+    std::sort(registry().begin(), registry().end(), [](const PPBench& x, const PPBench& y) { return x.order < y.order; });
     for (auto& b : registry())
       printf("%s,%s,%s,%s,%d,%d\n", b.name, kind_name(b.kind), b.cls, b.subsystem, b.n1_per_iter * b.iters,
              b.n2_per_iter * b.iters);
@@ -762,6 +763,7 @@ int main(int argc, char** argv) {
   std::vector<const PPBench*> todo;
   for (auto& b : registry())
     if (selected(o, b)) todo.push_back(&b);
+  std::sort(todo.begin(), todo.end(), [](const PPBench* x, const PPBench* y) { return x->order < y->order; });
   int k = 0;
   for (const PPBench* bp : todo) {
     const PPBench& b = *bp;
