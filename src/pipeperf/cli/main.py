@@ -26,6 +26,8 @@ COMMANDS: list[str] = [
     "models",
     "compare",
     "profile",
+    "calibrate",
+    "measure",
 ]
 
 
