@@ -28,6 +28,7 @@ COMMANDS: list[str] = [
     "profile",
     "calibrate",
     "measure",
+    "validate",
 ]
 
 

@@ -1,0 +1,53 @@
+"""``pipeperf validate``: score every model on measured occupancy sweeps (Tables 10-12 style)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pipeperf.cli.models import add_kernel_arguments, load_kernel_arg, resolve_gpu
+from pipeperf.errors import PipeperfError
+from pipeperf.measure.validate import plot_validation, validate
+from pipeperf.models.compare import parse_models
+from pipeperf.models.curve import jsonable
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="MAPE / MAPE_shape of every model on measured sweeps",
+                       description="Read occupancy sweeps measured with 'pipeperf measure --sweep-occupancy' "
+                                   "(or warps,warps_per_cycle|seconds curves) and score every model with "
+                                   "MAPE and MAPE_shape, as in Tables 10-12.")
+    p.add_argument("measured", nargs="+", metavar="MEASURED.csv")
+    add_kernel_arguments(p, "kernels", "IDG", many=True)
+    p.add_argument("--models", metavar="LIST", help="comma-separated subset (default: all)")
+    p.add_argument("--total-warps", type=float, metavar="N", help="warps of the whole launch (else from the CSV)")
+    p.add_argument("--plot", metavar="FILE.png", help="measured vs models chart (first file; one per file "
+                   "with several: FILE-<name>.png)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if len(args.kernels) not in (1, len(args.measured)):
+        raise PipeperfError(f"{len(args.measured)} measured files need one --kernel each (or one for all)")
+    models = parse_models(args.models)
+    kernels = args.kernels * len(args.measured) if len(args.kernels) == 1 else args.kernels
+    results = []
+    for path, karg in zip(args.measured, kernels):
+        kernel, default_gpu = load_kernel_arg(karg, args.param)
+        gpu = resolve_gpu(args.gpu, default_gpu)
+        v = validate(path, kernel, gpu, models, args.total_warps, args.scheduler, args.runs)
+        results.append(v)
+        if args.plot:
+            out = args.plot if len(args.measured) == 1 else args.plot.replace(".png", f"-{v.measured.name}.png")
+            plot_validation(v, out)
+    if args.json:
+        print(json.dumps(jsonable({"models": models, "kernels": [
+            {"name": v.measured.name, "measured": v.measured.path, "kernel": v.evaluation.kernel,
+             "gpu": v.evaluation.gpu, "warps": v.measured.warps, "measured_wpc": v.measured.wpc,
+             "mape": v.accuracy.mape, "mape_shape": v.accuracy.mape_shape} for v in results]}), indent=1))
+        return 0
+    from pipeperf.report.models_text import format_accuracy_table
+
+    print(format_accuracy_table([v.accuracy for v in results], models))
+    return 0
