@@ -61,6 +61,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 from pipeperf.measure import microbench
 
 EXE_NAME = "pipeperf-bench"
@@ -407,12 +408,7 @@ _TYPES = {f.name: f.type for f in fields(SweepRow)}
 
 def _read(path: str | Path, columns: tuple[str, ...], make) -> Table:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PipeperfError("no such file", file=p) from None
-    except OSError as exc:
-        raise PipeperfError(f"cannot read: {exc.strerror}", file=p) from None
+    text = read_text(p, "measurement")
     meta: dict[str, str] = {}
     body: list[tuple[int, str]] = []
     for i, line in enumerate(text.splitlines(), 1):

@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.idg import KernelGraph
 from pipeperf.models.compare import Accuracy, Evaluation, accuracy, evaluate
@@ -37,12 +38,7 @@ class Validation:
 def read_measurement(path: str | Path, gpu: GPUSpec, total_warps: float | None = None) -> MeasuredCurve:
     """A measured curve from a ``pipeperf measure`` CSV or a ``warps,...`` curve file."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PipeperfError("no such file", file=p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PipeperfError(f"cannot read measurement: {exc}", file=p) from None
+    text = read_text(p, "measurement")
     body = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
     header = [h.strip() for h in next(csv.reader([body[0][1]]))] if body else []
     if not all(c in header for c in LAUNCHER_COLUMNS):

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 from pipeperf.hardware.spec import GPUSpec
 
 
@@ -31,12 +32,7 @@ class MeasuredCurve:
 def read_measured(path: str | Path, gpu: GPUSpec, total_warps: float | None = None) -> MeasuredCurve:
     """Read and validate a measured curve; every problem names the file and line."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PipeperfError("no such file", file=p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PipeperfError(f"cannot read measured curve: {exc}", file=p) from None
+    text = read_text(p, "measured curve")
     rows = [(n, line) for n, line in enumerate(text.splitlines(), 1)
             if line.strip() and not line.lstrip().startswith("#")]
     if not rows:

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import yaml
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 
 
 class LineMap(dict):
@@ -78,13 +79,7 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _co
 def load_yaml(path: str | Path) -> Any:
     """Parse a YAML file into LineMap/LineList objects; errors name the file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PipeperfError("no such file", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PipeperfError(f"cannot read file: {exc}", file=path) from None
-    return loads_yaml(text, path)
+    return loads_yaml(read_text(path, "spec"), path)
 
 
 def loads_yaml(text: str, path: str | Path = "<string>") -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 
 
 class _LineLoader(yaml.SafeLoader):
@@ -49,15 +50,7 @@ class Document:
 def load_document(path: str | Path) -> Document:
     """Read a YAML or JSON file, turning every I/O and syntax problem into a PipeperfError."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PipeperfError("no such file", file=p) from None
-    except OSError as exc:
-        raise PipeperfError(f"cannot read file: {exc.strerror}", file=p) from None
-    except UnicodeDecodeError:
-        raise PipeperfError("not a UTF-8 text file", file=p) from None
-    return parse_document(text, str(p))
+    return parse_document(read_text(p), str(p))
 
 
 def parse_document(text: str, path: str) -> Document:
