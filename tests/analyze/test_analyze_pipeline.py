@@ -81,3 +81,14 @@ def test_cli_json_and_unknown_gpu(capsys):
     assert doc["kernel"] == "saxpy" and doc["predictions"][0]["cycles"] > 0
     with pytest.raises(PipeperfError, match="no_such_gpu"):
         analyze("tests/kernels/saxpy.cu", 8, 256, SAXPY_ARGS, ["no_such_gpu"])
+
+
+def test_occupancy_from_ptxas_resources_on_cc75():
+    from pipeperf.hardware.occupancy import occupancy
+
+    a = analyze("tests/kernels/matmul_tiled.cu", "2,2", "16,16", MATMUL_ARGS, ["turing_rtx2070"], trace_warps=8)
+    p, r = a.predictions[0], a.resources
+    o = occupancy("7.5", 256, r["registers"], r["shared_bytes"])
+    assert "cc 7.5" in p.occupancy_source and p.block_limit == o.blocks_per_sm and p.limited_by == o.limited_by
+    assert p.blocks_per_sm == 1                    # 4 blocks over 36 SMs: one resident block each
+    assert a.warps_traced == 8 and a.warps_total == 32
