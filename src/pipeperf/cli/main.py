@@ -29,6 +29,7 @@ COMMANDS: list[str] = [
     "calibrate",
     "measure",
     "validate",
+    "analyze",
 ]
 
 

@@ -1,0 +1,116 @@
+"""Build a kernel's IDGs from the emulator's per-warp dynamic traces.
+
+Nodes are the warp instructions in the order the warp executed them, so loops appear
+unrolled by their real trip counts and divergent paths serialised as executed. Edges are
+def-use dependences through registers: each node depends on the last earlier node of the
+same warp that wrote one of its source registers (or its guard predicate). Barriers
+(``bar.sync``/``barrier.sync``) are nodes of class ``bar_sync``. Warps with the same
+(opcode sequence, class sequence) form one warp class whose weight is their number.
+Only the traced warps (the first ``trace_warps`` of the launch) are seen: the caller
+chooses that sample, and :class:`BuildInfo` says how many warps and instructions it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from pipeperf.errors import PipeperfError
+from pipeperf.idg.graph import BARRIER_CLASSES, IDG
+from pipeperf.idg.kernel import KernelGraph, WarpClass
+
+_REG = re.compile(r"%[A-Za-z_][\w$.]*")
+_SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%clock", "%smid")
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    warps_traced: int
+    warp_classes: int
+    max_nodes: int
+    truncated_warps: int          # warps whose trace was cut at ``max_nodes``
+
+
+def _regs(text: str) -> list[str]:
+    return [r for r in _REG.findall(text) if not r.startswith(_SPECIAL)]
+
+
+def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
+             guard_of: Callable[[Mapping], str | None] = lambda e: None) -> IDG:
+    """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters)."""
+    n = len(entries)
+    names: dict[str, int] = {}
+    cls = np.empty(n, dtype=np.int32)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    idx: list[int] = []
+    last: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        c = class_of(e)
+        cls[i] = names.setdefault(c, len(names))
+        srcs: list[str] = []
+        for s in e["srcs"]:
+            srcs += _regs(s)
+        writes: list[str] = []
+        for d in e["dsts"]:
+            (srcs if d.lstrip().startswith("[") else writes).extend(_regs(d))   # st [addr]: a read
+        g = guard_of(e)
+        if g:
+            srcs.append(g)
+        deps = sorted({last[r] for r in srcs if r in last})
+        idx += deps
+        ptr[i + 1] = len(idx)
+        for r in writes:
+            last[r] = i
+    bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls] if n else np.zeros(0, bool)
+    return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar)
+
+
+def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
+                             class_of: Callable[[Mapping], str],
+                             guard_of: Callable[[Mapping], str | None] = lambda e: None,
+                             max_nodes: int | None = None, source: str = "") -> tuple[KernelGraph, BuildInfo]:
+    """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group."""
+    if not traces:
+        raise PipeperfError(f"no warp traces for kernel '{name}' (trace at least one warp)")
+    groups: dict[tuple, list[int]] = {}
+    truncated = 0
+    cut: dict[int, Sequence[Mapping]] = {}
+    for wid in sorted(traces):
+        t = traces[wid]
+        if max_nodes is not None and len(t) > max_nodes:
+            t = t[:max_nodes]
+            truncated += 1
+        cut[wid] = t
+        key = (tuple(e["opcode"] for e in t), tuple(class_of(e) for e in t))
+        groups.setdefault(key, []).append(wid)
+    classes = []
+    for k, wids in enumerate(sorted(groups.values(), key=lambda w: (-len(w), w[0]))):
+        g = warp_idg(f"{name}.w{wids[0]}", cut[wids[0]], class_of, guard_of)
+        classes.append(WarpClass(g, float(len(wids))))
+    kg = KernelGraph(name, tuple(classes), source)
+    return kg, BuildInfo(len(traces), len(classes), max(len(t) for t in cut.values()), truncated)
+
+
+def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu: str = "",
+                              max_nodes: int | None = None, source: str = "") -> tuple[KernelGraph, BuildInfo]:
+    """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper."""
+    from pipeperf.hardware.mapper import map_instruction
+
+    ins = func.instructions
+    memo: dict[int, str] = {}
+
+    def class_of(e: Mapping) -> str:
+        pc = e["pc"]
+        if pc not in memo:
+            memo[pc] = map_instruction(ins[pc], available, gpu)
+        return memo[pc]
+
+    def guard_of(e: Mapping) -> str | None:
+        g = ins[e["pc"]].guard
+        return str(g) if g is not None else None
+
+    traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
+    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source)

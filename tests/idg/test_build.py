@@ -1,0 +1,54 @@
+"""IDGs built from the emulator's per-warp traces (pipeperf.idg.build)."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from pipeperf.emulate import load_module, run_kernel, select_kernel
+from pipeperf.idg.build import kernel_graph_from_profile, kernel_graph_from_traces
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+SAXPY = "tests/kernels/saxpy.cu"
+
+
+def _saxpy(n: int, grid: int, block: int, warps: int):
+    m = load_module(SAXPY)
+    f = select_kernel(m, None)
+    size = grid * block
+    p = run_kernel(m, grid=grid, block=block, trace_warps=warps,
+                   args=[n, 2.0, np.ones(size, np.float32), np.zeros(size, np.float32)])
+    return kernel_graph_from_profile(p, f)
+
+
+def test_saxpy_idg_nodes_and_load_to_fma_edges():
+    kg, info = _saxpy(128, 2, 64, 4)
+    assert info.warps_traced == 4 and len(kg.warp_classes) == 1
+    g = kg.warp_classes[0].idg
+    assert len(g) == 20                       # 20 PTX instructions executed once each
+    loads = [i for i in range(len(g)) if g.class_of(i) == "ld_global_s32"][:2]
+    fma = next(i for i in range(len(g)) if g.class_of(i) == "fma_f32")
+    assert len(loads) == 2 and all(ld in g.deps_of(fma) for ld in loads)
+    st = next(i for i in range(fma + 1, len(g)) if g.class_of(i) == "ld_global_s32")
+    assert fma in g.deps_of(st)               # the store reads the fma's result
+
+
+def test_saxpy_tail_gives_two_weighted_warp_classes():
+    kg, _ = _saxpy(40, 2, 64, 4)              # warps 0, 1 work (1 partly); warps 2, 3 are out of bounds
+    assert sorted(c.weight for c in kg.warp_classes) == [2.0, 2.0]
+    sizes = sorted(len(c.idg) for c in kg.warp_classes)
+    assert sizes[0] < sizes[1] == 20
+    short = min(kg.warp_classes, key=lambda c: len(c.idg)).idg
+    assert "fma_f32" not in short.class_counts()
+
+
+def test_trace_cap_and_register_edges_by_hand():
+    trace = [{"opcode": "ld", "dsts": ("%r1",), "srcs": ("[%rd1]",)},
+             {"opcode": "add", "dsts": ("%r2",), "srcs": ("%r1", "1")},
+             {"opcode": "add", "dsts": ("%r1",), "srcs": ("%r2", "%r1")},
+             {"opcode": "st", "dsts": ("[%rd1]",), "srcs": ("%r1",)}]
+    cls = {"ld": "ld_global_s32", "add": "add_f32", "st": "ld_global_s32"}
+    kg, info = kernel_graph_from_traces("k", {0: trace, 1: trace * 2}, lambda e: cls[e["opcode"]], max_nodes=4)
+    assert info.truncated_warps == 1 and len(kg.warp_classes) == 1 and kg.warp_classes[0].weight == 2
+    g = kg.warp_classes[0].idg
+    assert [list(g.deps_of(i)) for i in range(4)] == [[], [0], [0, 1], [2]]
