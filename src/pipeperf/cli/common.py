@@ -1,4 +1,4 @@
-"""Argument helpers shared by the CLI commands (kernel and GPU selection)."""
+"""Argument helpers shared by the CLI commands: kernel (IDG file or bundled) and GPU selection."""
 
 from __future__ import annotations
 
@@ -20,20 +20,33 @@ def add_kernel_args(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_kernel(args: argparse.Namespace) -> tuple[KernelGraph, GPUSpec]:
-    params = {}
-    for item in args.param:
-        if "=" not in item:
-            raise PipeperfError(f"bad --param '{item}': expected KEY=VALUE")
-        k, v = item.split("=", 1)
-        params[k.strip()] = v.strip()
-    if args.idg in BUNDLED and not Path(args.idg).exists():
-        kernel = bundled_kernel(args.idg, params)
-        gpu_name = args.gpu or BUNDLED[args.idg][1]
-    else:
+    kernel, default_gpu = load_kernel_arg(args.idg, args.param)
+    return kernel, resolve_gpu(args.gpu, default_gpu)
+
+
+def load_kernel_arg(text: str, params: list[str]) -> tuple[KernelGraph, str | None]:
+    """A kernel from a file or a bundled name; also the bundled kernel's default GPU."""
+    p = Path(text)
+    if p.suffix.lower() in (".yaml", ".yml", ".json") or p.exists():
         if params:
-            raise PipeperfError("--param applies to bundled kernels only")
-        kernel = load_kernel(args.idg)
-        if not args.gpu:
-            raise PipeperfError("--gpu is required for an IDG file")
-        gpu_name = args.gpu
-    return kernel, load_gpu(gpu_name)
+            raise PipeperfError("--param applies to bundled kernels only", file=text)
+        return load_kernel(p), None
+    if text not in BUNDLED:
+        raise PipeperfError(f"no such file, and not a bundled kernel ({', '.join(BUNDLED)})", file=text)
+    parsed = {}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise PipeperfError(f"--param expects KEY=VALUE, got '{item}'")
+        parsed[key.strip()] = value.strip()
+    return bundled_kernel(text, parsed), BUNDLED[text][1]
+
+
+def resolve_gpu(arg: str | None, default: str | None) -> GPUSpec:
+    if arg:
+        return load_gpu(arg)
+    if default:
+        return load_gpu(default)
+    raise PipeperfError("--gpu NAME|FILE is required for an IDG file")
+
+

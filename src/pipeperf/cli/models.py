@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from pipeperf.cli.common import load_kernel_arg, resolve_gpu  # noqa: F401 (used by compare/validate)
 from pipeperf.errors import PipeperfError
-from pipeperf.hardware.spec import GPUSpec, load_gpu
-from pipeperf.idg import BUNDLED, KernelGraph, bundled_kernel, load_kernel
+from pipeperf.hardware.spec import GPUSpec
+from pipeperf.idg import BUNDLED
 from pipeperf.models.compare import ALL_MODELS, evaluate, parse_models
 from pipeperf.util.ranges import parse_int_range
 
@@ -47,32 +47,6 @@ def add_kernel_arguments(p: argparse.ArgumentParser, dest: str, metavar: str, ma
     p.add_argument("--runs", type=int, metavar="N",
                    help="rounds of omega warps simulated per occupancy (default: 32 for short "
                         "kernels, fewer for long ones, at least 4)")
-
-
-def load_kernel_arg(text: str, params: list[str]) -> tuple[KernelGraph, str | None]:
-    """A kernel from a file or a bundled name; also the bundled kernel's default GPU."""
-    p = Path(text)
-    if p.suffix.lower() in (".yaml", ".yml", ".json") or p.exists():
-        if params:
-            raise PipeperfError("--param applies to bundled kernels only", file=text)
-        return load_kernel(p), None
-    if text not in BUNDLED:
-        raise PipeperfError(f"no such file, and not a bundled kernel ({', '.join(BUNDLED)})", file=text)
-    parsed = {}
-    for item in params:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise PipeperfError(f"--param expects KEY=VALUE, got '{item}'")
-        parsed[key.strip()] = value.strip()
-    return bundled_kernel(text, parsed), BUNDLED[text][1]
-
-
-def resolve_gpu(arg: str | None, default: str | None) -> GPUSpec:
-    if arg:
-        return load_gpu(arg)
-    if default:
-        return load_gpu(default)
-    raise PipeperfError("--gpu NAME|FILE is required for an IDG file")
 
 
 def warps_for(text: str | None, gpu: GPUSpec) -> list[int]:
