@@ -78,7 +78,11 @@ def test_cli_json_and_unknown_gpu(capsys):
                *[x for a in SAXPY_ARGS for x in ("--arg", a)], "--gpu", "pascal_gtx1060", "--json"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["kernel"] == "saxpy" and doc["predictions"][0]["cycles"] > 0
+    k = doc["kernels"][0]
+    assert k["name"] == "saxpy" and k["gpu"] == "pascal_gtx1060"
+    assert k["predictions"]["pipeline"]["cycles"] > 0 and k["predictions"]["pipeline"]["seconds"] > 0
+    assert {"warps_per_sm", "groups_per_sm", "limited_by"} <= set(k["occupancy"])
+    assert "by" in k["bound"] and k["profile"]
     with pytest.raises(PipeperfError, match="no_such_gpu"):
         analyze("tests/kernels/saxpy.cu", 8, 256, SAXPY_ARGS, ["no_such_gpu"])
 

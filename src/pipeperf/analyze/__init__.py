@@ -4,37 +4,66 @@ Pipeline: compile (.cu -> PTX, nvcc) and parse; emulate the launch with per-warp
 of warps (:mod:`pipeperf.emulate`); build one IDG per warp class from the traces
 (:mod:`pipeperf.idg.build`, classes by the mapper :mod:`pipeperf.hardware.mapper`); occupancy from
 ``ptxas -v`` resources and the block size; the Pipeline model's simulator with M = resident blocks
-per SM, group size = warps per block and total groups = grid size.
+per SM, group size = warps per block and total groups = grid size. Memory instructions get
+their lambda/Lambda from mapper g (:mod:`pipeperf.hardware.memory`: coalescing, L2 hits, bank
+conflicts of the traced addresses); every analytical model of :mod:`pipeperf.models` is evaluated
+on the same IDGs at the launch's occupancy (and, with ``sweep``, at every occupancy).
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from pipeperf.analyze.predict import Bound
 from pipeperf.errors import PipeperfError
 
 
 @dataclass
 class GPUPrediction:
+    """One kernel on one GPU: occupancy, every model's predicted time, what bounds it."""
+
     gpu: str
-    cycles: float
+    kernel: str
+    cycles: float                # the Pipeline simulation
     seconds: float
-    blocks_per_sm: int          # M simulated: the occupancy limit, or fewer when the grid is small
-    block_limit: int            # resident blocks per SM the occupancy rules allow
+    blocks_per_sm: int           # M simulated: the occupancy limit, or fewer when the grid is small
+    block_limit: int             # resident blocks per SM the occupancy rules allow
     warps_per_block: int
     occupancy: float
     limited_by: str
     occupancy_source: str
-    bound_by: str
-    subsystem_busy: dict[str, float]
+    bound: Bound
+    predictions: dict[str, dict[str, float | None]]
+    profile: dict[str, Any]
     warp_classes: list[dict]
+    memory: list[dict]
+    notes: list[str] = field(default_factory=list)
+    sweep: dict[str, Any] | None = None
+
+    @property
+    def bound_by(self) -> str:
+        return self.bound.by
+
+    @property
+    def subsystem_busy(self) -> dict[str, float]:
+        return self.bound.subsystem_busy
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        d = {"name": self.kernel, "gpu": self.gpu,
+             "occupancy": {"warps_per_sm": self.blocks_per_sm * self.warps_per_block,
+                           "groups_per_sm": self.blocks_per_sm, "limited_by": self.limited_by,
+                           "block_limit": self.block_limit, "fraction": round(self.occupancy, 4),
+                           "source": self.occupancy_source},
+             "predictions": self.predictions, "bound": self.bound.to_dict(), "profile": self.profile,
+             "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
+        if self.sweep is not None:
+            d["sweep"] = self.sweep
+        return d
 
 
 @dataclass
@@ -47,12 +76,15 @@ class Analysis:
     warps_total: int
     truncated_warps: int
     predictions: list[GPUPrediction] = field(default_factory=list)
+    seconds_analysis: float = 0.0
 
     def to_dict(self) -> dict:
-        d = dict(self.__dict__)
-        d["grid"], d["block"] = list(self.grid), list(self.block)
-        d["predictions"] = [p.to_dict() for p in self.predictions]
-        return d
+        """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
+        return {"kernels": [p.to_dict() for p in self.predictions],
+                "launch": {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
+                           "resources": self.resources, "warps_traced": self.warps_traced,
+                           "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
+                           "analysis_seconds": round(self.seconds_analysis, 3)}}
 
 
 def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str, int],
@@ -78,18 +110,20 @@ def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str
 
 def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
             kernel: str | None = None, mode: str = "hybrid", trace_warps: int = 256,
-            max_nodes: int | None = 200_000, shared: int = 0, arch: str | None = None) -> Analysis:
+            max_nodes: int | None = 200_000, shared: int = 0, arch: str | None = None,
+            sweep: bool = False, scheduler: str = "rr", memory: bool = True) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
-    ``trace_warps`` first warps of the launch are traced (the sample the warp classes and their
-    weights come from); traces longer than ``max_nodes`` instructions are cut."""
+    ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
+    and mapper g's statistics come from); traces longer than ``max_nodes`` instructions are cut.
+    ``memory=False`` skips mapper g (every memory instruction keeps its database class)."""
     from pipeperf.emulate import load_module, run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
+    from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.spec import load_gpu
-    from pipeperf.idg.build import kernel_graph_from_profile
     from pipeperf.ptx.compile import ptxas_resources
-    from pipeperf.simulate import simulate
 
+    t0 = time.perf_counter()
     specs = [load_gpu(name) for name in gpus]          # an unknown GPU fails before any work
     module = load_module(path, arch)
     func = select_kernel(module, kernel)
@@ -99,19 +133,80 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     n_blocks = math.prod(g3)
     resources = _resources(Path(path), module, func.name, arch, ptxas_resources)
     prof = run_kernel(module, g3, b3, args, kernel=func.name, mode=mode, trace_warps=trace_warps,
-                      shared=shared, memory=mode == "full")
+                      shared=shared, memory=memory or mode == "full")
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0)
     for spec in specs:
-        kg, info = kernel_graph_from_profile(prof, func, set(spec.classes), spec.name, max_nodes, str(path))
-        out.truncated_warps = info.truncated_warps
         limit, occ, limiter, source = resident_blocks(spec, wpb, threads, resources, shared)
         blocks = max(1, min(limit, -(-n_blocks // spec.cores)))   # never more resident than exist
-        r = simulate(kg, spec, group_size=wpb, groups_per_core=blocks, total_groups=n_blocks)
-        out.predictions.append(GPUPrediction(
-            spec.name, r.cycles, r.seconds, blocks, limit, wpb, occ, limiter, source, r.bound_by,
-            dict(r.subsystem_busy),
-            [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]))
+        notes: list[str] = []
+        overrides: dict[int, str] = {}
+        mem_rows: list[dict] = []
+        gpu = spec
+        if memory:
+            from pipeperf.analyze.memory_trace import memory_mapping, traced_accesses
+
+            per_wave = blocks * spec.cores
+            wave_of = {w: (w // wpb) // per_wave for w in prof.traces}
+            acc = traced_accesses(prof.traces, func, wave_of)
+            waves = max(1, len(set(wave_of.values())))
+            base = {}
+            for pc in set(acc.pc.tolist()):
+                base[pc] = map_instruction(func.instructions[pc], set(spec.classes), spec.name)
+            mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * wpb)
+            gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
+            overrides = {pc: c.name for pc, c in mm.classes.items()}
+            notes += mm.notes
+            for pc, st in sorted(mm.stats.items()):
+                row = st.to_dict()
+                row["line"] = func.instructions[pc].line
+                row["opcode"] = func.instructions[pc].opcode
+                if pc in mm.classes:
+                    c = mm.classes[pc]
+                    row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
+                mem_rows.append(row)
+        out.predictions.append(_predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit,
+                                            occ, limiter, source, max_nodes, overrides, mem_rows, notes,
+                                            sweep, scheduler, out))
+    out.seconds_analysis = time.perf_counter() - t0
     return out
+
+
+def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ, limiter, source,
+                 max_nodes, overrides, mem_rows, notes, sweep, scheduler, out) -> GPUPrediction:
+    """Build the IDGs with ``gpu``'s classes, simulate the launch, evaluate every model."""
+    from pipeperf.analyze.predict import PIPELINE, analytical_predictions, bound_of, pipeline_runs, \
+        warps_per_core
+    from pipeperf.idg.build import kernel_graph_from_profile
+    from pipeperf.simulate.simulator import PreparedKernel
+
+    kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, max_nodes, str(path),
+                                         class_overrides=overrides)
+    out.truncated_warps = info.truncated_warps
+    prep = PreparedKernel(kg, gpu)
+    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, profile_at=blocks)[0]
+    bound = bound_of(r, gpu.issue_limit)
+    n_core = warps_per_core(n_blocks, wpb, gpu.cores)
+    resident = blocks * wpb
+    preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
+    for name, v in analytical_predictions(kg, gpu, [resident], n_core).items():
+        preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
+        if "unsupported" in v:
+            preds[name]["unsupported"] = v["unsupported"]
+    profile = {"cycles": r.cycles, "warps_on_core": r.warps_on_core, "groups_on_core": r.groups_on_core,
+               "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
+               "ipc": r.ipc, "scheduler": r.scheduler}
+    sw = None
+    if sweep:
+        groups = list(range(1, max(blocks, min(limit, -(-n_blocks // gpu.cores))) + 1))
+        runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler)
+        warps = [g * wpb for g in groups]
+        curves = {PIPELINE: [x.seconds for x in runs]}
+        for name, v in analytical_predictions(kg, gpu, warps, n_core).items():
+            curves[name] = v["seconds"]
+        sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+    classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
+    return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, limit, wpb, occ, limiter, source,
+                         bound, preds, profile, classes, mem_rows, notes, sw)
 
 
 def _resources(path: Path, module, name: str, arch: str | None, ptxas_resources) -> dict[str, int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.models.curve import jsonable
+
 DESCRIPTION = """Predict a kernel launch's run time on one or more GPUs of the database, with no GPU:
 compile (nvcc) and parse, emulate the launch tracing the first --trace-warps warps, build the
 warps' instruction dependence graphs (one per distinct path), compute occupancy from ptxas -v,
@@ -28,27 +30,36 @@ def register(subparsers) -> None:
     p.add_argument("--max-nodes", type=int, default=200_000, metavar="N",
                    help="cut each warp's trace at N instructions (default 200000)")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
-    p.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    p.add_argument("--scheduler", choices=("rr", "gto"), default="rr", help="Pipeline simulator's scheduler")
+    p.add_argument("--no-memory-analysis", dest="memory", action="store_false",
+                   help="skip mapper g: memory instructions keep the database's lambda/Lambda")
+    p.add_argument("--sweep-occupancy", action="store_true",
+                   help="also predict with 1 .. the occupancy limit of resident blocks per SM (every model)")
+    p.add_argument("--plot", metavar="FILE.png", help="chart of the occupancy sweep (needs --sweep-occupancy)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"kernels": [{"name", "gpu", "occupancy", "predictions", "bound", "profile", ...}]}')
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from pipeperf.analyze import analyze
+    from pipeperf.errors import PipeperfError
 
+    if args.plot and not args.sweep_occupancy:
+        raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
-                trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch)
+                trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
+                sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory)
+    if args.plot:
+        from pipeperf.report.analyze_plots import plot_sweep
+
+        plot_sweep(a, args.plot)
     if args.json:
-        print(json.dumps(a.to_dict(), indent=2))
-        return 0
-    r = a.resources
-    print(f"kernel {a.kernel}: grid {a.grid}, block {a.block}; {r.get('registers', 0)} registers/thread, "
-          f"{r.get('shared_bytes', 0)} B shared; traced {a.warps_traced} of {a.warps_total} warps"
-          + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else ""))
-    for p in a.predictions:
-        busy = ", ".join(f"{k} {v:.2f}" for k, v in sorted(p.subsystem_busy.items()) if v > 0)
-        classes = ", ".join(f"{c['instructions']} instr x{c['weight']:g}" for c in p.warp_classes)
-        print(f"{p.gpu}: {p.cycles:.0f} cycles = {p.seconds * 1e6:.3f} us; occupancy {p.occupancy:.2f} "
-              f"({p.block_limit} blocks/SM, limited by {p.limited_by}; {p.occupancy_source}), "
-              f"simulated M={p.blocks_per_sm} x {p.warps_per_block} warps; bound by {p.bound_by}; "
-              f"busy: {busy or '-'}; warp classes: {classes}")
+        print(json.dumps(jsonable(a.to_dict()), indent=1))
+    else:
+        from pipeperf.report.analyze_text import format_analysis
+
+        print(format_analysis(a))
+        if args.plot:
+            print(f"plot: {args.plot}")
     return 0

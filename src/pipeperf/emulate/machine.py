@@ -534,6 +534,8 @@ class Machine:
             addr = np.asarray(ag(st, ix), np.uint64)
             arena, bidx, sp = self._resolve(st, ix, addr, space, esz, x)
             self._stats(st, ix, addr, sp, esz, False)
+            if self.trace_warps:
+                self.counters.record_addresses(st.wid, ix, addr, self.trace_warps)
             self.counters.atomics += G.count_warps(st.wid, ix)
             if not full:
                 arena.taint(bidx, esz)

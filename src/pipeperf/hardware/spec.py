@@ -48,6 +48,7 @@ class GPUSpec:
     architecture: str = ""
     compute_capability: str = ""
     limits: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] = field(default_factory=dict)   # l2_bytes (mapper g's cache model)
     sources: dict[str, str] = field(default_factory=dict)
     path: str = ""
 
@@ -174,9 +175,22 @@ def parse_gpu(doc: Document) -> GPUSpec:
         full_name=str(d.get("full_name", "")), vendor=str(d.get("vendor", "")),
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
-        limits=dict(d.get("limits") or {}), sources=dict(d.get("sources") or {}),
+        limits=dict(d.get("limits") or {}), memory=_memory(doc, d), sources=dict(d.get("sources") or {}),
         path=doc.path, **ints,
     )
+
+
+def _memory(doc: Document, d: dict) -> dict[str, Any]:
+    """The optional ``memory`` section: ``l2_bytes`` (and its ``source``) for mapper g's cache model."""
+    m = d.get("memory") or {}
+    if not isinstance(m, dict):
+        raise doc.error("'memory' must be a mapping {l2_bytes, source}", d)
+    bad = set(m) - {"l2_bytes", "source"}
+    if bad:
+        raise doc.error(f"memory: unknown key '{sorted(bad)[0]}' (expected l2_bytes, source)", m)
+    if "l2_bytes" in m and _number(doc, m, "l2_bytes", "memory") <= 0:
+        raise doc.error("memory: 'l2_bytes' must be > 0", m)
+    return dict(m)
 
 
 def _number(doc: Document, mapping: dict, key: str, where: str) -> float:

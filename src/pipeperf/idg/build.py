@@ -95,12 +95,14 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
 
 
 def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu: str = "",
-                              max_nodes: int | None = None, source: str = "") -> tuple[KernelGraph, BuildInfo]:
-    """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper."""
+                              max_nodes: int | None = None, source: str = "",
+                              class_overrides: Mapping[int, str] | None = None) -> tuple[KernelGraph, BuildInfo]:
+    """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
+    (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes)."""
     from pipeperf.hardware.mapper import map_instruction
 
     ins = func.instructions
-    memo: dict[int, str] = {}
+    memo: dict[int, str] = dict(class_overrides or {})
 
     def class_of(e: Mapping) -> str:
         pc = e["pc"]

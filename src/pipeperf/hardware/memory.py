@@ -1,0 +1,256 @@
+"""Mapper g: context-dependent lambda/Lambda of memory instructions from traced addresses.
+
+Sec. 4.4 and 6.3 of analytical-models-and-pipeline-model.txt: a memory instruction's cost depends
+on the access pattern, not only on the GPU, so its (lambda, Lambda) come from a *memory analysis
+module*.  The paper fed it nvprof aggregates; we compute the same quantities per instruction (per
+PC) from the emulator's per-lane addresses of the traced warps:
+
+* **Global memory** (loads, stores, atomics): the 32-byte sectors each warp request touches
+  (coalescing) and, from a cache model of the traced sector stream, which of them hit in L2.
+  The database's global class is the measured pattern of Table 5, ``ld.global.s32`` by a full
+  warp: 32 x 4 B = 128 B = ``REF_SECTORS`` sectors from DRAM.  With ``m`` = sectors per request /
+  ``REF_SECTORS`` and ``p`` the fraction of sectors served by DRAM, the paper's R rule becomes
+
+      lambda' = m * (p * lambda_DRAM + (1 - p) * lambda_L2)
+      Lambda' = p * Lambda_DRAM + (1 - p) * Lambda_L2 + max(0, m - 1) * (p * lambda_DRAM + (1 - p) * lambda_L2)
+
+  which is exactly Sec. 6.3's three cases: ``R < 1`` (m = 1, p = R), ``R = 1`` and ``R > 1``
+  (p = 1, m = R: an uncoalesced request costs R times the bandwidth and waits for its last
+  sector).  A request of fewer sectors (a partial warp) costs proportionally less bandwidth.
+* **Shared memory**: the bank-conflict degree D of each request = wavefronts - 1, wavefronts =
+  the most distinct 4-byte words any of the 32 banks must deliver (a broadcast of one word is
+  free; 8/16-byte accesses touch 2/4 words per lane).  Sec. 6.3: Lambda' = Lambda + D * lambda,
+  lambda' = (1 + D) * lambda, with D averaged over the instruction's requests.
+* Local memory is private and interleaved per thread by the hardware (always coalesced): kept.
+
+The cache model is deliberately simple (and documented, so its limits are known): the traced
+warps' global sector accesses in the order the warps progress (by position in each warp's trace,
+then warp), a hit when the same sector was accessed fewer than ``capacity`` sector accesses
+earlier (an access-distance LRU approximation, never optimistic with respect to true LRU).
+``capacity`` is the GPU's L2 bytes / 32 scaled by the share of the GPU's concurrent warps that
+the traced sample stands for.  Without an ``ld_global_l2`` class (seed GPUs: the papers give no L2
+timings) hits are charged as DRAM and the result says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import GPUSpec, InstrClass
+
+SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
+REF_SECTORS = 4             # Table 5's ld.global.s32 by a full warp: 32 lanes x 4 B = 128 B
+L2_CLASS = "ld_global_l2"   # optional GPU class: lambda/Lambda of a 128-B request that hits in L2
+SPACES = ("global", "shared", "local")
+
+
+@dataclass
+class Accesses:
+    """The traced memory accesses, one row per (warp request, active lane), plus per-request data."""
+
+    pc: np.ndarray          # per request: instruction index in the kernel
+    warp: np.ndarray        # per request: global warp id
+    step: np.ndarray        # per request: position in its warp's trace (cache-model order)
+    space: np.ndarray       # per request: index into SPACES
+    nbytes: np.ndarray      # per request: bytes per lane (element size x vector width)
+    lane_req: np.ndarray    # per lane row: request index
+    addr: np.ndarray        # per lane row: byte address (uint64)
+
+    @classmethod
+    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
+        """``requests`` = (pc, warp, step, space, nbytes, lane addresses) per warp request."""
+        n = len(requests)
+        lens = np.fromiter((len(r[5]) for r in requests), np.int64, n)
+        addr = np.fromiter((a for r in requests for a in r[5]), np.uint64, int(lens.sum()))
+        col = lambda k: np.fromiter((r[k] for r in requests), np.int64, n)  # noqa: E731
+        space = np.fromiter((SPACES.index(r[3]) for r in requests), np.int8, n)
+        return cls(col(0), col(1), col(2), space, col(4), np.repeat(np.arange(n), lens), addr)
+
+    def __len__(self) -> int:
+        return len(self.pc)
+
+
+@dataclass
+class PcMemory:
+    """What the traced warps did at one memory instruction."""
+
+    pc: int
+    space: str
+    requests: int = 0
+    sectors: int = 0            # global: sectors touched, summed over requests
+    l2_hits: int = 0            # global: of those, sectors the cache model finds in L2
+    wavefronts: int = 0         # shared: summed over requests
+
+    @property
+    def sectors_per_request(self) -> float:
+        return self.sectors / self.requests if self.requests else 0.0
+
+    @property
+    def hit_rate(self) -> float:
+        return self.l2_hits / self.sectors if self.sectors else 0.0
+
+    @property
+    def conflict_degree(self) -> float:
+        """D: mean extra shared-memory wavefronts per request."""
+        return self.wavefronts / self.requests - 1.0 if self.requests else 0.0
+
+    def to_dict(self) -> dict:
+        d = {"pc": self.pc, "space": self.space, "requests": self.requests}
+        if self.space == "global":
+            d.update(sectors_per_request=round(self.sectors_per_request, 4), l2_hit_rate=round(self.hit_rate, 4))
+        elif self.space == "shared":
+            d.update(conflict_degree=round(self.conflict_degree, 4))
+        return d
+
+
+def _unique_pairs(req: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct (request, value) pairs, sorted by request then value."""
+    if len(req) == 0:
+        return req, val
+    order = np.lexsort((val, req))
+    r, v = req[order], val[order]
+    keep = np.ones(len(r), bool)
+    keep[1:] = (r[1:] != r[:-1]) | (v[1:] != v[:-1])
+    return r[keep], v[keep]
+
+
+def _spanned(acc: Accesses, rows: np.ndarray, unit_shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """(request, unit) for every unit of 2**unit_shift bytes that the lanes of ``rows`` touch."""
+    req = acc.lane_req[rows]
+    a = acc.addr[rows]
+    nb = acc.nbytes[req].astype(np.uint64)
+    first = a >> np.uint64(unit_shift)
+    last = (a + nb - np.uint64(1)) >> np.uint64(unit_shift)
+    span = (last - first).astype(np.int64)
+    if span.max(initial=0) == 0:
+        return _unique_pairs(req, first)
+    reps = span + 1
+    r = np.repeat(req, reps)
+    base = np.repeat(first, reps)
+    offs = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+    return _unique_pairs(r, base + offs.astype(np.uint64))
+
+
+def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.ndarray:
+    """Hit flag per access of a sector stream (``order_key`` gives the access order): a hit when
+    the same sector was accessed fewer than ``capacity`` accesses earlier."""
+    n = len(sectors)
+    if n == 0:
+        return np.zeros(0, bool)
+    order = np.argsort(order_key, kind="stable")
+    pos = np.empty(n, np.int64)
+    pos[order] = np.arange(n)
+    by_sector = np.lexsort((pos, sectors))
+    s, p = sectors[by_sector], pos[by_sector]
+    hit_sorted = np.zeros(n, bool)
+    same = s[1:] == s[:-1]
+    hit_sorted[1:] = same & ((p[1:] - p[:-1]) <= capacity)
+    hit = np.empty(n, bool)
+    hit[by_sector] = hit_sorted
+    return hit
+
+
+def analyse(acc: Accesses, l2_capacity_sectors: float) -> dict[int, PcMemory]:
+    """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses."""
+    out: dict[int, PcMemory] = {}
+    for i in np.unique(acc.pc):
+        sp = SPACES[int(acc.space[acc.pc == i][0])]
+        out[int(i)] = PcMemory(int(i), sp)
+    if len(acc) == 0:
+        return out
+    counts = np.bincount(acc.pc, minlength=int(acc.pc.max()) + 1)
+    for pc, st in out.items():
+        st.requests = int(counts[pc])
+    # global: sectors per request and L2 hits
+    g_rows = np.flatnonzero(acc.space[acc.lane_req] == SPACES.index("global"))
+    if len(g_rows):
+        req, sec = _spanned(acc, g_rows, 5)
+        key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
+        hit = l2_hits(key, sec, l2_capacity_sectors)
+        pcs = acc.pc[req]
+        n_sec = np.bincount(pcs, minlength=len(counts))
+        n_hit = np.bincount(pcs, weights=hit, minlength=len(counts))
+        for pc, st in out.items():
+            if st.space == "global":
+                st.sectors, st.l2_hits = int(n_sec[pc]), int(n_hit[pc])
+    # shared: wavefronts = max distinct words per bank
+    s_rows = np.flatnonzero(acc.space[acc.lane_req] == SPACES.index("shared"))
+    if len(s_rows):
+        req, word = _spanned(acc, s_rows, 2)
+        bank_key = req * 32 + (word & np.uint64(31)).astype(np.int64)
+        ub, per_bank = np.unique(bank_key, return_counts=True)
+        waves = np.zeros(len(acc), np.int64)
+        np.maximum.at(waves, ub // 32, per_bank)
+        w_pc = np.bincount(acc.pc, weights=waves, minlength=len(counts))
+        for pc, st in out.items():
+            if st.space == "shared":
+                st.wavefronts = int(w_pc[pc])
+    return out
+
+
+@dataclass
+class MemoryMapping:
+    """Mapper g's result: the adjusted class of each memory PC, and what it was derived from."""
+
+    classes: dict[int, InstrClass] = field(default_factory=dict)   # pc -> adjusted class
+    stats: dict[int, PcMemory] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: str) -> InstrClass:
+    """Sec. 6.3's R rule generalised to m = sectors/request / REF_SECTORS and DRAM share p."""
+    m = st.sectors_per_request / REF_SECTORS
+    p = 1.0 - st.hit_rate if l2 is not None else 1.0
+    lam_l2, Lam_l2 = (l2.cpi, l2.latency) if l2 is not None else (base.cpi, base.latency)
+    lam_mix = p * base.cpi + (1 - p) * lam_l2
+    Lam_mix = p * base.latency + (1 - p) * Lam_l2
+    lam = max(m * lam_mix, 1e-6)
+    Lam = Lam_mix + max(0.0, m - 1.0) * lam_mix
+    src = (f"mapper g from {base.name}: {st.sectors_per_request:.2f} sectors/request (reference "
+           f"{REF_SECTORS}), L2 hit rate {st.hit_rate:.2f}" + ("" if l2 is not None else " (no L2 class: hits as DRAM)"))
+    return InstrClass(name, base.subsystem, lam, Lam, src, True)
+
+
+def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
+    """Sec. 6.3: Lambda' = Lambda + D * lambda, lambda' = (1 + D) * lambda."""
+    d = max(0.0, st.conflict_degree)
+    src = f"mapper g from {base.name}: bank-conflict degree D = {d:.2f}"
+    return InstrClass(name, base.subsystem, (1 + d) * base.cpi, base.latency + d * base.cpi, src, True)
+
+
+def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu: GPUSpec,
+               label: Mapping[int, str] | None = None) -> MemoryMapping:
+    """Adjusted classes for the memory PCs in ``stats`` whose base class (mapper f) is ``base_class[pc]``.
+
+    Classes are named ``<base>@<label>`` (label: the PTX line by default) so reports can say which
+    instruction got which lambda/Lambda."""
+    out = MemoryMapping(stats=dict(stats))
+    l2 = gpu.classes.get(L2_CLASS)
+    if l2 is None and any(s.space == "global" and s.l2_hits for s in stats.values()):
+        out.notes.append(f"GPU '{gpu.name}' has no '{L2_CLASS}' class: sectors the cache model finds "
+                         "in L2 are charged as DRAM accesses")
+    for pc, st in stats.items():
+        if pc not in base_class or st.requests == 0:
+            continue
+        base = gpu.classes.get(base_class[pc])
+        if base is None:
+            raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{base_class[pc]}'")
+        name = f"{base.name}@{label[pc] if label and pc in label else pc}"
+        if st.space == "global":
+            out.classes[pc] = global_class(base, st, l2, name)
+        elif st.space == "shared":
+            out.classes[pc] = shared_class(base, st, name)
+    return out
+
+
+def l2_capacity_sectors(gpu: GPUSpec, traced_warps: int, concurrent_warps: int) -> float:
+    """The L2 share of the traced sample, in sectors (inf when the GPU's L2 size is unknown)."""
+    l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
+    if not l2_bytes:
+        return float("inf")
+    share = min(1.0, traced_warps / max(1, concurrent_warps))
+    return float(l2_bytes) / SECTOR * share

@@ -1,0 +1,59 @@
+"""The terminal report of ``pipeperf analyze``: one table of every model's time per GPU, then
+per GPU the occupancy, what bounds the kernel and mapper g's memory classes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _us(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    us = seconds * 1e6
+    return f"{us:.4g}" if us < 1e5 else f"{us:.4e}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f} %"
+
+
+def format_analysis(a: Any) -> str:
+    """``a`` is a :class:`pipeperf.analyze.Analysis`."""
+    r = a.resources
+    lines = [f"kernel {a.kernel}: grid {a.grid}, block {a.block}; {r.get('registers', 0)} registers/thread, "
+             f"{r.get('shared_bytes', 0)} B static shared; traced {a.warps_traced} of {a.warps_total} warps"
+             + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")]
+    preds = a.predictions
+    if not preds:
+        return "\n".join(lines)
+    models = list(preds[0].predictions)
+    w0 = max(len(m) for m in models + ["predicted time (us)"])
+    cols = [p.gpu for p in preds]
+    widths = [max(len(c), 10) for c in cols]
+    lines.append("")
+    lines.append("predicted time (us)".ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    for m in models:
+        cells = [_us(p.predictions.get(m, {}).get("seconds")) for p in preds]
+        lines.append(m.ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+    for p in preds:
+        b = p.bound
+        busy = ", ".join(f"{k} {v:.0%}" for k, v in sorted(b.subsystem_busy.items(), key=lambda kv: -kv[1]) if v > 0)
+        lines += ["", f"{p.gpu}: occupancy {p.blocks_per_sm * p.warps_per_block} warps/SM = {p.blocks_per_sm} "
+                  f"block(s) of {p.warps_per_block} warps (limit {p.block_limit} blocks/SM by {p.limited_by}, "
+                  f"{p.occupancy:.0%} of the SM; {p.occupancy_source})",
+                  f"  bound by {b.by}: busy {busy or '-'}; issue slots used {_pct(b.issue_share)}; "
+                  f"cycles with no issue {_pct(b.idle_share)}",
+                  "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
+                                                 for c in p.warp_classes)]
+        for row in p.memory:
+            if "cpi" not in row:
+                continue
+            what = (f"{row['sectors_per_request']:.2f} sectors/request, L2 hits {row['l2_hit_rate']:.0%}"
+                    if row["space"] == "global" else f"bank-conflict degree {row['conflict_degree']:.2f}")
+            lines.append(f"  line {row['line']} {row['opcode']}: {what} -> lambda {row['cpi']:.3g}, "
+                         f"Lambda {row['latency']:.4g} (from {row['base_class']})")
+        lines += [f"  note: {n}" for n in p.notes]
+        for m, v in p.predictions.items():
+            if v.get("unsupported"):
+                lines.append(f"  {m}: {v['unsupported']}")
+    return "\n".join(lines)
