@@ -58,8 +58,8 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
 * ``add_f32`` -> mul_f32, fma_f32: the same FP32 pipeline and rate (Table II: fadd = fmadd on
   every GPU measured); ``fma_f32`` -> mul_f32, add_f32 and ``mul_f32`` -> fma_f32, add_f32 alike.
 * ``add_s32`` -> add_f32, mul_f32: single-issue integer ALU operations the papers did not measure;
-  the cheapest measured ALU class has their lambda (Table 5's mul.f32 lambda equals the issue rate
-  of one warp instruction per ALU group). ``control`` -> add_s32, add_f32, mul_f32: a branch
+  the cheapest measured ALU class stands in for them (add_f32 where Table II gives it, else
+  Table 5's mul.f32). ``control`` -> add_s32, add_f32, mul_f32: a branch
   takes one issue slot of the ALU/branch unit, unmeasured in the papers.
 * ``mul_s32`` -> add_s32, mul_f32; ``mul_s64`` -> mul_s32 (emulated by ~3-4 IMAD: the fallback
   underestimates); ``div_s32`` -> mul_s32 (a gross underestimate, kept only for user files: every
@@ -80,8 +80,10 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
 * ``rcp_f64``, ``sqrt_f64`` -> div_f64: the same DFMA Newton sequence after one MUFU op.
 * ``cvt`` -> cos_f32: on compute capability 3.x-8.x the CUDA C Programming Guide's throughput
   table gives "all other type conversions" the SFU rate (Fermi's conversions are faster than its
-  SFU: the fallback overestimates there). ``cvt_f64`` -> cvt, mul_f64: conversions from/to 64-bit
-  types run at the DP rate on cc 2.0-6.1 (same table; cc 7.5 is the exception).
+  SFU: the fallback overestimates there). ``cvt_f64`` -> cvt, mul_f64: the same table gives
+  conversions from/to 64-bit types about the fp64 rate on cc 2.0-6.1 (the microbenchmarks of
+  pipeperf.measure time them on the DP subsystem too); on cc 7.5, whose fp64 is much slower than
+  its conversions, mul_f64 overestimates.
 * ``st_global`` -> ld_global_s32; ``atom_global`` -> ld_global_s32; ``prefetch``, ``tex``,
   ``cp_async`` -> ld_global_s32: the same global memory path (a store or an L2 atomic is cheaper
   in latency; the load's numbers overestimate). ``membar`` -> st_global, ld_global_s32: a fence
