@@ -12,7 +12,8 @@ MODERN = {"volta_v100": (80, "7.0", 64), "ampere_a100": (108, "8.0", 64), "hoppe
 # class names used by the six seed GPUs plus those a PTX mapper needs
 REQUIRED = {"cos_f32", "mul_f32", "add_f32", "fma_f32", "mul_f64", "mul_s32", "div_f32", "div_f64", "div_s32",
             "bar_sync", "ld_global_s32", "ld_local_s32", "ld_shared_f32", "add_s32", "cvt", "shfl",
-            "atom_global", "st_global", "st_shared", "sqrt_f32", "rsqrt_f32", "ex2_f32"}
+            "atom_global", "st_global", "st_shared", "sqrt_f32", "rsqrt_f32", "ex2_f32",
+            "add_f64", "fma_f64", "div_approx_f32", "mma_f16_f32_m16n16k16"}
 
 
 @pytest.mark.parametrize("name", sorted(MODERN))

@@ -11,7 +11,7 @@ from pipeperf.hardware.spec import available_gpus, load_gpu
 TABLE5 = {
     "fermi_c2050": {"cos_f32": (8, 40), "mul_f32": (1, 18), "mul_f64": (2, 22), "div_s32": (20, 200),
                     "bar_sync": (2, 40), "ld_global_s32": (23, 475), "ld_local_s32": (2, 28)},
-    "kepler_gtx650ti": {"mul_f32": (0.25, 9), "div_f32": (0.75, 28.5), "div_f64": (26, 260)},
+    "kepler_gtx650ti": {"mul_f32": (0.25, 9), "div_approx_f32": (0.75, 28.5), "div_f64": (26, 260)},
     "maxwell_k620": {"mul_f32": (0.375, 6), "mul_s32": (0.875, 12.5), "bar_sync": (4.5, 125)},
     "pascal_gtx1060": {"cos_f32": (1, 15), "mul_f64": (8, 43), "ld_global_s32": (12, 345)},
     "turing_rtx2070": {"mul_f32": (0.5, 4), "mul_f64": (19, 45), "mul_s32": (0.25, 2)},

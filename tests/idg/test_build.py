@@ -29,7 +29,7 @@ def test_saxpy_idg_nodes_and_load_to_fma_edges():
     loads = [i for i in range(len(g)) if g.class_of(i) == "ld_global_s32"][:2]
     fma = next(i for i in range(len(g)) if g.class_of(i) == "fma_f32")
     assert len(loads) == 2 and all(ld in g.deps_of(fma) for ld in loads)
-    st = next(i for i in range(fma + 1, len(g)) if g.class_of(i) == "ld_global_s32")
+    st = next(i for i in range(fma + 1, len(g)) if g.class_of(i) == "st_global")
     assert fma in g.deps_of(st)               # the store reads the fma's result
 
 

@@ -28,8 +28,11 @@ def test_class_names_match_the_shipped_database():
     """Fitted specs must be usable in place of the shipped ones: same class names where they overlap."""
     shipped = set(load_gpu("pascal_gtx1060").classes)
     ours = {b.cls for b in mb.chain_benchmarks()}
-    assert {"add_f32", "mul_f32", "fma_f32", "mul_f64", "mul_s32", "div_f32", "div_f64", "div_s32", "cos_f32",
+    assert {"add_f32", "mul_f32", "fma_f32", "mul_f64", "mul_s32", "div_f64", "div_s32", "cos_f32",
             "bar_sync", "ld_global_s32", "ld_local_s32", "ld_shared_f32", "loop"} <= shipped & ours
+    # the div_f32 bench times IEEE div.rn.f32; Table 5's div.f32 is the approximate division, shipped
+    # as div_approx_f32 (hardware/mapper.py), so a fitted div_f32 never replaces it under the same name
+    assert "div_f32" in ours and "div_approx_f32" in shipped and "div_f32" not in shipped
 
 
 def test_chain_steps_are_volatile_inline_ptx_through_one_register():

@@ -22,7 +22,7 @@ def divergent() -> KernelGraph:
     even = IDG.from_nodes("even", ["a", "b", "c", "d", "s", "e"],
                           ["ld_global_s32", "mul_f32", "cos_f32", "mul_f32", "bar_sync", "ld_shared_f32"],
                           [[], ["a"], ["b"], ["a"], [], ["c", "d"]])
-    odd = IDG.from_nodes("odd", ["a", "b", "s", "c"], ["ld_global_s32", "ld_global_s32", "bar_sync", "div_f32"],
+    odd = IDG.from_nodes("odd", ["a", "b", "s", "c"], ["ld_global_s32", "ld_global_s32", "bar_sync", "div_approx_f32"],
                          [[], [], [], ["a", "b"]])
     return KernelGraph("divergent", (WarpClass(even, 3.0), WarpClass(odd, 1.0)))
 
