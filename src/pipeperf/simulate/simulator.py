@@ -140,7 +140,7 @@ class PreparedKernel:
         if total_groups < 1:
             raise PipeperfError("total number of groups must be >= 1")
         n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
-        warp_cls = self.kernel.assign(n_groups * group_size).astype(np.int64)
+        warp_cls = self.kernel.assign(n_groups * group_size, group_size).astype(np.int64)   # whole block shapes
         il = float(gpu.issue_limit)
         status, end, busy, issued, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
