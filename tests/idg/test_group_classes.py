@@ -169,3 +169,25 @@ def test_profile_takes_warps_per_block_from_the_launch():
     assert {g.warps[0] for g in kg.group_classes} == {0, 1}
     kg1, info1 = kernel_graph_from_profile(p, f, warps_per_group=1)
     assert info1.blocks_traced == 4 and sorted(g.weight for g in kg1.group_classes) == [2.0, 2.0]
+
+
+# ---------------------------------------------------------------- hand-written files
+
+def test_yaml_group_classes_load_and_check(tmp_path):
+    from pipeperf.idg.io import load_kernel
+
+    k = load_kernel("examples/idg/last_block.yaml")
+    assert k.group_size == 4 and [g.weight for g in k.group_classes] == [7.0, 1.0]
+    a = k.assign(4 * 8, 4).reshape(8, 4)
+    assert sorted(a.tolist()) == [[0] * 4] * 7 + [[1] * 4]     # one period: 7 ordinary, 1 last
+    body = open("examples/idg/last_block.yaml").read().split("group_classes:")[0]
+    p = tmp_path / "bad.yaml"
+    p.write_text(body + "group_classes:\n  - {weight: 1, warps: [0, 0]}\n  - {weight: 1, warps: [0, 2]}\n")
+    with pytest.raises(PipeperfError, match=r"bad.yaml:\d+: group class 2: 'warps' must list warp-class indices 0..1"):
+        load_kernel(p)
+    p.write_text(body + "group_classes:\n  - {weight: 1, warps: [0, 1]}\n")
+    with pytest.raises(PipeperfError, match="warp position 0: 1; warp position 1: 3"):
+        load_kernel(p)                                # one block mixing 1 and 3 barriers
+    p.write_text("name: x\ninstructions: [{id: a, class: mul_f32}]\ngroup_classes: [{warps: [0]}]\n")
+    with pytest.raises(PipeperfError, match="needs 'warp_classes'"):
+        load_kernel(p)

@@ -71,3 +71,14 @@ def test_block_shapes_of_another_size_than_the_group_are_refused():
     with pytest.raises(PipeperfError, match="use group size 4"):
         simulate(kg, GPU, group_size=2, groups_per_core=2)
     assert simulate(kg, GPU, group_size=1, groups_per_core=2).cycles > 0
+
+
+def test_cli_simulate_takes_the_group_size_of_the_group_classes(capsys):
+    import json
+
+    from pipeperf.cli.main import main
+
+    assert main(["simulate", "examples/idg/last_block.yaml", "--gpu", "pascal_gtx1060", "--groups", "80",
+                 "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["group_size"] == 4 and r["instructions_on_core"] == 4 * (7 * 4 + 1 * 9)   # 8 groups: 7 + 1

@@ -3,6 +3,9 @@
 ``simulate`` maps each IDG node to (subsystem, lambda, Lambda) with the GPU's
 mapper f, flattens the warp classes into arrays and runs the compiled engine
 for one compute unit; all P units behave alike (N = ceil(N_total / P) groups each).
+Each simulated warp gets a warp class from :meth:`KernelGraph.assign`: whole block
+shapes when the kernel has group classes (so blocks that differ, such as a last
+block with extra barriers, keep their barriers consistent), else per warp by weight.
 """
 
 from __future__ import annotations
