@@ -191,3 +191,16 @@ def test_yaml_group_classes_load_and_check(tmp_path):
     p.write_text("name: x\ninstructions: [{id: a, class: mul_f32}]\ngroup_classes: [{warps: [0]}]\n")
     with pytest.raises(PipeperfError, match="needs 'warp_classes'"):
         load_kernel(p)
+
+
+def test_block_weights_let_sampled_blocks_stand_for_more():
+    A, L = _trace("add", "bar"), _trace("add", "bar", "add", "bar")
+    traces = {0: A, 1: A, 6: A, 7: A, 8: L, 9: L}     # blocks 0, 3 (ordinary) and 4 (the last one)
+    kg, info = kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2,
+                                        block_weights={0: 1.0, 3: 2.0})   # block 3 stands for blocks 1-3
+    assert [g.weight for g in kg.group_classes] == [3.0, 1.0] and info.blocks_traced == 3
+    assert [c.weight for c in kg.warp_classes] == [6.0, 2.0]
+    with pytest.raises(PipeperfError, match="positive"):
+        kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2, block_weights={0: 0})
+    with pytest.raises(PipeperfError, match="warps per group"):
+        kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], block_weights={0: 2.0})

@@ -85,9 +85,13 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              class_of: Callable[[Mapping], str],
                              guard_of: Callable[[Mapping], str | None] = lambda e: None,
                              max_nodes: int | None = None, source: str = "",
-                             warps_per_group: int | None = None) -> tuple[KernelGraph, BuildInfo]:
+                             warps_per_group: int | None = None,
+                             block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
-    with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes)."""
+    with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
+
+    ``block_weights`` (block id -> weight, default 1 each) lets a sample of blocks stand for more
+    blocks than it holds (a block spread sample): warp- and group-class weights sum them."""
     if not traces:
         raise PipeperfError(f"no warp traces for kernel '{name}' (trace at least one warp)")
     if warps_per_group is not None and warps_per_group < 1:
@@ -103,14 +107,23 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         cut[wid] = t
         key = (tuple(e["opcode"] for e in t), tuple(class_of(e) for e in t))
         groups.setdefault(key, []).append(wid)
+    if block_weights is not None and not warps_per_group:
+        raise PipeperfError("block weights need the warps per group (block) to find each warp's block")
+    bw = block_weights or {}
+    if any(not v > 0 for v in bw.values()):
+        raise PipeperfError("block weights must be positive")
+
+    def weight(wids: Sequence[int]) -> float:
+        return float(sum(bw.get(w // warps_per_group, 1.0) for w in wids)) if bw else float(len(wids))
+
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups.values(), key=lambda w: (-len(w), w[0]))):
         g = warp_idg(f"{name}.w{wids[0]}", cut[wids[0]], class_of, guard_of)
-        classes.append(WarpClass(g, float(len(wids))))
+        classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
-    gcs = tuple(GroupClass(shape, float(len(blocks)))
+    gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
     kg = KernelGraph(name, tuple(classes), source, gcs)
     return kg, BuildInfo(len(traces), len(classes), max(len(t) for t in cut.values()), truncated,
@@ -136,7 +149,8 @@ def _block_shapes(class_of_warp: Mapping[int, int], wpg: int) -> tuple[dict[tupl
 
 def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu: str = "",
                               max_nodes: int | None = None, source: str = "",
-                              warps_per_group: int | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              warps_per_group: int | None = None,
+                              block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper.
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
@@ -159,4 +173,5 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return str(g) if g is not None else None
 
     traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
-    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group)
+    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group,
+                                    block_weights)
