@@ -131,7 +131,9 @@ class KernelGraph:
         With group classes and a ``group_size`` equal to theirs (or None): whole groups
         by smooth weighted round-robin over the group classes, each group one traced
         block shape, warp positions keeping their class. ``n_warps`` must then be a
-        multiple of the group size.
+        multiple of the group size. A shape with less than one group's share (a
+        last block among few groups per core) still takes the last group's place when
+        it is costlier, since the simulated core stands for the slowest (_busiest_core).
 
         With group classes of another size than ``group_size`` (a kernel simulated
         with another block size than it was traced or written with) the block shapes
