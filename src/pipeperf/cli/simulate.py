@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "of a GPU and report cycles, seconds, warps/cycle, IPC and "
                                    "subsystem utilisation.")
     add_kernel_args(p)
-    p.add_argument("--group-size", type=int, default=1, metavar="WARPS", help="warps per group |gamma| (default 1)")
+    p.add_argument("--group-size", type=int, metavar="WARPS",
+                   help="warps per group |gamma| (default: the kernel's group classes' size, else 1)")
     p.add_argument("--groups-per-core", type=int, default=1, metavar="M",
                    help="concurrent groups per core (default 1)")
     p.add_argument("--groups", type=int, metavar="TOTAL",
@@ -37,6 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     kernel, gpu = resolve_kernel(args)
     prep = PreparedKernel(kernel, gpu)
+    if args.group_size is None:
+        args.group_size = kernel.group_size or 1
     if args.warps:
         if args.gantt:
             raise PipeperfError("--gantt draws a single run; drop --warps")

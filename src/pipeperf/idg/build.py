@@ -6,12 +6,22 @@ def-use dependences through registers: each node depends on the last earlier nod
 same warp that wrote one of its source registers (or its guard predicate). Barriers
 (``bar.sync``/``barrier.sync``) are nodes of class ``bar_sync``. Warps with the same
 (opcode sequence, class sequence) form one warp class whose weight is their number.
-Only the traced warps (the first ``trace_warps`` of the launch) are seen: the caller
-chooses that sample, and :class:`BuildInfo` says how many warps and instructions it holds.
+
+Given the warps per block, the traced warps are also grouped by block (warp id //
+warps per block, the emulator's numbering) into group classes: the tuple of warp
+classes by warp position, weighted by the number of traced blocks of that shape, so
+the simulator runs whole real block shapes (a last block with extra barriers stays
+one block). Only complete traced blocks count: a block the trace sample cut (some of
+its warps untraced) still lends its warps to the warp classes and their weights, but
+is no block shape. When no block is complete (a sample smaller than one block) the
+kernel has no group classes and the simulator mixes warp classes per warp as before.
+Only the traced warps are seen: the caller chooses that sample, and :class:`BuildInfo`
+says how many warps, blocks and instructions it holds.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
@@ -20,7 +30,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import BARRIER_CLASSES, IDG
-from pipeperf.idg.kernel import KernelGraph, WarpClass
+from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
 
 _REG = re.compile(r"%[A-Za-z_][\w$.]*")
 _SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%clock", "%smid")
@@ -32,6 +42,9 @@ class BuildInfo:
     warp_classes: int
     max_nodes: int
     truncated_warps: int          # warps whose trace was cut at ``max_nodes``
+    blocks_traced: int = 0        # complete traced blocks (the group-class weights sum to this)
+    partial_blocks: int = 0       # blocks with only some warps traced: no block shape taken from them
+    group_classes: int = 0
 
 
 def _regs(text: str) -> list[str]:
@@ -71,10 +84,18 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
 def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              class_of: Callable[[Mapping], str],
                              guard_of: Callable[[Mapping], str | None] = lambda e: None,
-                             max_nodes: int | None = None, source: str = "") -> tuple[KernelGraph, BuildInfo]:
-    """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group."""
+                             max_nodes: int | None = None, source: str = "",
+                             warps_per_group: int | None = None,
+                             block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
+    """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
+    with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
+
+    ``block_weights`` (block id -> weight, default 1 each) lets a sample of blocks stand for more
+    blocks than it holds (a block spread sample): warp- and group-class weights sum them."""
     if not traces:
         raise PipeperfError(f"no warp traces for kernel '{name}' (trace at least one warp)")
+    if warps_per_group is not None and warps_per_group < 1:
+        raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
     groups: dict[tuple, list[int]] = {}
     truncated = 0
     cut: dict[int, Sequence[Mapping]] = {}
@@ -86,21 +107,60 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         cut[wid] = t
         key = (tuple(e["opcode"] for e in t), tuple(class_of(e) for e in t))
         groups.setdefault(key, []).append(wid)
+    if block_weights is not None and not warps_per_group:
+        raise PipeperfError("block weights need the warps per group (block) to find each warp's block")
+    bw = block_weights or {}
+    if any(not v > 0 for v in bw.values()):
+        raise PipeperfError("block weights must be positive")
+
+    def weight(wids: Sequence[int]) -> float:
+        return float(sum(bw.get(w // warps_per_group, 1.0) for w in wids)) if bw else float(len(wids))
+
     classes = []
+    class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups.values(), key=lambda w: (-len(w), w[0]))):
         g = warp_idg(f"{name}.w{wids[0]}", cut[wids[0]], class_of, guard_of)
-        classes.append(WarpClass(g, float(len(wids))))
-    kg = KernelGraph(name, tuple(classes), source)
-    return kg, BuildInfo(len(traces), len(classes), max(len(t) for t in cut.values()), truncated)
+        classes.append(WarpClass(g, weight(wids)))
+        class_of_warp.update((w, k) for w in wids)
+    shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
+    gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
+                for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
+    kg = KernelGraph(name, tuple(classes), source, gcs)
+    return kg, BuildInfo(len(traces), len(classes), max(len(t) for t in cut.values()), truncated,
+                         sum(len(b) for b in shapes.values()), partial, len(gcs))
+
+
+def _block_shapes(class_of_warp: Mapping[int, int], wpg: int) -> tuple[dict[tuple[int, ...], list[int]], int]:
+    """Block shape (warp class by position) -> ids of the complete traced blocks of that shape,
+    and the number of partly traced blocks (left out)."""
+    blocks: dict[int, dict[int, int]] = {}
+    for w, c in class_of_warp.items():
+        blocks.setdefault(w // wpg, {})[w % wpg] = c
+    shapes: dict[tuple[int, ...], list[int]] = {}
+    partial = 0
+    for b in sorted(blocks):
+        pos = blocks[b]
+        if len(pos) < wpg:
+            partial += 1
+            continue
+        shapes.setdefault(tuple(pos[p] for p in range(wpg)), []).append(b)
+    return shapes, partial
 
 
 def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu: str = "",
                               max_nodes: int | None = None, source: str = "",
-                              class_overrides: Mapping[int, str] | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              class_overrides: Mapping[int, str] | None = None,
+                              warps_per_group: int | None = None,
+                              block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
-    (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes)."""
+    (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
+
+    Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
+    block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
     from pipeperf.hardware.mapper import map_instruction
 
+    if warps_per_group is None:
+        warps_per_group = -(-math.prod(prof.block) // 32)
     ins = func.instructions
     memo: dict[int, str] = dict(class_overrides or {})
 
@@ -115,4 +175,5 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return str(g) if g is not None else None
 
     traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
-    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source)
+    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group,
+                                    block_weights)

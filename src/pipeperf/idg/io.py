@@ -13,6 +13,9 @@ Formats (see README)::
       - weight: 1
         name: odd
         instructions: [...]
+    group_classes:                  # optional block shapes: the warp class (index into
+      - {weight: 3, warps: [0, 0]}  # warp_classes) of each warp position of a group;
+      - {weight: 1, warps: [0, 1]}  # the simulator then runs whole groups of these shapes
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import KernelGraph, WarpClass
+from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
 from pipeperf.util.yamlio import Document, load_document
 
 _NODE_KEYS = {"id", "class", "deps", "barrier"}
@@ -57,13 +60,43 @@ def parse_kernel(doc: Document) -> KernelGraph:
             else:
                 idg = parse_idg(doc, wc, default_name=f"{d.get('name', 'kernel')}[{k}]")
             classes.append(WarpClass(idg, float(weight)))
-        kg = KernelGraph(str(d.get("name", Path(doc.path).stem)), tuple(classes), doc.path)
+        kg = KernelGraph(str(d.get("name", Path(doc.path).stem)), tuple(classes), doc.path,
+                         parse_group_classes(doc, d, len(classes)))
+    elif "group_classes" in d:
+        raise doc.error("'group_classes' needs 'warp_classes' to refer to", d)
     elif "instructions" in d:
         kg = KernelGraph.single(parse_idg(doc, d, default_name=Path(doc.path).stem), doc.path)
     else:
         raise doc.error("expected key 'instructions' (one IDG) or 'warp_classes' (several)", d)
     kg.check_barriers()
     return kg
+
+
+def parse_group_classes(doc: Document, d: dict, n_classes: int) -> tuple[GroupClass, ...]:
+    """The optional ``group_classes`` list: {weight, warps: [warp-class index per warp position]}."""
+    gcs = d.get("group_classes")
+    if gcs is None:
+        return ()
+    if not isinstance(gcs, list) or not gcs:
+        raise doc.error("'group_classes' must be a non-empty list of {weight, warps}", d)
+    out, size = [], None
+    for k, gc in enumerate(gcs):
+        where = gc if isinstance(gc, (dict, list)) else gcs
+        if not isinstance(gc, dict) or set(gc) - {"weight", "warps"} or "warps" not in gc:
+            raise doc.error(f"group class {k + 1}: expected a mapping {{weight, warps: [warp-class indices]}}", where)
+        weight, warps = gc.get("weight", 1), gc["warps"]
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+            raise doc.error(f"group class {k + 1}: 'weight' must be a positive number, got {weight!r}", gc)
+        if (not isinstance(warps, list) or not warps
+                or any(isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < n_classes for j in warps)):
+            raise doc.error(f"group class {k + 1}: 'warps' must list warp-class indices 0..{n_classes - 1}, "
+                            f"one per warp position, got {warps!r}", gc)
+        if size is not None and len(warps) != size:
+            raise doc.error(f"group class {k + 1}: {len(warps)} warps, but group class 1 has {size}; "
+                            "every group class has the same number of warps", gc)
+        size = len(warps)
+        out.append(GroupClass(tuple(warps), float(weight)))
+    return tuple(out)
 
 
 def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:

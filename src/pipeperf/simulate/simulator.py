@@ -3,6 +3,9 @@
 ``simulate`` maps each IDG node to (subsystem, lambda, Lambda) with the GPU's
 mapper f, flattens the warp classes into arrays and runs the compiled engine
 for one compute unit; all P units behave alike (N = ceil(N_total / P) groups each).
+Each simulated warp gets a warp class from :meth:`KernelGraph.assign`: whole block
+shapes when the kernel has group classes (so blocks that differ, such as a last
+block with extra barriers, keep their barriers consistent), else per warp by weight.
 """
 
 from __future__ import annotations
@@ -140,7 +143,7 @@ class PreparedKernel:
         if total_groups < 1:
             raise PipeperfError("total number of groups must be >= 1")
         n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
-        warp_cls = self.kernel.assign(n_groups * group_size).astype(np.int64)
+        warp_cls = self.kernel.assign(n_groups * group_size, group_size).astype(np.int64)   # whole block shapes
         il = float(gpu.issue_limit)
         status, end, busy, issued, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
