@@ -168,3 +168,17 @@ def test_active_mask_uses_lane_for_partial_warps():
                                                       np.ones(192, np.float32)], trace_warps=4)
     assert p.traces[1][0]["active"] == 0xFFFF and p.traces[3][0]["active"] == 0xFFFF
     assert p.traces[2][0]["active"] == 0xFFFFFFFF
+
+
+def test_atomics_and_loads_record_addresses_in_hybrid():
+    case = make_case("histogram_global")
+    spec = case.spec
+    p = run_kernel(spec.ptx_path(ARCH), spec.grid, spec.block, case.fresh_args(), mode="hybrid",
+                   memory=True, trace_warps=2)
+    atoms = [e for e in p.traces[0] if e["opcode"].startswith("atom")]
+    loads = [e for e in p.traces[0] if e["opcode"].startswith("ld.global")]
+    assert atoms and loads
+    for e in atoms + loads:
+        a = e["addresses"]
+        assert len(a) == bin(e["active"]).count("1") and not a.flags.writeable
+    assert len(set(int(x) for x in atoms[0]["addresses"])) <= 64    # 64 bins

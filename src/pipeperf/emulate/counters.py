@@ -50,14 +50,15 @@ class Counters:
         return a, b, c
 
     def _static(self, prog, pc: int) -> dict:
-        """The per-instruction part of a trace entry, built once."""
+        """The per-instruction part of a trace entry (a template), built once."""
         key = (prog.func.name, pc)
         d = self._entry.get(key)
         if d is None:
             x = prog.func.instructions[pc]
             d = self._entry[key] = {
                 "function": prog.func.name, "pc": pc, "opcode": x.opcode, "category": x.category,
-                "dsts": tuple(str(d) for d in x.dsts), "srcs": tuple(str(s) for s in x.srcs)}
+                "dsts": tuple(str(d) for d in x.dsts), "srcs": tuple(str(s) for s in x.srcs),
+                "active": 0, "addresses": None}
         return d
 
     def record(self, prog, pc: int, st, cur, gmask: np.ndarray | None) -> None:
@@ -79,9 +80,8 @@ class Counters:
         static = self._static(prog, pc)
         trace = self.trace
         for wi, m in zip(w[starts].tolist(), masks.tolist()):
-            e = dict(static)
+            e = static.copy()   # a template copy: the cheapest new dict
             e["active"] = m
-            e["addresses"] = None
             trace[wi].append(e)
 
     def record_addresses(self, st, ix, addr) -> None:
@@ -97,8 +97,12 @@ class Counters:
         a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
         a.flags.writeable = False
         starts, lengths = G.segments(w)
-        ends = starts + lengths
-        for wi, s0, s1 in zip(w[starts].tolist(), starts.tolist(), ends.tolist()):
-            entries = self.trace.get(wi)
+        if np.all(lengths == lengths[0]):           # the usual case: one view per row, in C
+            views = list(a.reshape(len(starts), int(lengths[0])))
+        else:
+            views = [a[s0:s0 + n] for s0, n in zip(starts.tolist(), lengths.tolist())]
+        trace = self.trace
+        for wi, v in zip(w[starts].tolist(), views):
+            entries = trace.get(wi)
             if entries:
-                entries[-1]["addresses"] = a[s0:s1]
+                entries[-1]["addresses"] = v
