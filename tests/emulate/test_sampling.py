@@ -63,6 +63,9 @@ def test_spread_traces_whole_ctas():
     ("matmul_tiled", (4, 4), (16, 16), lambda: [np.arange(4096, dtype=np.float32),
                                                  np.ones(4096, np.float32),
                                                  np.zeros(4096, np.float32), 64]),
+    # data-dependent paths (loaded values decide the loop count / the switch arm), 4 CTAs
+    ("collatz_steps", 4, 256, lambda: make_case("collatz_steps").fresh_args()),
+    ("switch_case", 4, 256, lambda: make_case("switch_case").fresh_args()),
 ])
 def test_sampled_traces_equal_full_run(name, grid, block, args, mode):
     path = make_case(name).spec.ptx_path(ARCH)
@@ -115,27 +118,33 @@ def test_safety_verdicts_on_corpus():
     for name in ("saxpy", "matmul_tiled", "reduce_shared", "stencil2d", "divergent"):
         m = _module(name)
         assert sampling_safe(select_kernel(m, name), m)[0], name
-    # data-dependent bin address: unsafe when addresses are traced, safe for branches only
-    m = _module("histogram_global")
-    f = select_kernel(m, "histogram_global")
-    assert not sampling_safe(f, m, memory=True)[0]
-    assert sampling_safe(f, m, memory=False)[0]
+    m = _module("noinline_call")     # calls: whole-module rule, one pointer may alias another
+    ok, why = sampling_safe(select_kernel(m, "noinline_call"), m)
+    assert not ok and "device functions" in why
 
 
 CU = r"""
-extern "C" __global__ void via_shared(const int* in, int* out, int from_memory)
-{
+extern "C" __global__ void via_shared(int* buf, int from_memory)
+{   // the branch reads shared memory filled from the next CTA's part of buf, which it writes
     __shared__ int s[64];
-    s[threadIdx.x] = from_memory ? in[threadIdx.x] : (int)threadIdx.x;
+    int next = (blockIdx.x + 1) % gridDim.x;
+    s[threadIdx.x] = from_memory ? buf[next * 64 + threadIdx.x] : (int)threadIdx.x;
+    __syncthreads();
+    if (s[63 - threadIdx.x] > 3) buf[blockIdx.x * 64 + threadIdx.x] = 1;
+}
+extern "C" __global__ void other_buffer(const int* in, int* out)
+{   // the same, but the data comes from a buffer the kernel never writes
+    __shared__ int s[64];
+    s[threadIdx.x] = in[threadIdx.x];
     __syncthreads();
     if (s[63 - threadIdx.x] > 3) out[blockIdx.x * 64 + threadIdx.x] = 1;
 }
-extern "C" __global__ void tid_only(const int* in, int* out)
+extern "C" __global__ void tid_only(int* buf)
 {
     __shared__ int s[64];
     s[threadIdx.x] = threadIdx.x * 2;
     __syncthreads();
-    if (s[63 - threadIdx.x] > 3) out[blockIdx.x * 64 + threadIdx.x] = in[threadIdx.x];
+    if (s[63 - threadIdx.x] > 3) buf[blockIdx.x * 64 + threadIdx.x] = buf[threadIdx.x];
 }
 """
 
@@ -146,8 +155,17 @@ def test_shared_memory_is_followed_to_global_loads(tmp_path):
     src.write_text(CU)
     m = load_module(src)
     ok, why = sampling_safe(select_kernel(m, "via_shared"), m)
-    assert not ok and "ld.global" in why        # the branch reads shared filled from `in`
+    assert not ok and "ld.global" in why and "st.global" in why
+    assert sampling_safe(select_kernel(m, "other_buffer"), m)[0]     # in, out: distinct buffers
     assert sampling_safe(select_kernel(m, "tid_only"), m)[0]
+
+
+def test_pointer_provenance_separates_buffers():
+    for name in ("collatz_steps", "switch_case", "histogram_global", "local_array"):
+        m = _module(name)
+        assert sampling_safe(select_kernel(m, name), m)[0], name
+    m = _module("atomics_mix")      # an atomicCAS retry loop on a shared counter: truly unsafe
+    assert not sampling_safe(select_kernel(m, "atomics_mix"), m)[0]
 
 
 def test_bad_samples_are_user_errors():

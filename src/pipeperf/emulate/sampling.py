@@ -56,6 +56,70 @@ def _address_regs(x) -> set[str]:
             if type(op) is Address and op.base is not None and type(op.base) is not Symbol}
 
 
+_UNKNOWN = "*"
+
+
+def _provenance(func: Function) -> dict[str, set[str]]:
+    """Which pointer kernel parameters (64-bit ``.param``) or named variables each register's
+    value may derive from, flow-insensitively; ``"*"``: possibly any pointer (a 64-bit value
+    loaded from memory). Lets a load of ``in[i]`` and a store to ``out[i]`` be told apart:
+    the emulator gives every pointer argument its own allocation."""
+    from pipeperf.ptx.ir import TYPE_BYTES
+
+    names = {p.name for p in func.params}
+    pointers = {p.name for p in func.params if TYPE_BYTES.get(p.type, 8) == 8 and not p.dims}
+    prov: dict[str, set[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for x in func.instructions:
+            outs = _written(x)
+            if not outs:
+                continue
+            r = x.op.root
+            wide = TYPE_BYTES.get(x.types[-1], 8) >= 8 if x.types else True
+            if r in _READS_MEMORY:
+                a = next((o for o in x.srcs if type(o) is Address), None)
+                if (_space(x) == "param" and a is not None and type(a.base) is Symbol
+                        and a.base.name in names):
+                    new = {a.base.name} if a.base.name in pointers and wide else set()
+                else:
+                    new = {_UNKNOWN} if wide else set()
+            else:
+                new = set()
+                for o in x.srcs:
+                    if type(o) is Symbol:
+                        new.add(o.name)
+                    for reg in registers_in(o):
+                        new |= prov.get(reg.name, set())
+            for reg in outs:
+                cur = prov.setdefault(reg, set())
+                if not new <= cur:
+                    cur |= new
+                    changed = True
+    return prov
+
+
+def _address_provenance(x, prov: dict[str, set[str]]) -> set[str]:
+    """Allocations ``x``'s address may point into; ``{"*"}`` when unknown."""
+    for o in x.operands:
+        if type(o) is Address:
+            if type(o.base) is Symbol:
+                return {o.base.name}
+            if o.base is None:
+                return {_UNKNOWN}
+            p = prov.get(o.base.name, set())
+            return p if p and _UNKNOWN not in p else {_UNKNOWN}
+    return {_UNKNOWN}
+
+
+def _may_alias(x, w, prov: dict[str, set[str]]) -> bool:
+    if not may_alias(x, w):
+        return False
+    px, pw = _address_provenance(x, prov), _address_provenance(w, prov)
+    return _UNKNOWN in px or _UNKNOWN in pw or bool(px & pw)
+
+
 def sampling_safe(func: Function, module: Module | None = None,
                   memory: bool = True) -> tuple[bool, str]:
     """(safe, reason): whether emulating a subset of ``func``'s CTAs gives each emulated warp
@@ -65,11 +129,15 @@ def sampling_safe(func: Function, module: Module | None = None,
     a slice load of private memory pulls in every store that may write it; a slice load (or
     atomic) of global/generic memory that some store or atomic of the kernel may write (same
     or generic space, not provably distinct named variables) is unsafe. Device function calls
-    are judged whole: any global read in a callee against any global write."""
+    are judged whole: any global read in a callee against any global write. Accesses through
+    different pointer parameters (provenance, :func:`_provenance`) or distinct named variables
+    do not alias: the emulator gives each pointer argument its own buffer (an index running
+    from one buffer into another is undefined behaviour in CUDA too)."""
     ins = func.instructions
     if any(x.root == "call" for x in ins):
         return _whole_module_rule(func, module)
     writers = [x for x in ins if x.op.root in _WRITES_MEMORY]
+    prov = _provenance(func)
     regs: set[str] = set()
     for x in ins:
         if x.guard is not None:
@@ -93,7 +161,7 @@ def sampling_safe(func: Function, module: Module | None = None,
             if x.op.root not in _READS_MEMORY or x.op.root in _TEXTURE or _space(x) in _READ_ONLY:
                 continue
             for w in writers:
-                if not may_alias(x, w):
+                if not _may_alias(x, w, prov):
                     continue
                 if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
                     regs |= _regs(w.operands)   # the store's value and address join
