@@ -160,6 +160,42 @@ def test_shared_memory_is_followed_to_global_loads(tmp_path):
     assert sampling_safe(select_kernel(m, "tid_only"), m)[0]
 
 
+ASYNC = r"""
+#include <cuda_pipeline.h>
+extern "C" __global__ void async_branch(float* buf, const float* in, int from_buf)
+{   // the branch reads a tile copied asynchronously from buf (which the kernel writes) or in
+    __shared__ float tile[64];
+    int t = threadIdx.x, next = ((blockIdx.x + 1) % gridDim.x) * 64;
+    __pipeline_memcpy_async(&tile[t], from_buf ? &buf[next + t] : &in[t], sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    if (tile[63 - t] > 0.0f) buf[blockIdx.x * 64 + t] = 0.0f;
+}
+extern "C" __global__ void async_in(float* out, const float* in)
+{
+    __shared__ float tile[64];
+    int t = threadIdx.x;
+    __pipeline_memcpy_async(&tile[t], &in[t], sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    if (tile[63 - t] > 0.0f) out[blockIdx.x * 64 + t] = 0.0f;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_async_copies_into_shared_are_followed_to_their_source(tmp_path):
+    src = tmp_path / "a.cu"
+    src.write_text(ASYNC)
+    m = load_module(src, arch="sm_80")
+    assert any(x.root == "cp.async" for x in select_kernel(m, "async_in").instructions)
+    ok, why = sampling_safe(select_kernel(m, "async_branch"), m)
+    assert not ok and "cp.async" in why
+    assert sampling_safe(select_kernel(m, "async_in"), m)[0]
+
+
 def test_pointer_provenance_separates_buffers():
     for name in ("collatz_steps", "switch_case", "histogram_global", "local_array"):
         m = _module(name)

@@ -100,17 +100,31 @@ def _provenance(func: Function) -> dict[str, set[str]]:
     return prov
 
 
+def _operand_provenance(o, prov: dict[str, set[str]]) -> set[str]:
+    """Allocations an address operand may point into; ``{"*"}`` when unknown."""
+    if type(o) is not Address or o.base is None:
+        return {_UNKNOWN}
+    if type(o.base) is Symbol:
+        return {o.base.name}
+    p = prov.get(o.base.name, set())
+    return p if p and _UNKNOWN not in p else {_UNKNOWN}
+
+
 def _address_provenance(x, prov: dict[str, set[str]]) -> set[str]:
-    """Allocations ``x``'s address may point into; ``{"*"}`` when unknown."""
-    for o in x.operands:
-        if type(o) is Address:
-            if type(o.base) is Symbol:
-                return {o.base.name}
-            if o.base is None:
-                return {_UNKNOWN}
-            p = prov.get(o.base.name, set())
-            return p if p and _UNKNOWN not in p else {_UNKNOWN}
-    return {_UNKNOWN}
+    """Allocations ``x``'s (first) address may point into."""
+    return _operand_provenance(next((o for o in x.operands if type(o) is Address), None), prov)
+
+
+def _copy_source_conflict(copy, writers, prov: dict[str, set[str]]):
+    """A global writer that may write what ``cp.async`` ``copy`` reads (its second operand)."""
+    src = _operand_provenance(copy.srcs[1] if len(copy.srcs) > 1 else None, prov)
+    for w in writers:
+        if _space(w) in _PRIVATE + _READ_ONLY or w.op.root == "cp.async":
+            continue                 # (plain cp.async writes shared memory)
+        pw = _address_provenance(w, prov)
+        if _UNKNOWN in src or _UNKNOWN in pw or src & pw:
+            return w
+    return None
 
 
 def _may_alias(x, w, prov: dict[str, set[str]]) -> bool:
@@ -165,7 +179,11 @@ def sampling_safe(func: Function, module: Module | None = None,
                     continue
                 if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
                     regs |= _regs(w.operands)   # the store's value and address join
-                    continue
+                    g = _copy_source_conflict(w, writers, prov) if w.op.root == "cp.async" \
+                        else None
+                    if g is None:
+                        continue
+                    x, w = w, g              # an async copy from global memory others write
                 where = f"line {x.line}" if x.line else f"instruction {i}"
                 return False, (f"`{x.opcode}` at {where} feeds control flow or addresses and may "
                                f"read global memory that `{w.opcode}` (line {w.line}) writes: "
