@@ -26,11 +26,11 @@ ARGS = ["in=rand:i32:1024", "partial=zeros:i32:4", "total=zeros:i32:1", "n=1000"
 def test_last_block_reduction_is_predicted_and_costs_more_than_the_ordinary_blocks(capsys):
     # 4 blocks of 8 warps: all 32 warps fit the default trace sample of 256
     rc = main(["analyze", CU, "--grid", "4", "--block", "256", *[x for a in ARGS for x in ("--arg", a)],
-               "--gpu", "pascal_gtx1060", "--json"])
+               "--gpu", "pascal_gtx1060", "--json", "--no-memory-analysis"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
-    pred = doc["predictions"][0]
-    assert doc["warps_traced"] == 32 and pred["blocks_per_sm"] == 1
+    pred = doc["kernels"][0]
+    assert doc["launch"]["warps_traced"] == 32 and pred["occupancy"]["groups_per_sm"] == 1
 
     m = load_module(CU)
     f = select_kernel(m, None)
@@ -46,7 +46,7 @@ def test_last_block_reduction_is_predicted_and_costs_more_than_the_ordinary_bloc
         return simulate(k, gpu, group_size=8, groups_per_core=1, total_groups=4)
 
     full = run(kg)
-    assert full.cycles == pytest.approx(pred["cycles"])
+    assert full.cycles == pytest.approx(pred["predictions"]["pipeline"]["cycles"])
     ordinary = run(KernelGraph(kg.name, kg.warp_classes, kg.source, kg.group_classes[:1]))
     # 4 blocks on 10 SMs: the kernel lasts as long as the SM that runs the last block
     assert full.cycles > ordinary.cycles and full.instructions_on_core > ordinary.instructions_on_core

@@ -111,7 +111,8 @@ def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str
 def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
             kernel: str | None = None, mode: str = "hybrid", trace_warps: int = 256,
             max_nodes: int | None = 200_000, shared: int = 0, arch: str | None = None,
-            sweep: bool = False, scheduler: str = "rr", memory: bool = True) -> Analysis:
+            sweep: bool = False, scheduler: str = "rr", memory: bool = True,
+            all_ctas: bool = False) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -132,8 +133,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     wpb = -(-threads // 32)
     n_blocks = math.prod(g3)
     resources = _resources(Path(path), module, func.name, arch, ptxas_resources)
-    prof = run_kernel(module, g3, b3, args, kernel=func.name, mode=mode, trace_warps=trace_warps,
-                      shared=shared, memory=memory or mode == "full")
+    prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0)
     for spec in specs:
         limit, occ, limiter, source = resident_blocks(spec, wpb, threads, resources, shared)
@@ -207,6 +207,16 @@ def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ,
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, limit, wpb, occ, limiter, source,
                          bound, preds, profile, classes, mem_rows, notes, sw)
+
+
+def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
+             shared: int, all_ctas: bool):
+    """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
+    at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
+    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
+    return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
+                      trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
+                      memory=True)
 
 
 def _resources(path: Path, module, name: str, arch: str | None, ptxas_resources) -> dict[str, int]:

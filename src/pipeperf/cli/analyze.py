@@ -8,7 +8,7 @@ import json
 from pipeperf.models.curve import jsonable
 
 DESCRIPTION = """Predict a kernel launch's run time on one or more GPUs of the database, with no GPU:
-compile (nvcc) and parse, emulate the launch tracing the first --trace-warps warps, build the
+compile (nvcc) and parse, emulate a sample of whole CTAs spread over the grid, tracing their warps, build the
 warps' instruction dependence graphs (one per distinct path), compute occupancy from ptxas -v,
 and run the Pipeline model's simulator. Arguments as for `pipeperf profile`."""
 
@@ -26,7 +26,11 @@ def register(subparsers) -> None:
     p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--mode", choices=("full", "hybrid"), default="hybrid", help="emulation mode (default hybrid)")
     p.add_argument("--trace-warps", type=int, default=256, metavar="N",
-                   help="warps traced to build the IDGs (the first N of the launch; default 256)")
+                   help="warps traced to build the IDGs: whole CTAs, the first, the last and evenly "
+                        "spaced ones, N warps at most (one CTA at least; default 256)")
+    p.add_argument("--all-ctas", action="store_true",
+                   help="emulate every CTA (default: only the traced ones, when their paths and "
+                        "addresses cannot depend on other CTAs' writes)")
     p.add_argument("--max-nodes", type=int, default=200_000, metavar="N",
                    help="cut each warp's trace at N instructions (default 200000)")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
-                sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory)
+                sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
+                all_ctas=args.all_ctas)
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),
                "warps": {str(w): [dict(e, dsts=list(e["dsts"]), srcs=list(e["srcs"]),
                                        addresses=None if e["addresses"] is None
-                                       else list(e["addresses"])) for e in entries]
+                                       else [int(v) for v in e["addresses"]]) for e in entries]
                          for w, entries in sorted(prof.traces.items())}}
         Path(args.trace).write_text(json.dumps(doc))
     if args.csv:

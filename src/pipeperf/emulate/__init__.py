@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 from pipeperf.emulate.launch import Launch, bind_args, cuda_param_names, dim3
 from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
@@ -60,10 +62,21 @@ def select_kernel(module: Module, name: str | None) -> Function:
 def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                kernel: str | None = None, shared: int = 0, mode: str = "full",
                max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
-               trace_warps: int = 0, arch: str | None = None, memory: bool = True) -> Profile:
+               trace_warps: int = 0, arch: str | None = None, memory: bool = True,
+               trace_blocks: str | Sequence[int] | None = None,
+               ctas: str | Sequence[int] | None = None) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
-    kernel's writes (in full mode); returns the :class:`Profile`. ``memory=False`` (hybrid
-    only) skips address computation: fewer instructions, memory statistics ``None``."""
+    kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
+    (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
+
+    Traces (``prof.traces``, keyed by launch-wide warp id): ``trace_blocks=None`` traces the
+    first ``trace_warps`` warps; ``"spread"`` traces every warp of the first, the last and
+    evenly spaced CTAs, as many whole CTAs as fit in ``trace_warps`` (at least one); a list
+    traces those CTAs' warps. ``ctas`` emulates only a sample of CTAs (plus the traced ones):
+    a list of CTA linear indices, or ``"traced"``. A sample is used only when
+    :func:`~pipeperf.emulate.sampling.sampling_safe` proves the emulated CTAs' traces equal
+    the full launch's; else every CTA runs. ``prof.counts`` says what ran: ``ctas_emulated``
+    of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why)."""
     from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
 
@@ -75,10 +88,36 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     values, names = bind_args(func, args, file=module.file, aliases=aliases)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared))
     from pipeperf.emulate.machine import HybridFallback
+    from pipeperf.emulate import sampling as S
+
+    nblocks = launch.num_blocks
+    wpc = -(-launch.threads_per_block // 32)
+    trace = traced_ctas = None
+    if trace_blocks is not None:
+        if isinstance(trace_blocks, str):
+            if trace_blocks != "spread":
+                raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
+            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // wpc))
+        else:
+            traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
+            if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
+                raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
+        trace = S.warps_of(traced_ctas, wpc)
+    elif trace_warps:
+        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * wpc) // wpc), dtype=np.int64)
+    sample = S.resolve_ctas(ctas, nblocks, traced_ctas)
+    why = "all CTAs requested"
+    if sample is not None:
+        safe, why = S.sampling_safe(func, module, memory=memory or mode == "full")
+        if not safe:
+            sample = None
+            why = "emulated every CTA: " + why
+    elif ctas is not None:
+        why = "the sample is the whole grid"
 
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
-              trace_warps=trace_warps, memory=memory)
+              trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample)
     fallback = False
     try:
         m = Machine(module, func, launch, optimistic=True, **kw)
@@ -89,6 +128,10 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
         m.run()
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["hybrid_fallback"] = fallback
+    prof.counts["ctas_total"] = nblocks
+    prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
+    prof.counts["partial"] = sample is not None
+    prof.counts["sampling"] = why
     return prof
 
 

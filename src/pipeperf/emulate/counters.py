@@ -38,7 +38,8 @@ class Counters:
         self.ctas = 0
         self.threads = 0
         self.warps = 0
-        self.trace: dict[int, list[tuple]] = defaultdict(list)
+        self.trace: dict[int, list[dict]] = defaultdict(list)
+        self._entry: dict[tuple[str, int], dict] = {}
 
     def arrays(self, prog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         name = prog.func.name
@@ -48,34 +49,60 @@ class Counters:
         _, a, b, c = self.per_prog[name]
         return a, b, c
 
-    def record(self, prog, pc: int, wid: np.ndarray, cur, on, max_warps: int) -> None:
-        """Append one entry per traced warp (warp id < ``max_warps``) executing ``pc``:
-        function, pc, opcode, category, destination and source operands, active-lane mask
-        (guard true) and, for memory instructions, the lanes' addresses (filled later)."""
-        x = prog.func.instructions[pc]
-        a = G.as_array(cur)
-        w = wid[a]
-        keep = w < max_warps
+    def _static(self, prog, pc: int) -> dict:
+        """The per-instruction part of a trace entry (a template), built once."""
+        key = (prog.func.name, pc)
+        d = self._entry.get(key)
+        if d is None:
+            x = prog.func.instructions[pc]
+            d = self._entry[key] = {
+                "function": prog.func.name, "pc": pc, "opcode": x.opcode, "category": x.category,
+                "dsts": tuple(str(d) for d in x.dsts), "srcs": tuple(str(s) for s in x.srcs),
+                "active": 0, "addresses": None}
+        return d
+
+    def record(self, prog, pc: int, st, cur, gmask: np.ndarray | None) -> None:
+        """Append one entry per traced warp (``st.trace_wid`` >= 0) executing ``pc``: function,
+        pc, opcode, category, destination and source operands, active-lane mask (guard true,
+        ``gmask`` aligned with ``cur``) and, for memory instructions, the lanes' addresses
+        (filled later by :meth:`record_addresses`)."""
+        tw = st.trace_wid[cur]
+        keep = tw >= 0
         if not keep.any():
             return
-        onset = set(G.as_array(on).tolist())
-        for wi in np.unique(w[keep]):
-            mask = 0
-            for t in a[w == wi]:
-                if int(t) in onset:
-                    mask |= 1 << (int(t) % 32)
-            self.trace[int(wi)].append({
-                "function": prog.func.name, "pc": pc, "opcode": x.opcode,
-                "category": x.category, "dsts": tuple(str(d) for d in x.dsts),
-                "srcs": tuple(str(s) for s in x.srcs), "active": mask, "addresses": None})
+        idx = G.as_array(cur)[keep]
+        w = tw[keep]
+        bits = np.left_shift(np.int64(1), st.lane[idx].astype(np.int64))
+        if gmask is not None:
+            bits = np.where(gmask[keep], bits, 0)
+        starts, _ = G.segments(w)
+        masks = np.bitwise_or.reduceat(bits, starts)
+        static = self._static(prog, pc)
+        trace = self.trace
+        for wi, m in zip(w[starts].tolist(), masks.tolist()):
+            e = static.copy()   # a template copy: the cheapest new dict
+            e["active"] = m
+            trace[wi].append(e)
 
-    def record_addresses(self, wid: np.ndarray, ix, addr, max_warps: int) -> None:
-        """Attach the per-lane addresses of a memory access to the traced warps' last entry."""
-        a = G.as_array(ix)
-        w = wid[a]
-        addr = np.broadcast_to(np.asarray(addr), (len(a),))
-        for wi in np.unique(w[w < max_warps]):
-            entries = self.trace.get(int(wi))
+    def record_addresses(self, st, ix, addr) -> None:
+        """Attach the addresses of a memory access (threads of ``ix``: the guard-true lanes, in
+        lane order) to the traced warps' last entry, as a read-only ``uint64`` array (a view
+        shared by the warps of one access: no per-lane Python ints, which cost 3x the time
+        and twice the memory of a whole trace)."""
+        tw = st.trace_wid[ix]
+        keep = tw >= 0
+        if not keep.any():
+            return
+        w = tw[keep]
+        a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
+        a.flags.writeable = False
+        starts, lengths = G.segments(w)
+        if np.all(lengths == lengths[0]):           # the usual case: one view per row, in C
+            views = list(a.reshape(len(starts), int(lengths[0])))
+        else:
+            views = [a[s0:s0 + n] for s0, n in zip(starts.tolist(), lengths.tolist())]
+        trace = self.trace
+        for wi, v in zip(w[starts].tolist(), views):
+            entries = trace.get(wi)
             if entries:
-                sel = w == wi
-                entries[-1]["addresses"] = tuple(int(v) for v in addr[sel])
+                entries[-1]["addresses"] = v

@@ -107,11 +107,19 @@ class Machine:
     def __init__(self, module: Module, kernel: Function, launch, mode: str = "full",
                  max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
-                 optimistic: bool = False):
+                 optimistic: bool = False, trace: np.ndarray | None = None,
+                 ctas: np.ndarray | None = None):
+        """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
+        ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
-        self.trace_warps = trace_warps
+        wpc = (launch.threads_per_block + 31) // 32
+        if trace is None:
+            trace = np.arange(min(int(trace_warps), launch.num_blocks * wpc), dtype=np.int64)
+        self.trace_ids = np.asarray(trace, np.int64)
+        self.trace_warps = len(self.trace_ids)
+        self.ctas = None if ctas is None else np.asarray(ctas, np.int64)
         self.memory = memory or mode == "full"  # False: memory statistics are not collected
         # optimistic hybrid: loads in the slice do not pull every store in; skipped stores
         # poison their bytes and a needed load of a poisoned byte aborts (HybridFallback)
@@ -332,8 +340,8 @@ class Machine:
             addr = np.asarray(ag(st, ix), np.uint64)
             arena, bidx, sp = self._resolve(st, ix, addr, space, nbytes, x)
             self._stats(st, ix, addr, sp, nbytes, is_load)
-            if self.trace_warps:
-                self.counters.record_addresses(st.wid, ix, addr, self.trace_warps)
+            if st.traced_any:
+                self.counters.record_addresses(st, ix, addr)
             if not full:
                 if not is_load:
                     arena.taint(bidx, nbytes)
@@ -409,9 +417,8 @@ class Machine:
 
     def _fault(self, st: State, ix, k: int, addr: int, what: str, x: Instruction):
         t = int(G.as_array(ix)[k]) if G.size(ix) else 0
-        B = self.block_threads
-        gthread = self._batch_cta0 * B + int(st.tix[t])
-        blk, tid = divmod(gthread, B)
+        local, tid = divmod(int(st.tix[t]), self.block_threads)
+        blk = int(self._batch_ctas[local])
         bx, by, bz = _unflat(blk, self.launch.grid)
         tx, ty, tz = _unflat(tid, self.launch.block)
         raise EmulationError(f"kernel {self.kernel.name}: {what} at address {addr:#x} by thread "
@@ -534,9 +541,9 @@ class Machine:
             addr = np.asarray(ag(st, ix), np.uint64)
             arena, bidx, sp = self._resolve(st, ix, addr, space, esz, x)
             self._stats(st, ix, addr, sp, esz, False)
-            if self.trace_warps:
-                self.counters.record_addresses(st.wid, ix, addr, self.trace_warps)
             self.counters.atomics += G.count_warps(st.wid, ix)
+            if st.traced_any:
+                self.counters.record_addresses(st, ix, addr)
             if not full:
                 arena.taint(bidx, esz)
                 return
@@ -675,18 +682,25 @@ class Machine:
         nblocks = L.num_blocks
         B = self.block_threads
         wpc = (B + 31) // 32
+        order = self.ctas
+        n_run = nblocks if order is None else len(order)
         with np.errstate(all="ignore"):
-            for c0 in range(0, nblocks, self.cta_per_batch):
-                nc = min(self.cta_per_batch, nblocks - c0)
-                self._batch_cta0 = c0
+            for c0 in range(0, n_run, self.cta_per_batch):
+                nc = min(self.cta_per_batch, n_run - c0)
+                ctas = (np.arange(c0, c0 + nc, dtype=np.int64) if order is None
+                        else order[c0:c0 + nc])
+                self._batch_ctas = ctas
                 st = State(self.kernel, nc * B)
                 t = np.arange(nc * B, dtype=np.int64)
                 cta, tid = t // B, t % B
                 st.cta = cta
                 st.smem_base = cta * self.shared_bytes
                 st.lane = tid % 32
+                # contiguous within the run (warp counting relies on it), not launch-wide when
+                # CTAs are sampled; traces use the launch-wide id
                 st.wid = (cta + c0) * wpc + tid // 32
-                self._specials(st, cta + c0, tid)
+                self._trace_ids(st, ctas[cta] * wpc + tid // 32)
+                self._specials(st, ctas[cta], tid)
                 self.smem = Arena(nc * self.shared_bytes, self.optimistic)
                 self.lmem = Arena(nc * B * self.local_bytes, self.optimistic)
                 self.live = np.full(nc, B, np.int64)
@@ -694,9 +708,20 @@ class Machine:
                 self.counters.ctas += nc
                 self.counters.threads += nc * B
                 self.counters.warps += nc * wpc
-        if self.mode == "full":  # hybrid results are partial: leave the buffers alone
+        if self.mode == "full" and order is None:  # hybrid or sampled: partial, leave alone
             for k, addr, arr in self.buffers:
                 arr[...] = self.gmem.read_back(addr, arr)
+
+    def _trace_ids(self, st: State, gwid: np.ndarray) -> None:
+        """Mark the batch's threads of traced warps with their launch-wide warp id (else -1)."""
+        ids = self.trace_ids
+        if not len(ids) or gwid[-1] < ids[0] or gwid[0] > ids[-1]:
+            return
+        k = np.minimum(np.searchsorted(ids, gwid), len(ids) - 1)
+        hit = ids[k] == gwid
+        if hit.any():
+            st.trace_wid = np.where(hit, gwid, -1)
+            st.traced_any = True
 
     def _specials(self, st: State, cta_global: np.ndarray, tid: np.ndarray) -> None:
         L = self.launch
@@ -733,7 +758,7 @@ class Machine:
         steps = 0
         n_ins = prog.n
         kind, handler, guard, target = prog.kind, prog.handler, prog.guard, prog.target
-        trace = c.trace if self.trace_warps else None
+        trace = c.trace if st.traced_any else None
         while True:
             if cur is None:
                 while heap and heap[0] not in waiting:
@@ -777,7 +802,7 @@ class Machine:
             non = G.size(on)
             cnt_on[pc] += non
             if trace is not None:
-                c.record(prog, pc, wid, cur, on, self.trace_warps)
+                c.record(prog, pc, st, cur, gmask)
             k = kind[pc]
             if k == OP:
                 h = handler[pc]
@@ -922,6 +947,8 @@ class Machine:
         sub.top = False
         sub.wid, sub.cta, sub.tix, sub.lane = st.wid[a], st.cta[a], st.tix[a], st.lane[a]
         sub.smem_base = st.smem_base[a]
+        if st.traced_any:
+            sub.trace_wid, sub.traced_any = st.trace_wid[a], True
         sub.special = {k: (v[a] if isinstance(v, np.ndarray) else v) for k, v in st.special.items()}
         for p, arg in zip(callee.params, args.items):
             for (name, off), arr in st.params.items():

@@ -64,6 +64,8 @@ class State:
         self.tix: np.ndarray = np.arange(n, dtype=np.int64)  # thread index in the batch
         self.lane: np.ndarray = np.zeros(n, np.int64)
         self.smem_base: np.ndarray = np.zeros(n, np.int64)  # byte offset of the CTA's shared
+        self.trace_wid: np.ndarray | None = None  # launch-wide warp id if traced, else -1
+        self.traced_any = False
         self.top = True  # a kernel's state (not a device function's)
 
     def reg(self, name: str, dt: np.dtype) -> np.ndarray:

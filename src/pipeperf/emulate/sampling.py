@@ -1,0 +1,234 @@
+"""Which warps to trace and which CTAs to emulate: a representative sample of a big launch.
+
+Why: emulating every CTA of a large grid costs tens of seconds, while the IDGs and the memory
+analysis need only a few hundred warps' traces. Tracing the *first* N warps sees only the
+grid's first rows of CTAs; :func:`spread_ctas` picks the first CTA, the last CTA and CTAs evenly
+spaced in between, and whole CTAs (all their warps), so per-block structure (barriers, shared
+tiles, the edge blocks of a bounds-checked grid) stays intact.
+
+Emulating only the sampled CTAs is sound when their traces (PC sequence, active masks, lane
+addresses) equal those of the same warps in a full launch. A trace is a function of the
+registers that decide branches and addresses, so :func:`sampling_safe` computes that slice
+and refuses when it may read global memory the kernel writes: then a skipped CTA's store or
+atomic could change a sampled CTA's path (e.g. the "last block" test of a threadfence
+reduction, by ``atomicInc``). Shared memory is private to a CTA and local memory to a thread,
+so loads from them are followed into the stores that fill them; ``.const``/``.param`` are
+read-only; global memory written only by the host is the same in every run.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from pipeperf.emulate.hybrid import _regs
+from pipeperf.ptx.ir import Address, Function, Module, Symbol, registers_in
+from pipeperf.ptx.slices import _READS_MEMORY, _TEXTURE, _WRITES_MEMORY, _space, may_alias
+
+#: Address spaces private to one CTA (or thread): other CTAs never write them.
+_PRIVATE = ("shared", "local")
+_READ_ONLY = ("const", "param")
+
+
+def spread_ctas(num_blocks: int, count: int) -> np.ndarray:
+    """``count`` CTA linear indices (fewer when the grid is smaller): the first, the last and
+    evenly spaced ones in between, sorted."""
+    count = max(1, min(int(count), num_blocks))
+    if count == 1:
+        return np.zeros(1, np.int64)
+    return np.unique(np.round(np.linspace(0, num_blocks - 1, count)).astype(np.int64))
+
+
+def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
+    """Launch-wide warp ids of every warp of ``ctas`` (sorted)."""
+    c = np.asarray(ctas, np.int64)
+    return (c[:, None] * warps_per_cta + np.arange(warps_per_cta)[None, :]).reshape(-1)
+
+
+def _written(x) -> set[str]:
+    """Registers ``x`` writes (a store's address operand, listed among dsts, is read)."""
+    return {r.name for op in x.dsts if type(op) is not Address for r in registers_in(op)}
+
+
+def _address_regs(x) -> set[str]:
+    return {op.base.name for op in x.operands
+            if type(op) is Address and op.base is not None and type(op.base) is not Symbol}
+
+
+_UNKNOWN = "*"
+
+
+def _provenance(func: Function) -> dict[str, set[str]]:
+    """Which pointer kernel parameters (64-bit ``.param``) or named variables each register's
+    value may derive from, flow-insensitively; ``"*"``: possibly any pointer (a 64-bit value
+    loaded from memory). Lets a load of ``in[i]`` and a store to ``out[i]`` be told apart:
+    the emulator gives every pointer argument its own allocation."""
+    from pipeperf.ptx.ir import TYPE_BYTES
+
+    names = {p.name for p in func.params}
+    pointers = {p.name for p in func.params if TYPE_BYTES.get(p.type, 8) == 8 and not p.dims}
+    prov: dict[str, set[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for x in func.instructions:
+            outs = _written(x)
+            if not outs:
+                continue
+            r = x.op.root
+            wide = TYPE_BYTES.get(x.types[-1], 8) >= 8 if x.types else True
+            if r in _READS_MEMORY:
+                a = next((o for o in x.srcs if type(o) is Address), None)
+                if (_space(x) == "param" and a is not None and type(a.base) is Symbol
+                        and a.base.name in names):
+                    new = {a.base.name} if a.base.name in pointers and wide else set()
+                else:
+                    new = {_UNKNOWN} if wide else set()
+            else:
+                new = set()
+                for o in x.srcs:
+                    if type(o) is Symbol:
+                        new.add(o.name)
+                    for reg in registers_in(o):
+                        new |= prov.get(reg.name, set())
+            for reg in outs:
+                cur = prov.setdefault(reg, set())
+                if not new <= cur:
+                    cur |= new
+                    changed = True
+    return prov
+
+
+def _operand_provenance(o, prov: dict[str, set[str]]) -> set[str]:
+    """Allocations an address operand may point into; ``{"*"}`` when unknown."""
+    if type(o) is not Address or o.base is None:
+        return {_UNKNOWN}
+    if type(o.base) is Symbol:
+        return {o.base.name}
+    p = prov.get(o.base.name, set())
+    return p if p and _UNKNOWN not in p else {_UNKNOWN}
+
+
+def _address_provenance(x, prov: dict[str, set[str]]) -> set[str]:
+    """Allocations ``x``'s (first) address may point into."""
+    return _operand_provenance(next((o for o in x.operands if type(o) is Address), None), prov)
+
+
+def _copy_source_conflict(copy, writers, prov: dict[str, set[str]]):
+    """A global writer that may write what ``cp.async`` ``copy`` reads (its second operand)."""
+    src = _operand_provenance(copy.srcs[1] if len(copy.srcs) > 1 else None, prov)
+    for w in writers:
+        if _space(w) in _PRIVATE + _READ_ONLY or w.op.root == "cp.async":
+            continue                 # (plain cp.async writes shared memory)
+        pw = _address_provenance(w, prov)
+        if _UNKNOWN in src or _UNKNOWN in pw or src & pw:
+            return w
+    return None
+
+
+def _may_alias(x, w, prov: dict[str, set[str]]) -> bool:
+    if not may_alias(x, w):
+        return False
+    px, pw = _address_provenance(x, prov), _address_provenance(w, prov)
+    return _UNKNOWN in px or _UNKNOWN in pw or bool(px & pw)
+
+
+def sampling_safe(func: Function, module: Module | None = None,
+                  memory: bool = True) -> tuple[bool, str]:
+    """(safe, reason): whether emulating a subset of ``func``'s CTAs gives each emulated warp
+    the trace it has in the whole launch, in full and in hybrid mode alike (both execute the
+    branch and address slice exactly). ``memory=False``: addresses are not traced, only branch
+    slices count. Conservative: the slice is flow-insensitive over registers (as hybrid mode's);
+    a slice load of private memory pulls in every store that may write it; a slice load (or
+    atomic) of global/generic memory that some store or atomic of the kernel may write (same
+    or generic space, not provably distinct named variables) is unsafe. Device function calls
+    are judged whole: any global read in a callee against any global write. Accesses through
+    different pointer parameters (provenance, :func:`_provenance`) or distinct named variables
+    do not alias: the emulator gives each pointer argument its own buffer (an index running
+    from one buffer into another is undefined behaviour in CUDA too)."""
+    ins = func.instructions
+    if any(x.root == "call" for x in ins):
+        return _whole_module_rule(func, module)
+    writers = [x for x in ins if x.op.root in _WRITES_MEMORY]
+    prov = _provenance(func)
+    regs: set[str] = set()
+    for x in ins:
+        if x.guard is not None:
+            regs.add(x.guard.name)
+        if x.root in ("bra", "brx"):
+            regs |= _regs(x.srcs)
+        if memory and x.op.root in _READS_MEMORY | _WRITES_MEMORY:
+            regs |= _address_regs(x)
+    need: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, x in enumerate(ins):
+            if i in need:
+                continue
+            if not _written(x) & regs:
+                continue
+            need.add(i)
+            changed = True
+            regs |= _regs(x.srcs) | _address_regs(x)
+            if x.op.root not in _READS_MEMORY or x.op.root in _TEXTURE or _space(x) in _READ_ONLY:
+                continue
+            for w in writers:
+                if not _may_alias(x, w, prov):
+                    continue
+                if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
+                    regs |= _regs(w.operands)   # the store's value and address join
+                    g = _copy_source_conflict(w, writers, prov) if w.op.root == "cp.async" \
+                        else None
+                    if g is None:
+                        continue
+                    x, w = w, g              # an async copy from global memory others write
+                where = f"line {x.line}" if x.line else f"instruction {i}"
+                return False, (f"`{x.opcode}` at {where} feeds control flow or addresses and may "
+                               f"read global memory that `{w.opcode}` (line {w.line}) writes: "
+                               f"skipped CTAs' writes could change the sampled CTAs' paths")
+    return True, "no branch or address depends on memory that other CTAs write"
+
+
+def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str]:
+    """With calls: safe only when no global/generic read of the kernel or any function of the
+    module may alias a global/generic write of them."""
+    funcs = [f for f in (module.functions if module is not None else [func]) if f.has_body]
+    allins = [x for f in funcs for x in f.instructions]
+    shared_ok = ("shared", "local")
+    readers = [x for x in allins if x.op.root in _READS_MEMORY and x.op.root not in _TEXTURE
+               and _space(x) not in _READ_ONLY + shared_ok]
+    writers = [x for x in allins if x.op.root in _WRITES_MEMORY and _space(x) not in shared_ok]
+    for r in readers:
+        for w in writers:
+            if may_alias(r, w):
+                return False, (f"the kernel calls device functions and `{r.opcode}` (line {r.line}) "
+                               f"may read global memory that `{w.opcode}` (line {w.line}) writes")
+    return True, "no global read of the kernel or its callees may alias a global write"
+
+
+def resolve_ctas(ctas: str | Sequence[int] | np.ndarray | None, num_blocks: int,
+                 traced_ctas: np.ndarray | None) -> np.ndarray | None:
+    """The sorted CTA indices to emulate (``None``: all): ``"traced"`` means the traced CTAs;
+    a sequence is checked to lie in the grid. Traced CTAs are always emulated too."""
+    from pipeperf.errors import PipeperfError
+
+    if ctas is None:
+        return None
+    if isinstance(ctas, str):
+        if ctas != "traced":
+            raise PipeperfError(f"unknown CTA sample {ctas!r} (a list of CTA indices, or 'traced')")
+        if traced_ctas is None or not len(traced_ctas):
+            raise PipeperfError("ctas='traced' needs traced warps (trace_warps > 0)")
+        c = np.asarray(traced_ctas, np.int64)
+    else:
+        c = np.asarray(list(ctas), np.int64).reshape(-1)
+        if len(c) and (c.min() < 0 or c.max() >= num_blocks):
+            raise PipeperfError(f"CTA index outside the grid of {num_blocks} blocks")
+        if traced_ctas is not None:
+            c = np.concatenate((c, np.asarray(traced_ctas, np.int64)))
+    c = np.unique(c)
+    if not len(c):
+        raise PipeperfError("an empty CTA sample")
+    return None if len(c) == num_blocks else c
