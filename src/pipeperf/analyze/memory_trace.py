@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from pipeperf.emulate.memory import CONST_BASE, LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import Accesses, MemoryMapping, analyse, l2_capacity_sectors, map_memory
+import numpy as np
+
+from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
+from pipeperf.hardware.memory import SPACES, Accesses, MemoryMapping, analyse, l2_capacity_sectors, map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 
@@ -24,44 +26,80 @@ def _bytes_per_lane(x) -> int:
     return TYPE_BYTES.get(t, 4) * (vec if x.op.root in ("ld", "st", "ldu") else 1)
 
 
-def _space(x, first_addr: int) -> tuple[str | None, int]:
-    """(space or None when not analysed, base to subtract) for one traced request."""
-    sp = x.op.space
-    if sp in ("global", "shared", "local"):
-        return sp, 0
-    if sp not in (None, "generic"):
-        return None, 0                       # param, const, tex: not global/shared traffic
-    if first_addr >= CONST_BASE:
-        return None, 0
-    if first_addr >= LOCAL_BASE:
-        return "local", LOCAL_BASE
-    if first_addr >= SHARED_BASE:
-        return "shared", SHARED_BASE
-    return "global", 0
+def _generic_space(first_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per request, from its first lane's generic address: (space code, or -1 for const/local
+    traffic that is not analysed; base to subtract), by the emulator's address windows."""
+    code = np.full(len(first_addr), SPACES.index("global"), np.int8)
+    base = np.zeros(len(first_addr), np.uint64)
+    sh = (first_addr >= SHARED_BASE) & (first_addr < LOCAL_BASE)
+    code[sh], base[sh] = SPACES.index("shared"), SHARED_BASE
+    code[first_addr >= LOCAL_BASE] = -1             # local (private, always coalesced) and const
+    return code, base
 
 
-def traced_accesses(traces: Mapping[int, Sequence[Mapping]], func, wave_of: Mapping[int, int] | None = None
-                    ) -> Accesses:
-    """The memory requests of ``func``'s traced warps; ``wave_of[warp]`` orders warps of later
-    waves of blocks after earlier ones in the cache model."""
+#: shared-memory requests per instruction kept for the bank-conflict statistics: D is a mean
+#: over requests, so a regular sample of this size estimates it well while the full traces of
+#: a tiled kernel hold ~10^6 shared requests (the cache model needs every global access)
+SHARED_SAMPLE = 8192
+
+
+def _shared_strides(log: Sequence[tuple], func) -> dict[int, int]:
+    """Per explicitly shared instruction with more than SHARED_SAMPLE traced requests: keep every k-th."""
+    counts: dict[int, int] = {}
+    for fn, pc, warps, *_ in log:
+        if fn == func.name and func.instructions[pc].op.space == "shared":
+            counts[pc] = counts.get(pc, 0) + len(warps)
+    return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
+
+
+def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = None,
+                    longest: int = 0) -> Accesses:
+    """The global and shared memory requests of ``func``'s traced warps, from the emulator's
+    columnar ``Profile.memory_log``.  With ``warps_per_wave``, warps of later waves of blocks
+    are ordered after earlier ones in the cache model (``longest``: the longest trace)."""
     ins = func.instructions
-    rows = []
-    longest = max((len(t) for t in traces.values()), default=0) + 1
-    for wid, entries in traces.items():
-        base_step = (wave_of or {}).get(wid, 0) * longest
-        for step, e in enumerate(entries):
-            a = e.get("addresses")
-            if a is None or len(a) == 0 or e.get("function", func.name) != func.name:
+    blocks = []
+    seen: dict[int, int] = {}
+    stride = _shared_strides(log, func)
+    for fn, pc, warps, steps, lanes, addr in log:
+        if fn != func.name or len(warps) == 0:
+            continue
+        x = ins[pc]
+        if x.op.root not in _ROOTS:
+            continue
+        if pc in stride:                            # shared: every stride-th access only
+            k = seen[pc] = seen.get(pc, -1) + 1
+            if k % stride[pc]:
                 continue
-            x = ins[e["pc"]]
-            if x.op.root not in _ROOTS:
-                continue
-            sp, base = _space(x, a[0])
-            if sp is None or sp == "local":
-                continue
-            addrs = [v - base for v in a] if base else a
-            rows.append((e["pc"], wid, base_step + step, sp, _bytes_per_lane(x), addrs))
-    return Accesses.from_rows(rows)
+        sp = x.op.space
+        if sp in ("global", "shared"):
+            code = np.full(len(warps), SPACES.index(sp), np.int8)
+            base = np.zeros(len(warps), np.uint64)
+        elif sp in (None, "generic"):
+            code, base = _generic_space(addr[np.cumsum(lanes) - lanes])
+        else:
+            continue                                # param, const, local, tex
+        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base))
+    if not blocks:
+        return Accesses.from_rows([])
+    pc = np.concatenate([np.full(len(b[2]), b[0], np.int64) for b in blocks])
+    nbytes = np.concatenate([np.full(len(b[2]), b[1], np.int64) for b in blocks])
+    warp = np.concatenate([b[2] for b in blocks])
+    step = np.concatenate([b[3] for b in blocks])
+    lanes = np.concatenate([b[4] for b in blocks])
+    addr = np.concatenate([b[5] for b in blocks])
+    code = np.concatenate([b[6] for b in blocks])
+    base = np.concatenate([b[7] for b in blocks])
+    if warps_per_wave:
+        step = step + (warp // warps_per_wave) * (longest + 1)
+    if base.any():
+        addr = addr - np.repeat(base, lanes)
+    keep = code >= 0
+    if not keep.all():
+        lane_keep = np.repeat(keep, lanes)
+        pc, nbytes, warp, step, lanes, code = pc[keep], nbytes[keep], warp[keep], step[keep], lanes[keep], code[keep]
+        addr = addr[lane_keep]
+    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr)
 
 
 def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,

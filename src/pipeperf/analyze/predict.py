@@ -42,9 +42,8 @@ def bound_of(r: SimResult, issue_limit: float) -> Bound:
     if math.isfinite(issue_limit) and r.cycles > 0:
         issue_share = r.instructions_on_core / (r.cycles * issue_limit)
     idle = 0.0
-    if r.profile is not None and r.cycles > 0:
-        busy_cycles = len(np.unique(np.floor(r.profile.issue)))
-        idle = max(0.0, 1.0 - busy_cycles / math.ceil(r.cycles))
+    if r.cycles > 0:
+        idle = max(0.0, 1.0 - r.issue_cycles / math.ceil(r.cycles))
     busy = {k: round(v, 4) for k, v in r.subsystem_busy.items()}
     name, frac = max(busy.items(), key=lambda kv: kv[1]) if busy else ("latency", 0.0)
     if frac >= 0.9:
@@ -76,7 +75,7 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
 
 
 def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: int,
-                  scheduler: str = "rr", profile_at: int | None = None) -> list[SimResult]:
+                  scheduler: str = "rr", fast_forward: int | None = None) -> list[SimResult]:
     """Simulations of the launch with each number of resident groups (blocks) per core."""
-    return [prep.run(wpb, g, n_blocks, scheduler, profile=(g == profile_at), check_limits=False)
+    return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward)
             for g in groups]

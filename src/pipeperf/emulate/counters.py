@@ -39,6 +39,10 @@ class Counters:
         self.threads = 0
         self.warps = 0
         self.trace: dict[int, list[dict]] = defaultdict(list)
+        #: columnar copy of the traced warps' memory accesses, one block per (access, warps):
+        #: (function, pc, warp ids, their trace positions, lanes per warp, addresses), so memory
+        #: analysis reads whole arrays instead of walking trace entries
+        self.memory_log: list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._entry: dict[tuple[str, int], dict] = {}
 
     def arrays(self, prog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,7 +106,18 @@ class Counters:
         else:
             views = [a[s0:s0 + n] for s0, n in zip(starts.tolist(), lengths.tolist())]
         trace = self.trace
-        for wi, v in zip(w[starts].tolist(), views):
+        warps, steps, kept, where = [], [], [], None
+        for wi, v, n in zip(w[starts].tolist(), views, lengths.tolist()):
             entries = trace.get(wi)
             if entries:
-                entries[-1]["addresses"] = v
+                e = entries[-1]
+                e["addresses"] = v
+                warps.append(wi)
+                steps.append(len(entries) - 1)
+                kept.append(n)
+                where = where or (e["function"], e["pc"])
+        if where is not None:
+            if len(warps) < len(starts):            # a warp without an entry: keep the others
+                a = np.concatenate([v for v, wi in zip(views, w[starts].tolist()) if trace.get(wi)])
+            self.memory_log.append((where[0], where[1], np.asarray(warps, np.int64),
+                                    np.asarray(steps, np.int64), np.asarray(kept, np.int64), a))

@@ -42,6 +42,8 @@ class Profile:
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
     by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
     traces: dict[int, list] = field(default_factory=dict)
+    #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
+    memory_log: list = field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         return self.counts[key]
@@ -178,4 +180,4 @@ def build_profile(machine, seconds: float) -> Profile:
         static_instructions=len(machine.kernel.instructions), counts=counts,
         by_category={"warp": dict(cat_w), "thread": dict(cat_t)},
         by_opcode={"warp": dict(op_w), "thread": dict(op_t)},
-        traces=dict(c.trace))
+        traces=dict(c.trace), memory_log=c.memory_log)

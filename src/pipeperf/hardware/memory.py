@@ -50,25 +50,35 @@ SPACES = ("global", "shared", "local")
 
 @dataclass
 class Accesses:
-    """The traced memory accesses, one row per (warp request, active lane), plus per-request data."""
+    """The traced memory accesses: per-request columns and the lanes' addresses in CSR layout."""
 
     pc: np.ndarray          # per request: instruction index in the kernel
     warp: np.ndarray        # per request: global warp id
     step: np.ndarray        # per request: position in its warp's trace (cache-model order)
     space: np.ndarray       # per request: index into SPACES
     nbytes: np.ndarray      # per request: bytes per lane (element size x vector width)
-    lane_req: np.ndarray    # per lane row: request index
+    lane_start: np.ndarray  # per request + 1: offset of its first lane in addr (CSR layout)
     addr: np.ndarray        # per lane row: byte address (uint64)
+
+    @classmethod
+    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr) -> "Accesses":
+        """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
+        addresses concatenated request after request."""
+        lanes = np.asarray(lanes, np.int64)
+        if len(lanes) and lanes.min() < 1:
+            raise ValueError("every request needs at least one lane address")
+        col = lambda v: np.asarray(v, np.int64)  # noqa: E731
+        return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
+                   np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64))
 
     @classmethod
     def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
         """``requests`` = (pc, warp, step, space, nbytes, lane addresses) per warp request."""
-        n = len(requests)
-        lens = np.fromiter((len(r[5]) for r in requests), np.int64, n)
-        addr = np.fromiter((a for r in requests for a in r[5]), np.uint64, int(lens.sum()))
-        col = lambda k: np.fromiter((r[k] for r in requests), np.int64, n)  # noqa: E731
-        space = np.fromiter((SPACES.index(r[3]) for r in requests), np.int8, n)
-        return cls(col(0), col(1), col(2), space, col(4), np.repeat(np.arange(n), lens), addr)
+        cols = list(zip(*requests)) if requests else [()] * 6
+        addrs = [np.asarray(r[5], np.uint64) for r in requests]
+        return cls.from_arrays(cols[0], cols[1], cols[2], [SPACES.index(x) for x in cols[3]], cols[4],
+                               [len(a) for a in addrs],
+                               np.concatenate(addrs) if addrs else np.zeros(0, np.uint64))
 
     def __len__(self) -> int:
         return len(self.pc)
@@ -107,32 +117,34 @@ class PcMemory:
         return d
 
 
-def _unique_pairs(req: np.ndarray, val: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct (request, value) pairs, sorted by request then value."""
-    if len(req) == 0:
-        return req, val
-    order = np.lexsort((val, req))
-    r, v = req[order], val[order]
-    keep = np.ones(len(r), bool)
-    keep[1:] = (r[1:] != r[:-1]) | (v[1:] != v[:-1])
-    return r[keep], v[keep]
+_CHUNK = 1 << 15             # requests per block of the vectorised per-request analysis
 
 
-def _spanned(acc: Accesses, rows: np.ndarray, unit_shift: int) -> tuple[np.ndarray, np.ndarray]:
-    """(request, unit) for every unit of 2**unit_shift bytes that the lanes of ``rows`` touch."""
-    req = acc.lane_req[rows]
-    a = acc.addr[rows]
-    nb = acc.nbytes[req].astype(np.uint64)
-    first = a >> np.uint64(unit_shift)
-    last = (a + nb - np.uint64(1)) >> np.uint64(unit_shift)
-    span = (last - first).astype(np.int64)
-    if span.max(initial=0) == 0:
-        return _unique_pairs(req, first)
-    reps = span + 1
-    r = np.repeat(req, reps)
-    base = np.repeat(first, reps)
-    offs = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
-    return _unique_pairs(r, base + offs.astype(np.uint64))
+def _request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int):
+    """Yield (requests, units, distinct) blocks: ``units`` (n, W) holds, per request of ``reqs``,
+    the sorted 2**unit_shift-byte units its lanes touch, padded with repeats; ``distinct`` marks
+    each unit's first occurrence in its row.  Fixed-width rows keep this a few NumPy calls per block."""
+    start = acc.lane_start
+    sh = np.uint64(unit_shift)
+    for c in range(0, len(reqs), _CHUNK):
+        r = reqs[c:c + _CHUNK]
+        s0, n = start[r], start[r + 1] - start[r]
+        width = int(n.max())
+        idx = s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])
+        a = acc.addr[idx]
+        nb = acc.nbytes[r].astype(np.uint64)[:, None]
+        first = a >> sh
+        last = (a + nb - np.uint64(1)) >> sh
+        k = int((last - first).max()) + 1
+        if k > 1:
+            units = np.minimum(first[:, :, None] + np.arange(k, dtype=np.uint64), last[:, :, None])
+            units = units.reshape(len(r), -1)
+        else:
+            units = first
+        units = np.sort(units, axis=1)
+        distinct = np.ones(units.shape, bool)
+        distinct[:, 1:] = units[:, 1:] != units[:, :-1]
+        yield r, units, distinct
 
 
 def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.ndarray:
@@ -157,18 +169,22 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.n
 def analyse(acc: Accesses, l2_capacity_sectors: float) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses."""
     out: dict[int, PcMemory] = {}
-    for i in np.unique(acc.pc):
-        sp = SPACES[int(acc.space[acc.pc == i][0])]
-        out[int(i)] = PcMemory(int(i), sp)
+    pcs, first = np.unique(acc.pc, return_index=True)
+    for i, j in zip(pcs.tolist(), first.tolist()):
+        out[i] = PcMemory(i, SPACES[int(acc.space[j])])
     if len(acc) == 0:
         return out
     counts = np.bincount(acc.pc, minlength=int(acc.pc.max()) + 1)
     for pc, st in out.items():
         st.requests = int(counts[pc])
     # global: sectors per request and L2 hits
-    g_rows = np.flatnonzero(acc.space[acc.lane_req] == SPACES.index("global"))
-    if len(g_rows):
-        req, sec = _spanned(acc, g_rows, 5)
+    g_req = np.flatnonzero(acc.space == SPACES.index("global"))
+    if len(g_req):
+        reqs, secs = [], []
+        for r, units, distinct in _request_units(acc, g_req, 5):
+            reqs.append(np.repeat(r, distinct.sum(axis=1)))
+            secs.append(units[distinct])
+        req, sec = np.concatenate(reqs), np.concatenate(secs)
         key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
         hit = l2_hits(key, sec, l2_capacity_sectors)
         pcs = acc.pc[req]
@@ -177,14 +193,14 @@ def analyse(acc: Accesses, l2_capacity_sectors: float) -> dict[int, PcMemory]:
         for pc, st in out.items():
             if st.space == "global":
                 st.sectors, st.l2_hits = int(n_sec[pc]), int(n_hit[pc])
-    # shared: wavefronts = max distinct words per bank
-    s_rows = np.flatnonzero(acc.space[acc.lane_req] == SPACES.index("shared"))
-    if len(s_rows):
-        req, word = _spanned(acc, s_rows, 2)
-        bank_key = req * 32 + (word & np.uint64(31)).astype(np.int64)
-        ub, per_bank = np.unique(bank_key, return_counts=True)
+    # shared: wavefronts = the most distinct words any bank must deliver
+    s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
+    if len(s_req):
         waves = np.zeros(len(acc), np.int64)
-        np.maximum.at(waves, ub // 32, per_bank)
+        for r, words, distinct in _request_units(acc, s_req, 2):
+            row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
+            key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
+            waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
         w_pc = np.bincount(acc.pc, weights=waves, minlength=len(counts))
         for pc, st in out.items():
             if st.space == "shared":

@@ -22,6 +22,7 @@ says how many warps, blocks and instructions it holds.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
@@ -81,6 +82,9 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
     return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar)
 
 
+_OPCODE = operator.itemgetter("opcode")
+
+
 def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              class_of: Callable[[Mapping], str],
                              guard_of: Callable[[Mapping], str | None] = lambda e: None,
@@ -105,7 +109,7 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
             t = t[:max_nodes]
             truncated += 1
         cut[wid] = t
-        key = (tuple(e["opcode"] for e in t), tuple(class_of(e) for e in t))
+        key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     if block_weights is not None and not warps_per_group:
         raise PipeperfError("block weights need the warps per group (block) to find each warp's block")
@@ -174,6 +178,9 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         g = ins[e["pc"]].guard
         return str(g) if g is not None else None
 
-    traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
+    if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
+        traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
+    else:
+        traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group,
                                     block_weights)

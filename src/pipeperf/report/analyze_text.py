@@ -45,15 +45,33 @@ def format_analysis(a: Any) -> str:
                   f"cycles with no issue {_pct(b.idle_share)}",
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
-        for row in p.memory:
-            if "cpi" not in row:
-                continue
-            what = (f"{row['sectors_per_request']:.2f} sectors/request, L2 hits {row['l2_hit_rate']:.0%}"
-                    if row["space"] == "global" else f"bank-conflict degree {row['conflict_degree']:.2f}")
-            lines.append(f"  line {row['line']} {row['opcode']}: {what} -> lambda {row['cpi']:.3g}, "
-                         f"Lambda {row['latency']:.4g} (from {row['base_class']})")
+        lines += _memory_lines(p.memory)
+        ff = p.profile.get("fast_forward")
+        if ff:
+            k1, k2 = ff["simulated_groups"]
+            lines.append(f"  pipeline: {p.profile['groups_on_core']} blocks per SM extrapolated from "
+                         f"simulations of {k1} and {k2} (--fast-forward {ff['rounds']}; 0 simulates all)")
         lines += [f"  note: {n}" for n in p.notes]
         for m, v in p.predictions.items():
             if v.get("unsupported"):
                 lines.append(f"  {m}: {v['unsupported']}")
     return "\n".join(lines)
+
+
+def _memory_lines(rows: list[dict]) -> list[str]:
+    """Mapper g's adjusted instructions, one line per distinct (opcode, pattern, lambda, Lambda):
+    a tiled kernel's 32 identical shared loads read as one line."""
+    groups: dict[tuple, list[int]] = {}
+    for row in rows:
+        if "cpi" not in row:
+            continue
+        what = (f"{row['sectors_per_request']:.2f} sectors/request, L2 hits {row['l2_hit_rate']:.0%}"
+                if row["space"] == "global" else f"bank-conflict degree {row['conflict_degree']:.2f}")
+        key = (row["opcode"], what, f"{row['cpi']:.3g}", f"{row['latency']:.4g}", row["base_class"])
+        groups.setdefault(key, []).append(row["line"])
+    out = []
+    for (op, what, lam, Lam, base), lines in groups.items():
+        shown = ", ".join(str(n) for n in lines[:6]) + (f", ... ({len(lines)} instructions)" if len(lines) > 6 else "")
+        out.append(f"  {op} at line{'s' if len(lines) > 1 else ''} {shown}: {what} -> lambda {lam}, "
+                   f"Lambda {Lam} (from {base})")
+    return out

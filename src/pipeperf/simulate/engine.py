@@ -63,7 +63,8 @@ def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, star
 def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
              warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
              record):
-    """Simulate one core; returns (status, end_time, busy[n_sub], issued, rec arrays)."""
+    """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
+    (issue_cycles: cycles in which at least one instruction issued)."""
     gs = group_size
     M = min(n_resident, n_groups)
     n_slots = M * gs
@@ -120,6 +121,7 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
         next_group += 1
     end_time = 0.0
     issued_total = 0
+    issue_cycles = 0
 
     t = 0.0
     cap = max(issue_limit, 1.0)
@@ -322,6 +324,8 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                         e = tfree[sub[off[c] + head[s]]]
                     if e < next_t:
                         next_t = e
+        if issued:
+            issue_cycles += 1
         # warps skipped for a full pipeline (or not scanned after an early stop) wait at
         # least until their pipeline frees again
         for su in range(n_sub):
@@ -339,14 +343,14 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
         if groups_done >= n_groups:
             break
         if next_t == inf:
-            return DEADLOCK, t, busy, issued_total, rec_warp, rec_instr, rec_issue, rec_comp
+            return DEADLOCK, t, busy, issued_total, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
         nt = np.floor(next_t)
         if nt < t + 1.0:
             nt = t + 1.0
         if nt - t - 1.0 > 0.0:                  # credits keep accruing over skipped idle cycles
             credits = min(credits + issue_limit * (nt - t - 1.0), cap)
         t = nt
-    return OK, end_time, busy, issued_total, rec_warp, rec_instr, rec_issue, rec_comp
+    return OK, end_time, busy, issued_total, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
 
 
 @njit(cache=True)

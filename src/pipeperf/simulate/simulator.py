@@ -58,6 +58,8 @@ class SimResult:
     gpu: str
     kernel: str
     profile: ExecutionProfile | None = field(default=None, repr=False)
+    issue_cycles: float = 0.0        # cycles in which at least one instruction issued
+    fast_forward: dict | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
 
     @property
     def bound_by(self) -> str:
@@ -75,6 +77,7 @@ class SimResult:
             "warps_on_core": self.warps_on_core, "instructions_on_core": self.instructions_on_core,
             "cycles": self.cycles, "seconds": self.seconds, "warps_per_cycle": self.warps_per_cycle,
             "ipc": self.ipc, "subsystem_busy": self.subsystem_busy, "bound_by": self.bound_by,
+            "issue_cycles": self.issue_cycles, "fast_forward": self.fast_forward,
         }
 
 
@@ -125,7 +128,16 @@ class PreparedKernel:
         self.minlam[~np.isfinite(self.minlam)] = 1.0
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
-            scheduler: str = "rr", profile: bool = False, check_limits: bool = True) -> SimResult:
+            scheduler: str = "rr", profile: bool = False, check_limits: bool = True,
+            fast_forward: int | None = None) -> SimResult:
+        """Simulate one core running its N = ceil(total_groups / cores) groups, M at a time.
+
+        ``fast_forward=R`` (off by default): when every group on the core is the same block
+        shape and N > k2, simulate only k1 = R*M + (N mod M) and k2 = k1 + R*M groups and
+        extrapolate cycles, busy time and issues linearly to N from the steady state between them
+        (after R rounds the resident groups' staggering has settled; both runs end with the
+        launch's own last partial round, so the tail is in both). It
+        trades exactness for time on long launches; benchmarks/analyze_speed.py reports the error."""
         gpu = self.gpu
         if scheduler not in SCHEDULERS:
             raise PipeperfError(f"unknown scheduler '{scheduler}': expected rr or gto")
@@ -144,21 +156,27 @@ class PreparedKernel:
             raise PipeperfError("total number of groups must be >= 1")
         n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
         warp_cls = self.kernel.assign(n_groups * group_size, group_size).astype(np.int64)   # whole block shapes
-        il = float(gpu.issue_limit)
-        status, end, busy, issued, rw, ri, ris, rc = engine.run_core(
-            self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
-            self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
-            len(self.subsystems), il, SCHEDULERS[scheduler], profile)
-        if status == engine.DEADLOCK:
-            raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
-                                "(barriers that not every warp of a group reaches?)")
+        ff = None
+        rounds = (fast_forward or 0) * groups_per_core
+        k1 = rounds + n_groups % groups_per_core          # same last partial round as the launch
+        k2 = k1 + rounds
+        rows = warp_cls.reshape(n_groups, group_size)
+        if (fast_forward and not profile and n_groups > k2 and rounds > 0
+                and bool(np.all(rows == rows[0]))):
+            e1 = self._engine(warp_cls[:k1 * group_size], group_size, k1, groups_per_core, scheduler, False)
+            e2 = self._engine(warp_cls[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False)
+            f = (n_groups - k2) / rounds
+            end = e2[0] + f * (e2[0] - e1[0])
+            busy = e2[1] + f * (e2[1] - e1[1])
+            issued = int(round(e2[2] + f * (e2[2] - e1[2])))
+            issue_cycles = e2[3] + f * (e2[3] - e1[3])
+            prof = None
+            ff = {"rounds": int(fast_forward), "simulated_groups": [k1, k2]}
+        else:
+            end, busy, issued, issue_cycles, prof = self._engine(warp_cls, group_size, n_groups, groups_per_core,
+                                                                 scheduler, profile)
         cycles = float(end)
         n_warps = n_groups * group_size
-        prof = None
-        if profile:
-            g_off = self.off[warp_cls[rw]] + ri
-            prof = ExecutionProfile(rw, ri, ris, rc, self.sub[g_off], list(self.subsystems), group_size,
-                                    list(self.class_names[g_off]))
         return SimResult(
             cycles=cycles,
             seconds=cycles / (gpu.clock_ghz * 1e9),
@@ -168,8 +186,25 @@ class PreparedKernel:
             warps=warps, group_size=group_size, groups_per_core=groups_per_core,
             groups_total=total_groups, groups_on_core=n_groups, warps_on_core=n_warps,
             instructions_on_core=int(issued), scheduler=scheduler, gpu=gpu.name,
-            kernel=self.kernel.name, profile=prof,
+            kernel=self.kernel.name, profile=prof, issue_cycles=float(issue_cycles), fast_forward=ff,
         )
+
+    def _engine(self, warp_cls: np.ndarray, group_size: int, n_groups: int, groups_per_core: int,
+                scheduler: str, profile: bool):
+        """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None)."""
+        status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
+            self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
+            self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
+            len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile)
+        if status == engine.DEADLOCK:
+            raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
+                                "(barriers that not every warp of a group reaches?)")
+        prof = None
+        if profile:
+            g_off = self.off[warp_cls[rw]] + ri
+            prof = ExecutionProfile(rw, ri, ris, rc, self.sub[g_off], list(self.subsystems), group_size,
+                                    list(self.class_names[g_off]))
+        return float(end), np.asarray(busy, float), int(issued), int(issue_cycles), prof
 
 
 def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_core: int = 1,
