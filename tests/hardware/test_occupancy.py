@@ -56,3 +56,20 @@ def test_impossible_launches():
         occupancy("9.0", 2048, 32)
     with pytest.raises(PipeperfError, match="compute capability 6.1"):
         occupancy("6.1", 128, 32)
+
+
+# issue 7: registers-, shared-memory- and block-limited launches on each of sm_70, sm_80, sm_90
+@pytest.mark.parametrize("cc, threads, regs, smem, expect", [
+    # 40 KB per block (no reservation on Volta, 256-B units): 96 KB / 40 KB = 2
+    ("7.0", 128, 32, 40 * 1024, (2, "shared memory")),
+    # one-warp blocks with few registers: 64 warps would fit, 32 blocks may be resident
+    ("7.0", 32, 16, 0, (32, "blocks")),
+    ("8.0", 32, 16, 0, (32, "blocks")),
+    # 128 regs x 32 = 4096 per warp: 4 warps per sub-partition = 16 per SM = 2 blocks of 8 warps
+    ("9.0", 256, 128, 0, (2, "registers")),
+    # 100 KB + 1 KB reserved = 101 KB -> 228 KB / 101 KB = 2
+    ("9.0", 128, 32, 100 * 1024, (2, "shared memory")),
+])
+def test_limiting_resource_by_hand(cc, threads, regs, smem, expect):
+    o = occupancy(cc, threads, regs, shared_per_block=smem)
+    assert (o.blocks_per_sm, o.limited_by) == expect

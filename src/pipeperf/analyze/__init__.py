@@ -184,6 +184,9 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
                 row = st.to_dict()
                 row["line"] = func.instructions[pc].line
                 row["opcode"] = func.instructions[pc].opcode
+                loc = func.instructions[pc].loc
+                if loc is not None:
+                    row["source_line"] = loc.line             # the .cu line, from nvcc -lineinfo
                 if pc in mm.classes:
                     c = mm.classes[pc]
                     row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))

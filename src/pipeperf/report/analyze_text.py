@@ -68,10 +68,13 @@ def _memory_lines(rows: list[dict]) -> list[str]:
         what = (f"{row['sectors_per_request']:.2f} sectors/request, L2 hits {row['l2_hit_rate']:.0%}"
                 if row["space"] == "global" else f"bank-conflict degree {row['conflict_degree']:.2f}")
         key = (row["opcode"], what, f"{row['cpi']:.3g}", f"{row['latency']:.4g}", row["base_class"])
-        groups.setdefault(key, []).append(row["line"])
+        groups.setdefault(key, []).append(row)
     out = []
-    for (op, what, lam, Lam, base), lines in groups.items():
+    for (op, what, lam, Lam, base), rs in groups.items():
+        lines = [r["line"] for r in rs]
         shown = ", ".join(str(n) for n in lines[:6]) + (f", ... ({len(lines)} instructions)" if len(lines) > 6 else "")
-        out.append(f"  {op} at line{'s' if len(lines) > 1 else ''} {shown}: {what} -> lambda {lam}, "
+        src = sorted({r["source_line"] for r in rs if r.get("source_line")})
+        where = f" (source line{'s' if len(src) > 1 else ''} {', '.join(map(str, src))})" if src else ""
+        out.append(f"  {op} at PTX line{'s' if len(lines) > 1 else ''} {shown}{where}: {what} -> lambda {lam}, "
                    f"Lambda {Lam} (from {base})")
     return out

@@ -1,0 +1,141 @@
+"""Mapper g (hardware/memory.py): coalescing, bank conflicts, the L2 cache model and the R rule,
+on hand-made address patterns whose answers are computed by hand."""
+
+import numpy as np
+import pytest
+
+from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyse, global_class, l2_capacity_sectors,
+                                      l2_hits, map_memory, shared_class)
+from pipeperf.hardware.spec import InstrClass, load_gpu
+
+WARP = 32
+
+
+def req(pc, space, addrs, nbytes=4, warp=0, step=None):
+    return (pc, warp, pc if step is None else step, space, nbytes, list(addrs))
+
+
+def stats(*rows, capacity=float("inf")):
+    return analyse(Accesses.from_rows(list(rows)), capacity)
+
+
+@pytest.mark.parametrize("addrs, nbytes, sectors", [
+    (range(0, 128, 4), 4, 4),                 # 32 consecutive words: 128 B = 4 sectors
+    (range(16, 144, 4), 4, 5),                # misaligned by 16 B: one more sector
+    (range(0, 32 * 128, 128), 4, 32),         # stride 128 B: one sector per lane
+    ([0] * WARP, 4, 1),                       # every lane the same word
+    (range(0, 256, 8), 8, 8),                 # 64-bit loads: 256 B
+    (range(0, 512, 16), 16, 16),              # float4 loads: 512 B
+    (range(28, 28 + 32 * 32, 32), 8, 33),     # 8 B straddling sectors i and i+1: sectors 0..32
+])
+def test_sectors_per_request(addrs, nbytes, sectors):
+    st = stats(req(0, "global", addrs, nbytes))[0]
+    assert st.requests == 1 and st.sectors_per_request == sectors
+
+
+@pytest.mark.parametrize("addrs, nbytes, degree", [
+    (range(0, 128, 4), 4, 0),                 # one word per bank
+    ([0] * WARP, 4, 0),                       # broadcast of one word
+    (range(0, 32 * 128, 128), 4, 31),         # stride 32 words: all lanes in bank 0
+    (range(0, 32 * 132, 132), 4, 0),          # padded stride 33 words: all banks once
+    (range(0, 32 * 8, 8), 4, 1),              # stride 2 words: 2 words per even bank
+    (range(0, 256, 8), 8, 1),                 # 64-bit: 64 words over 32 banks
+    (range(0, 512, 16), 16, 3),               # 128-bit: 128 words over 32 banks
+])
+def test_bank_conflict_degree(addrs, nbytes, degree):
+    st = stats(req(0, "shared", addrs, nbytes))[0]
+    assert st.conflict_degree == degree
+
+
+def test_partial_warps_and_means_over_requests():
+    # a 16-lane request and a full one at the same PC: (2 + 4) / 2 sectors
+    st = stats(req(3, "global", range(0, 64, 4), step=0), req(3, "global", range(0, 128, 4), warp=1, step=0))[3]
+    assert st.requests == 2 and st.sectors == 6 and st.sectors_per_request == 3.0
+    # D averaged: a conflict-free and a 31-way request -> 15.5
+    st = stats(req(5, "shared", range(0, 128, 4), step=0), req(5, "shared", range(0, 32 * 128, 128), warp=1, step=0))[5]
+    assert st.conflict_degree == 15.5
+
+
+def test_l2_access_distance():
+    # sector stream a b a c a, capacity 1 access back: only the repeats 2 apart... none hit
+    order = np.arange(5)
+    s = np.array([1, 2, 1, 3, 1], np.uint64)
+    assert l2_hits(order, s, 1).tolist() == [False] * 5
+    assert l2_hits(order, s, 2).tolist() == [False, False, True, False, True]
+    # the order key, not the array order, decides
+    assert l2_hits(np.array([4, 3, 2, 1, 0]), s, 2).tolist() == [True, False, True, False, False]
+
+
+def test_l2_hits_across_warps_in_analyse():
+    # warp 0 then warp 1 read the same 128 B: the second read hits (unbounded cache)
+    st = stats(req(0, "global", range(0, 128, 4), warp=0, step=0), req(0, "global", range(0, 128, 4), warp=1, step=1))[0]
+    assert st.sectors == 8 and st.l2_hits == 4 and st.hit_rate == 0.5
+    # a cache of 2 sectors forgets them between the two reads (4 accesses apart)
+    st = stats(req(0, "global", range(0, 128, 4), warp=0, step=0), req(0, "global", range(0, 128, 4), warp=1, step=1),
+               capacity=2)[0]
+    assert st.l2_hits == 0
+
+
+DRAM = InstrClass("ld_global_s32", "mem", 8.0, 400.0)
+L2 = InstrClass("ld_global_l2", "mem", 2.0, 200.0)
+
+
+def pc_global(sectors_per_req, hit_rate, requests=10):
+    sec = int(round(sectors_per_req * requests))
+    return PcMemory(0, "global", requests, sec, int(round(hit_rate * sec)))
+
+
+def test_r_rule_coalesced_from_dram_keeps_the_table_values():
+    c = global_class(DRAM, pc_global(REF_SECTORS, 0.0), L2, "x")
+    assert (c.cpi, c.latency, c.subsystem) == (8.0, 400.0, "mem")
+
+
+def test_r_rule_partial_hits_blend_l2_and_dram():
+    # Sec. 6.3, R < 1: m = 1, p = R = 0.25 DRAM: lambda = .25*8 + .75*2, Lambda = .25*400 + .75*200
+    c = global_class(DRAM, pc_global(REF_SECTORS, 0.75), L2, "x")
+    assert c.cpi == pytest.approx(3.5) and c.latency == pytest.approx(250.0)
+
+
+def test_r_rule_uncoalesced_multiplies_bandwidth_and_waits_for_the_last_sector():
+    # R = 8: 32 sectors per request from DRAM: lambda = 8 * 8, Lambda = 400 + 7 * 8
+    c = global_class(DRAM, pc_global(32, 0.0), L2, "x")
+    assert c.cpi == pytest.approx(64.0) and c.latency == pytest.approx(456.0)
+    # half a request's sectors (a 16-lane warp): half the bandwidth, same latency
+    c = global_class(DRAM, pc_global(2, 0.0), L2, "x")
+    assert c.cpi == pytest.approx(4.0) and c.latency == 400.0
+
+
+def test_r_rule_without_an_l2_class_charges_hits_as_dram():
+    c = global_class(DRAM, pc_global(REF_SECTORS, 0.9), None, "x")
+    assert (c.cpi, c.latency) == (8.0, 400.0) and "no L2 class" in c.source
+
+
+def test_shared_rule():
+    base = InstrClass("ld_shared_f32", "lsu", 2.0, 30.0)
+    c = shared_class(base, PcMemory(0, "shared", 4, wavefronts=4 * 32), "y")     # D = 31
+    assert c.cpi == pytest.approx(64.0) and c.latency == pytest.approx(30.0 + 31 * 2.0)
+
+
+def test_map_memory_names_classes_and_notes_missing_l2():
+    st = {7: pc_global(REF_SECTORS, 0.5), 9: PcMemory(9, "shared", 2, wavefronts=4)}
+    pascal = load_gpu("pascal_gtx1060")                 # a seed GPU: no L2 timings in the papers
+    mm = map_memory(st, {7: "ld_global_s32", 9: "ld_shared_f32"}, pascal, {7: "L12", 9: "L13"})
+    assert set(mm.classes) == {7, 9} and mm.classes[7].name == "ld_global_s32@L12"
+    assert mm.classes[9].cpi == pytest.approx(2 * pascal.classes["ld_shared_f32"].cpi)    # D = 1
+    assert any("ld_global_l2" in n for n in mm.notes)
+    v100 = load_gpu("volta_v100")
+    mm = map_memory(st, {7: "ld_global_s32", 9: "ld_shared_f32"}, v100)
+    assert not mm.notes and mm.classes[7].cpi < v100.classes["ld_global_s32"].cpi   # L2 hits are cheaper
+
+
+def test_l2_capacity_scales_with_the_traced_share():
+    v100 = load_gpu("volta_v100")
+    full = v100.memory["l2_bytes"] / 32
+    assert l2_capacity_sectors(v100, 64, 64) == full
+    assert l2_capacity_sectors(v100, 16, 64) == full / 4
+    assert l2_capacity_sectors(load_gpu("pascal_gtx1060"), 16, 64) == float("inf")
+
+
+def test_accesses_need_a_lane_per_request():
+    with pytest.raises(ValueError, match="at least one lane"):
+        Accesses.from_arrays([0], [0], [0], [0], [4], [0], [])
