@@ -106,8 +106,9 @@ def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str
         raise PipeperfError(f"a block of {warps_per_block} warps exceeds the {gpu.max_warps_per_core} "
                             f"resident warps of GPU '{gpu.name}'")
     limiter = "warps" if by_warps <= by_groups else "blocks"
-    return blocks, blocks * warps_per_block / gpu.max_warps_per_core, limiter, \
-        f"spec max warps/groups (cc {cc or '?'} has no register/shared-memory rules here)"
+    why = f"cc {cc} has no register/shared-memory rules here" if cc else \
+        "no compute capability: registers and shared memory not checked"
+    return blocks, blocks * warps_per_block / gpu.max_warps_per_core, limiter, f"spec max warps/groups ({why})"
 
 
 def _without_cyclic_gc(fn):
@@ -160,7 +161,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0)
     for spec in specs:
-        limit, occ, limiter, source = resident_blocks(spec, wpb, threads, resources, shared)
+        wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
+        limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)
         blocks = max(1, min(limit, -(-n_blocks // spec.cores)))   # never more resident than exist
         notes: list[str] = []
         overrides: dict[int, str] = {}
@@ -191,7 +193,14 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
                     c = mm.classes[pc]
                     row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
                 mem_rows.append(row)
-        out.predictions.append(_predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit,
+        prof_gpu = prof
+        if spec.warp_size != 32:
+            from dataclasses import replace
+
+            from pipeperf.analyze.wavefronts import wide_warp_traces
+
+            prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size, func.name))
+        out.predictions.append(_predict_one(prof_gpu, func, gpu, spec, path, wpb_gpu, n_blocks, blocks, limit,
                                             occ, limiter, source, max_nodes, overrides, mem_rows, notes,
                                             sweep, scheduler, out, fast_forward))
     out.seconds_analysis = time.perf_counter() - t0
@@ -207,7 +216,7 @@ def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ,
     from pipeperf.simulate.simulator import PreparedKernel
 
     kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, max_nodes, str(path),
-                                         class_overrides=overrides)
+                                         class_overrides=overrides, warps_per_group=wpb)
     out.truncated_warps = info.truncated_warps
     prep = PreparedKernel(kg, gpu)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward)[0]

@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from pipeperf.errors import PipeperfError  # noqa: E402
 from pipeperf.report.model_plots import STYLE  # noqa: E402
@@ -34,6 +35,9 @@ def plot_sweep(analysis: Any, path: str | Path) -> Path:
             ax.plot([a for a, _ in pts], [b for _, b in pts], label=name, **STYLE.get(name, {}))
         ax.axvline(p.blocks_per_sm * p.warps_per_block, color="0.6", lw=0.8, ls=":")
         ax.set_yscale("log")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")     # 200, not 2 x 10^2
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
         ax.set_title(f"{analysis.kernel} on {p.gpu}", fontsize=10)
         ax.set_xlabel("resident warps per SM (blocks x warps per block)")
         ax.set_ylabel("predicted time (\u00b5s, log)")

@@ -1,0 +1,103 @@
+"""`pipeperf analyze` end to end on the bundled example for every GPU of the database that the
+issue names: the six seed GPUs (Fermi, Kepler, Maxwell, Pascal, Turing, AMD R9 380) and V100,
+A100, H100; the JSON schema; the occupancy sweep and its plot; 64-wide AMD wavefronts."""
+
+import json
+import shutil
+
+import pytest
+
+from pipeperf.analyze import analyze
+from pipeperf.analyze.wavefronts import wide_warp_traces
+from pipeperf.cli.main import main
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import load_gpu
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
+                                reason="nvcc/ptxas not installed")
+EXAMPLE = "examples/analyze/matmul_tiled.cu"
+N = 128
+ARGS = [f"A=rand:f32:{N * N}", f"B=rand:f32:{N * N}", f"C=zeros:f32:{N * N}", f"n={N}"]
+SEED = ["fermi_c2050", "kepler_gtx650ti", "maxwell_k620", "pascal_gtx1060", "turing_rtx2070", "amd_r9_380"]
+MODERN = ["volta_v100", "ampere_a100", "hopper_h100"]
+MODELS = {"pipeline", "roofline", "volkov", "transit", "mwp_cwp", "mwp_cwp_corr", "wfg", "wfg_corr",
+          "gpumech_rr", "gpumech_gto", "gpumech_rr_corr"}
+
+
+def cli_args(*extra):
+    return ["analyze", EXAMPLE, "--grid", f"{N // 16},{N // 16}", "--block", "16,16",
+            *[x for a in ARGS for x in ("--arg", a)], *extra]
+
+
+@pytest.fixture(scope="module")
+def doc():
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(cli_args(*[x for g in SEED + MODERN for x in ("--gpu", g)], "--json"))
+    assert rc == 0
+    return json.loads(buf.getvalue())
+
+
+def test_every_gpu_gets_every_model(doc):
+    ks = {k["gpu"]: k for k in doc["kernels"]}
+    assert list(ks) == SEED + MODERN
+    for gpu, k in ks.items():
+        assert k["name"] == "matmul_tiled"
+        assert set(k["predictions"]) == MODELS
+        p = k["predictions"]["pipeline"]
+        assert p["cycles"] > 0 and p["seconds"] == pytest.approx(p["cycles"] / (load_gpu(gpu).clock_ghz * 1e9))
+        occ = k["occupancy"]
+        assert occ["warps_per_sm"] == occ["groups_per_sm"] * (4 if gpu == "amd_r9_380" else 8)
+        assert occ["limited_by"] in {"warps", "blocks", "registers", "shared memory"}
+        assert k["bound"]["by"] and 0 <= k["bound"]["idle_share"] <= 1
+        assert k["profile"]["instructions_on_core"] > 0
+    # modern GPUs: the CUDA occupancy rules from ptxas' registers and shared memory
+    for gpu in MODERN:
+        assert "CUDA occupancy rules" in ks[gpu]["occupancy"]["source"]
+    assert doc["launch"]["resources"]["shared_bytes"] == 2048
+
+
+def test_newer_gpus_are_faster_on_the_same_launch(doc):
+    t = {k["gpu"]: k["predictions"]["pipeline"]["seconds"] for k in doc["kernels"]}
+    assert t["hopper_h100"] < t["volta_v100"] < t["pascal_gtx1060"] < t["kepler_gtx650ti"]
+
+
+def test_sweep_curves_and_plot(tmp_path, capsys):
+    png = tmp_path / "sweep.png"
+    assert main(cli_args("--gpu", "volta_v100", "--gpu", "pascal_gtx1060", "--sweep-occupancy",
+                         "--plot", str(png))) == 0
+    out = capsys.readouterr().out
+    assert "pipeline" in out and str(png) in out
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    a = analyze(EXAMPLE, f"{N // 16},{N // 16}", "16,16", ARGS, ["volta_v100"], sweep=True)
+    sw = a.predictions[0].sweep
+    # 64 blocks on 80 SMs: one block per SM exists, so the sweep stops at one resident block
+    assert sw["groups_per_sm"] == [1] and sw["warps_per_sm"] == [8]
+    a = analyze(EXAMPLE, "32,32", "16,16", [f"A=rand:f32:{512 * 512}", f"B=rand:f32:{512 * 512}",
+                                            f"C=zeros:f32:{512 * 512}", "n=512"], ["volta_v100"], sweep=True)
+    sw = a.predictions[0].sweep
+    assert sw["warps_per_sm"] == [8, 16, 24, 32, 40, 48, 56, 64]
+    assert set(sw["seconds"]) == MODELS and all(len(v) == 8 for v in sw["seconds"].values())
+    pipe = sw["seconds"]["pipeline"]
+    assert pipe[0] > 2 * pipe[-1]                 # more resident blocks hide latency
+    assert pipe[-1] == pytest.approx(a.predictions[0].seconds)
+
+
+def test_plot_needs_the_sweep(capsys):
+    assert main(cli_args("--gpu", "volta_v100", "--plot", "x.png")) == 2
+    assert "--sweep-occupancy" in capsys.readouterr().err
+
+
+def test_wide_warps_merge_identical_halves_and_refuse_divergent_ones():
+    e = lambda pc, m: {"pc": pc, "opcode": "add.f32", "active": m}  # noqa: E731
+    # block of 128 threads = 4 warps of 32 = 2 wavefronts of 64; two blocks traced
+    traces = {w: [e(0, 0xFFFFFFFF), e(1, 0xFFFF)] for w in range(8)}
+    wide = wide_warp_traces(traces, 128, 64)
+    assert sorted(wide) == [0, 1, 2, 3]
+    assert [x["active"] for x in wide[0]] == [0xFFFFFFFFFFFFFFFF, 0xFFFF0000FFFF]
+    traces[5] = [e(0, 1), e(2, 1)]
+    with pytest.raises(PipeperfError, match="halves of 64-thread warp 0 of block 1 take different paths"):
+        wide_warp_traces(traces, 128, 64, "k")

@@ -1,0 +1,47 @@
+"""Fast-forward of long launches (PreparedKernel.run(fast_forward=R)): two short simulations of
+R and 2R rounds of resident groups, extrapolated linearly. Exact for a periodic steady state,
+off by default, and never used where the groups differ or a profile is asked for."""
+
+import pytest
+
+from pipeperf.hardware.spec import load_gpu
+from pipeperf.idg.io import load_kernel
+from pipeperf.idg.kernel import GroupClass, KernelGraph
+from pipeperf.simulate.simulator import PreparedKernel
+
+GPU = load_gpu("example_table2")     # the paper's Table 2 toy GPU of the example kernel
+
+
+@pytest.fixture(scope="module")
+def prep():
+    return PreparedKernel(load_kernel("examples/idg/example_kernel.yaml"), GPU)
+
+
+@pytest.mark.parametrize("m", [1, 3, 8])
+@pytest.mark.parametrize("total", [GPU.cores * 97, GPU.cores * 200 + 7])
+def test_extrapolation_matches_the_full_simulation(prep, m, total):
+    exact = prep.run(4, m, total, check_limits=False)
+    ff = prep.run(4, m, total, check_limits=False, fast_forward=4)
+    assert exact.fast_forward is None and ff.fast_forward["rounds"] == 4
+    k1, k2 = ff.fast_forward["simulated_groups"]
+    assert k2 - k1 == 4 * m and k1 % m == exact.groups_on_core % m       # same last partial round
+    assert ff.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert ff.instructions_on_core == exact.instructions_on_core
+    for s, b in exact.subsystem_busy.items():
+        assert ff.subsystem_busy[s] == pytest.approx(b, abs=0.01)
+
+
+def test_short_launches_and_profiles_are_simulated_in_full(prep):
+    short = prep.run(4, 2, GPU.cores * 10, check_limits=False, fast_forward=4)      # 10 <= k2 = 8 + 8
+    assert short.fast_forward is None
+    prof = prep.run(4, 2, GPU.cores * 100, check_limits=False, fast_forward=4, profile=True)
+    assert prof.fast_forward is None and prof.profile is not None
+
+
+def test_mixed_block_shapes_are_simulated_in_full():
+    kg = load_kernel("examples/idg/example_kernel.yaml")
+    two = KernelGraph(kg.name, kg.warp_classes * 2, kg.source,
+                      (GroupClass((0, 0, 0, 0), 9.0), GroupClass((1, 1, 1, 1), 1.0)))
+    p = PreparedKernel(two, GPU)
+    r = p.run(4, 2, GPU.cores * 100, check_limits=False, fast_forward=4)
+    assert r.fast_forward is None
