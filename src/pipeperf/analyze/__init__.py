@@ -158,7 +158,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     module, resources_of = _load(Path(path), arch, ptxas_resources)
     func = select_kernel(module, kernel)
     resources = resources_of(func.name)
-    prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
+    try:
+        prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
+    except PipeperfError as e:
+        raise _at_source_line(e, module, func) from None
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0)
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
@@ -254,6 +257,17 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True)
+
+
+def _at_source_line(e: PipeperfError, module, func) -> PipeperfError:
+    """An error at a PTX line of a compiled ``.cu`` file, re-pointed at the CUDA source line that
+    nvcc's ``.loc`` gives for it (the PTX line is kept in the message)."""
+    if e.line is None or module.file is None or not str(module.file).endswith(".cu") or e.file != module.file:
+        return e
+    x = next((x for x in func.instructions if x.line == e.line), None)
+    if x is None or x.loc is None:
+        return e
+    return PipeperfError(f"{e.message} (PTX line {e.line})", file=e.file, line=x.loc.line)
 
 
 def _load(path: Path, arch: str | None, ptxas_resources):

@@ -24,9 +24,9 @@ _SPEC_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": n
 def dim3(value: Any, what: str) -> tuple[int, int, int]:
     """``256``, ``"64,64"``, ``(16, 16)`` -> a 3-tuple of positive ints."""
     if isinstance(value, str):
-        parts = [p for p in value.replace("x", ",").split(",") if p.strip()]
+        parts = value.strip().replace("x", ",").split(",")      # "64,64" or "64x64"
         try:
-            vals = [int(p) for p in parts]
+            vals = [int(p) for p in parts]                        # an empty part ("2,", "2,x") fails
         except ValueError:
             raise PipeperfError(f"--{what} {value!r}: expected X[,Y[,Z]] integers")
     elif isinstance(value, (int, np.integer)):
