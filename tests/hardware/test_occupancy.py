@@ -173,3 +173,17 @@ def test_newer_register_limits_unchanged(cc):
             except PipeperfError:
                 got = 0
             assert got == _subpartition_rule(cc, threads, regs), (threads, regs)
+
+
+@pytest.mark.parametrize("gpu, cc", [("fermi_c2050", "2.0"), ("kepler_gtx650ti", "3.0"),
+                                     ("maxwell_k620", "5.0"), ("pascal_gtx1060", "6.1")])
+def test_seed_gpus_use_the_rules_in_analyze(gpu, cc):
+    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.spec import load_gpu
+
+    # 256 threads x 36 regs: 1152 regs/warp. 2.0: 32768 // 1152 = 28 warps -> 3 blocks of 8 (the
+    # former spec fallback said min(48 // 8, 8) = 6); 3.0+: 1152 -> 1280 (256 units),
+    # 65536 // 1280 = 51 -> 48 warps -> 6 blocks
+    blocks, occ, limiter, source = resident_blocks(load_gpu(gpu), 8, 256, {"registers": 36, "shared_bytes": 0})
+    assert source == f"CUDA occupancy rules cc {cc}" and limiter == "registers"
+    assert (blocks, occ) == ((3, 0.5) if cc == "2.0" else (6, 0.75))
