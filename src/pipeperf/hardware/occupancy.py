@@ -62,8 +62,8 @@ class SMLimits:
 # has 2 sub-partitions, 6.1 has 4). Deliberate deviations: cuda_occupancy.h (CUDA 7.0) rounds
 # Fermi warps of 21, 22, 29, 30, 37, 38, 45 or 46 registers/thread to 128 registers, a hardware
 # quirk the spreadsheet does not model and neither do we; the ports give 5.2 32 K registers per
-# block, but the Programming Guide table and deviceQuery of a GTX 950 (5.2) say 64 K, so 5.2 uses
-# the whole 64 K file like 5.0.
+# block, but deviceQuery of a GTX 950 (cc 5.2) reports 65 536 registers per block, so 5.2 uses the
+# whole 64 K file like 5.0.
 LIMITS: dict[str, SMLimits] = {
     "2.0": SMLimits("2.0", 48, 8, 48 * KB, 48 * KB, 0, 128, registers=32768, reg_unit=64,
                     warp_granularity=2, max_regs_per_thread=63),
