@@ -1,11 +1,13 @@
 """Occupancy: how many blocks (groups) of a kernel are resident per SM, and what limits them.
 
 The CUDA occupancy calculator's rules, reimplemented (REFERENCE.md, "Occupancy rules"; CUDA C
-Programming Guide, "Compute Capabilities"): blocks per SM = min(warp limit, register limit,
-shared-memory limit, block limit). Registers are allocated per warp in units of 256 within each
-of the 4 sub-partitions (16 384 registers each); shared memory per block is the static plus
-dynamic size plus a per-block reservation, rounded up to the allocation unit. The Pipeline model
-takes M (concurrent groups) from here.
+Programming Guide, "Compute Capabilities"; CUDA_Occupancy_Calculator.xls): blocks per SM =
+min(warp limit, register limit, shared-memory limit, block limit). Registers are allocated per
+warp, regs/thread x 32 rounded up to the allocation unit; the warps an SM can hold by registers
+are floor(register file / registers per warp) rounded down to the warp allocation granularity
+(the number of register-file sub-partitions), then divided by the warps of a block. Shared memory
+per block is the static plus dynamic size plus a per-block reservation (8.0 and later), rounded
+up to the allocation unit. The Pipeline model takes M (concurrent groups) from here.
 """
 
 from __future__ import annotations
@@ -20,25 +22,57 @@ KB = 1024
 
 @dataclass(frozen=True)
 class SMLimits:
-    """Per-SM resources of one compute capability (CUDA C Programming Guide, Table 'Technical
-    Specifications per Compute Capability'; shared-memory reservation and units as the CUDA
-    occupancy calculator applies them)."""
+    """Per-SM resources of one compute capability, as the CUDA occupancy calculator uses them.
+
+    Sources: max warps, blocks, registers, shared memory per SM and per block and max
+    registers/thread from the CUDA C Programming Guide, table "Technical Specifications per
+    Compute Capability"; the allocation units (registers, shared memory), the warp allocation
+    granularity and the Fermi/Kepler shared-memory configuration from the "GPU Data" sheet of
+    NVIDIA's CUDA_Occupancy_Calculator.xls (as transcribed by the open ports of the spreadsheet,
+    e.g. xmartlabs/cuda-calculator) and NVIDIA's cuda_occupancy.h (CUDA 7.0 and later), whose
+    sub-partition counts (2 on 2.x and 6.0, 4 otherwise) equal the spreadsheet's warp allocation
+    granularity. The per-block shared-memory reservation (1 KB from 8.0 on, none before) is the
+    calculator's "CUDA runtime shared memory" row.
+    """
 
     cc: str
     max_warps: int
     max_blocks: int
-    max_shared: int              # bytes per SM (largest carve-out)
+    max_shared: int              # bytes per SM (largest carve-out / the 48 KB L1 split on 2.x-3.x)
     max_shared_per_block: int    # bytes, with the opt-in attribute
     reserved_shared: int         # bytes the driver reserves per block
     shared_unit: int             # allocation granularity, bytes
-    registers: int = 65536
+    registers: int = 65536       # 32-bit registers per SM
     reg_unit: int = 256          # registers allocated per warp in multiples of this
-    subpartitions: int = 4
+    warp_granularity: int = 4    # register-limited warps per SM are a multiple of this (sub-partitions)
     max_regs_per_thread: int = 255
     max_threads_per_block: int = 1024
 
 
+# Rows 2.0-6.1 (CUDA C Programming Guide compute-capability table; CUDA_Occupancy_Calculator.xls
+# "GPU Data"): 2.0 Fermi 48 warps / 8 blocks, 32 K registers allocated in units of 64 per warp,
+# warp granularity 2, <= 63 registers/thread, 48 KB shared (the 48 KB shared / 16 KB L1 split,
+# the calculator's default) in 128-B units; 3.0 Kepler 64 / 16, 64 K registers, <= 63
+# registers/thread, 48 KB shared (48 KB split); 3.5 as 3.0 with 255 registers/thread; 5.0 Maxwell
+# 64 / 32, 64 KB shared per SM; 5.2 96 KB; 6.0 Pascal GP100 64 KB and 2 sub-partitions (warp
+# granularity 2); 6.1 96 KB. From 3.0 on registers go in units of 256 per warp and shared
+# memory in 256-B units; every one of these has 48 KB per block and no per-block reservation.
+# Verified against the spreadsheet's GPU Data as transcribed by its open ports, and against
+# cuda_occupancy.h (CUDA 7.0: units, sub-partitions, blocks per SM for 2.x-5.x; later versions: 6.0
+# has 2 sub-partitions, 6.1 has 4). Deliberate deviations: cuda_occupancy.h (CUDA 7.0) rounds
+# Fermi warps of 21, 22, 29, 30, 37, 38, 45 or 46 registers/thread to 128 registers, a hardware
+# quirk the spreadsheet does not model and neither do we; the ports give 5.2 32 K registers per
+# block, but deviceQuery of a GTX 950 (cc 5.2) reports 65 536 registers per block, so 5.2 uses the
+# whole 64 K file like 5.0.
 LIMITS: dict[str, SMLimits] = {
+    "2.0": SMLimits("2.0", 48, 8, 48 * KB, 48 * KB, 0, 128, registers=32768, reg_unit=64,
+                    warp_granularity=2, max_regs_per_thread=63),
+    "3.0": SMLimits("3.0", 64, 16, 48 * KB, 48 * KB, 0, 256, max_regs_per_thread=63),
+    "3.5": SMLimits("3.5", 64, 16, 48 * KB, 48 * KB, 0, 256),
+    "5.0": SMLimits("5.0", 64, 32, 64 * KB, 48 * KB, 0, 256),
+    "5.2": SMLimits("5.2", 64, 32, 96 * KB, 48 * KB, 0, 256),
+    "6.0": SMLimits("6.0", 64, 32, 64 * KB, 48 * KB, 0, 256, warp_granularity=2),
+    "6.1": SMLimits("6.1", 64, 32, 96 * KB, 48 * KB, 0, 256),
     "7.0": SMLimits("7.0", 64, 32, 96 * KB, 96 * KB, 0, 256),
     "7.5": SMLimits("7.5", 32, 16, 64 * KB, 64 * KB, 0, 256),
     "8.0": SMLimits("8.0", 64, 32, 164 * KB, 163 * KB, 1 * KB, 128),
@@ -70,7 +104,8 @@ def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
     if not 1 <= threads_per_block <= lim.max_threads_per_block:
         raise PipeperfError(f"block of {threads_per_block} threads: expected 1..{lim.max_threads_per_block}")
     if not 0 <= registers_per_thread <= lim.max_regs_per_thread:
-        raise PipeperfError(f"{registers_per_thread} registers per thread: expected 0..{lim.max_regs_per_thread}")
+        raise PipeperfError(f"{registers_per_thread} registers per thread: expected 0..{lim.max_regs_per_thread} "
+                            f"on compute capability {cc}")
     smem = shared_per_block + dynamic_shared
     if smem > lim.max_shared_per_block:
         raise PipeperfError(f"{smem} bytes of shared memory per block exceed the {lim.max_shared_per_block} "
@@ -78,9 +113,12 @@ def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
     warps = math.ceil(threads_per_block / 32)
     by_warps = lim.max_warps // warps
     if registers_per_thread > 0:
+        # CUDA_Occupancy_Calculator.xls: registers per warp rounded up to the allocation unit;
+        # warps per SM = floor(register file / that) rounded down to the warp allocation
+        # granularity (= per sub-partition floor(file/G / regs per warp), x G); then whole blocks
         regs_per_warp = _round_up(registers_per_thread * 32, lim.reg_unit)
-        warps_per_sub = (lim.registers // lim.subpartitions) // regs_per_warp
-        by_regs = (warps_per_sub * lim.subpartitions) // warps
+        warps_by_regs = _round_down(lim.registers // regs_per_warp, lim.warp_granularity)
+        by_regs = warps_by_regs // warps
     else:
         by_regs = math.inf                  # a kernel without registers is not register-limited
     if smem > 0:
@@ -102,3 +140,7 @@ def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
 
 def _round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
+
+
+def _round_down(x: int, unit: int) -> int:
+    return x // unit * unit
