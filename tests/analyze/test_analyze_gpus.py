@@ -101,3 +101,14 @@ def test_wide_warps_merge_identical_halves_and_refuse_divergent_ones():
     traces[5] = [e(0, 1), e(2, 1)]
     with pytest.raises(PipeperfError, match="halves of 64-thread warp 0 of block 1 take different paths"):
         wide_warp_traces(traces, 128, 64, "k")
+
+
+def test_registers_above_an_old_gpus_limit_are_capped_and_said():
+    from pipeperf.analyze import resident_blocks
+
+    # 80 registers (an sm_90 build) on Fermi: counted as 63 -> 2016 -> 2048 per warp (64-register
+    # units); 32768 / 2048 = 16 warps (granularity 2) = 2 blocks of 8 warps
+    blocks, occ, limiter, source = resident_blocks(load_gpu("fermi_c2050"), 8, 256, {"registers": 80})
+    assert (blocks, limiter) == (2, "registers") and "counted as the cc's limit of 63" in source
+    blocks, _, _, source = resident_blocks(load_gpu("pascal_gtx1060"), 8, 256, {"registers": 80})
+    assert blocks == 3 and "counted" not in source          # 80 x 32 = 2560: 65536 / 2560 = 25 -> 24 warps

@@ -92,13 +92,21 @@ class Analysis:
 def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str, int],
                     dynamic_shared: int = 0) -> tuple[int, float, str, str]:
     """(blocks per SM, occupancy, limiter, source): the CUDA rules when the GPU's compute capability
-    has them (7.0-9.0), else the spec's max resident warps and groups (registers, shared memory ignored)."""
+    has them (2.0-9.0), else the spec's max resident warps and groups (registers, shared memory ignored).
+
+    ptxas counts registers for the PTX's target (sm_75 or newer with nvcc 13); an older GPU whose
+    per-thread limit is lower (63 on cc 2.0/3.0) is given that limit, as its own build would spill."""
     from pipeperf.hardware.occupancy import LIMITS, occupancy
 
     cc = str(getattr(gpu, "compute_capability", "") or "")
     if cc in LIMITS:
-        o = occupancy(cc, threads, resources.get("registers", 0), resources.get("shared_bytes", 0), dynamic_shared)
-        return o.blocks_per_sm, o.occupancy, o.limited_by, f"CUDA occupancy rules cc {cc}"
+        regs = resources.get("registers", 0)
+        cap = LIMITS[cc].max_regs_per_thread
+        o = occupancy(cc, threads, min(regs, cap), resources.get("shared_bytes", 0), dynamic_shared)
+        source = f"CUDA occupancy rules cc {cc}"
+        if regs > cap:
+            source += f"; ptxas' {regs} registers/thread counted as the cc's limit of {cap} (a build for it spills)"
+        return o.blocks_per_sm, o.occupancy, o.limited_by, source
     by_warps = gpu.max_warps_per_core // warps_per_block
     by_groups = gpu.max_groups_per_core
     blocks = min(by_warps, by_groups)
