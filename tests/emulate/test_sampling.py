@@ -37,8 +37,17 @@ def test_spread_includes_first_last_and_is_sorted():
         c = spread_ctas(n, k)
         assert c[0] == 0 and c[-1] == (n - 1 if k > 1 else 0)
         assert len(c) == min(n, k) and np.all(np.diff(c) > 0)
-    gaps = np.diff(spread_ctas(4096, 32))
-    assert gaps.max() - gaps.min() <= 1            # evenly spaced
+    # 32 CTAs of a big grid: 4 clusters of 8 consecutive CTAs (neighbours run together on a GPU:
+    # the cache model sees their reuse), evenly spaced
+    c = spread_ctas(4096, 32).reshape(4, 8)
+    assert np.all(np.diff(c, axis=1) == 1)
+    gaps = np.diff(c[:, 0])
+    assert c[0, 0] == 0 and c[-1, -1] == 4095 and gaps.max() - gaps.min() <= 1
+    for n in range(1, 120):                       # exact count, ends included, for any grid
+        for k in range(1, 40):
+            c = spread_ctas(n, k)
+            assert len(c) == min(n, k) and c[0] == 0 and np.all(np.diff(c) > 0)
+            assert c[-1] == (n - 1 if min(n, k) > 1 else 0)
     assert spread_ctas(50, 1).tolist() == [0]
     assert warps_of(np.array([0, 5]), 3).tolist() == [0, 1, 2, 15, 16, 17]
 

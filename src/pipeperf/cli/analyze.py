@@ -27,7 +27,7 @@ def register(subparsers) -> None:
     p.add_argument("--mode", choices=("full", "hybrid"), default="hybrid", help="emulation mode (default hybrid)")
     p.add_argument("--trace-warps", type=int, default=256, metavar="N",
                    help="warps traced to build the IDGs: whole CTAs, the first, the last and evenly "
-                        "spaced ones, N warps at most (one CTA at least; default 256)")
+                        "spaced clusters of consecutive ones, N warps at most (one CTA at least; default 256)")
     p.add_argument("--all-ctas", action="store_true",
                    help="emulate every CTA (default: only the traced ones, when their paths and "
                         "addresses cannot depend on other CTAs' writes)")

@@ -3,8 +3,9 @@
 Why: emulating every CTA of a large grid costs tens of seconds, while the IDGs and the memory
 analysis need only a few hundred warps' traces. Tracing the *first* N warps sees only the
 grid's first rows of CTAs; :func:`spread_ctas` picks the first CTA, the last CTA and CTAs evenly
-spaced in between, and whole CTAs (all their warps), so per-block structure (barriers, shared
-tiles, the edge blocks of a bounds-checked grid) stays intact.
+spaced in between (in clusters of consecutive CTAs, for the cache model), and whole CTAs (all
+their warps), so per-block structure (barriers, shared tiles, the edge blocks of a
+bounds-checked grid) stays intact.
 
 Emulating only the sampled CTAs is sound when their traces (PC sequence, active masks, lane
 addresses) equal those of the same warps in a full launch. A trace is a function of the
@@ -31,13 +32,30 @@ _PRIVATE = ("shared", "local")
 _READ_ONLY = ("const", "param")
 
 
+#: most consecutive CTAs per cluster of a spread sample
+CLUSTER = 8
+
+
 def spread_ctas(num_blocks: int, count: int) -> np.ndarray:
-    """``count`` CTA linear indices (fewer when the grid is smaller): the first, the last and
-    evenly spaced ones in between, sorted."""
+    """``count`` CTA linear indices (fewer when the grid is smaller), sorted: the first, the last
+    and evenly spaced ones in between, in clusters of consecutive CTAs when ``count`` >= 8
+    (up to CLUSTER each, at least 4 clusters). Consecutive CTAs run at the same time on a GPU
+    (the block scheduler issues them in order), so a cluster shows the cache model the reuse
+    between neighbours (a tiled matmul's blocks sharing a row of A, a stencil's halos)."""
     count = max(1, min(int(count), num_blocks))
     if count == 1:
         return np.zeros(1, np.int64)
-    return np.unique(np.round(np.linspace(0, num_blocks - 1, count)).astype(np.int64))
+    size = min(CLUSTER, count // 4) if count >= 8 else 1
+    n_clusters = -(-count // size)
+    starts = np.round(np.linspace(0, num_blocks - size, n_clusters)).astype(np.int64)
+    ctas = np.unique((starts[:, None] + np.arange(size)[None, :]).reshape(-1))
+    if len(ctas) > count:                      # overlapping clusters of a small grid: keep the ends
+        ctas = np.unique(np.concatenate([ctas[:count - 1], ctas[-1:]]))
+    elif len(ctas) < count:                    # clusters merged by rounding: fill evenly
+        rest = np.setdiff1d(np.arange(num_blocks), ctas)
+        pick = np.round(np.linspace(0, len(rest) - 1, count - len(ctas))).astype(np.int64)
+        ctas = np.unique(np.concatenate([ctas, rest[pick]]))
+    return ctas
 
 
 def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
