@@ -8,7 +8,6 @@ import sys
 
 from pipeperf.cli.common import add_kernel_args, resolve_kernel
 from pipeperf.errors import PipeperfError
-from pipeperf.simulate import PreparedKernel
 from pipeperf.util.ranges import parse_int_range
 
 
@@ -37,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     kernel, gpu = resolve_kernel(args)
+    from pipeperf.simulate import PreparedKernel
+
     prep = PreparedKernel(kernel, gpu)
     if args.group_size is None:
         args.group_size = kernel.group_size or 1

@@ -16,12 +16,16 @@ and 32 rounds). All numbers are per core.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.models.curve import ModelCurve
 from pipeperf.models.params import KernelParams
-from pipeperf.simulate import PreparedKernel
+
+if TYPE_CHECKING:                       # the compiled simulator (Numba) loads only when a curve is made
+    from pipeperf.simulate import PreparedKernel
 
 NAME, LABEL = "pipeline", "Pipeline"
 MAX_RUNS, MIN_RUNS = 32, 4
@@ -50,6 +54,8 @@ def predict(kp: KernelParams, warps: np.ndarray, scheduler: str = "rr", runs: in
         raise PipeperfError(f"--runs must be >= 2 to measure a steady state, got {runs}")
     if np.any(warps != np.round(warps)):
         raise PipeperfError("the Pipeline simulator needs whole numbers of warps")
+    from pipeperf.simulate import PreparedKernel
+
     prep = PreparedKernel(kp.kernel, kp.gpu)
     steady, whole = zip(*(steady_state_wpc(prep, int(w), runs, scheduler) for w in warps))
     details = {"scheduler": scheduler, "runs": runs, "group_size": 1,

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from pipeperf.hardware.peaks import GpuPeaks
 from pipeperf.models.quantitative import KernelMetrics, QuantitativePrediction
-from pipeperf.report.roofline_plots import short_name
+from pipeperf.report.names import short_name
 
 MODEL = "quantitative roofline (Konstantinidis & Cotronis, JPDC 2017; seed 002 Eqs. 2-19)"
 

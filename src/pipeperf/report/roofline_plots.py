@@ -23,19 +23,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from pipeperf.models.quantitative import QuantitativePrediction  # noqa: E402
+from pipeperf.report.names import short_name  # noqa: E402
 
 _KERNEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
                   "#17becf", "#bcbd22", "#7f7f7f"]
 _GPU_MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*", "h", "<"]
 _UNIT = {"fp32": "GFLOP/s", "fp64": "GFLOP/s", "int": "GIOP/s"}
-
-
-def short_name(kernel: str, limit: int = 28) -> str:
-    """Kernel name without its parameter list, shortened for a legend."""
-    base = kernel.split("(")[0].strip() or kernel
-    suffix = kernel[kernel.rfind(" ["):] if kernel.endswith("]") and " [" in kernel else ""
-    text = base + suffix if suffix and suffix not in base else base
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _ordered(items: Sequence[str]) -> list[str]:
