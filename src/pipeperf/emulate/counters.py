@@ -43,6 +43,8 @@ class Counters:
         #: (function, pc, warp ids, their trace positions, lanes per warp, addresses), so memory
         #: analysis reads whole arrays instead of walking trace entries
         self.memory_log: list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._tlen = np.zeros(0, np.int64)          # trace length per traced warp id
+        self._last: tuple[str, int] = ("", -1)      # (function, pc) of the last recorded instruction
         self._entry: dict[tuple[str, int], dict] = {}
 
     def arrays(self, prog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -82,8 +84,13 @@ class Counters:
         starts, _ = G.segments(w)
         masks = np.bitwise_or.reduceat(bits, starts)
         static = self._static(prog, pc)
+        ws = w[starts]
+        if len(self._tlen) <= ws.max():
+            self._tlen = np.concatenate([self._tlen, np.zeros(int(ws.max()) + 1 - len(self._tlen) + 1024, np.int64)])
+        self._tlen[ws] += 1
+        self._last = (static["function"], pc)
         trace = self.trace
-        for wi, m in zip(w[starts].tolist(), masks.tolist()):
+        for wi, m in zip(ws.tolist(), masks.tolist()):
             e = static.copy()   # a template copy: the cheapest new dict
             e["active"] = m
             trace[wi].append(e)
@@ -106,18 +113,9 @@ class Counters:
         else:
             views = [a[s0:s0 + n] for s0, n in zip(starts.tolist(), lengths.tolist())]
         trace = self.trace
-        warps, steps, kept, where = [], [], [], None
-        for wi, v, n in zip(w[starts].tolist(), views, lengths.tolist()):
-            entries = trace.get(wi)
-            if entries:
-                e = entries[-1]
-                e["addresses"] = v
-                warps.append(wi)
-                steps.append(len(entries) - 1)
-                kept.append(n)
-                where = where or (e["function"], e["pc"])
-        if where is not None:
-            if len(warps) < len(starts):            # a warp without an entry: keep the others
-                a = np.concatenate([v for v, wi in zip(views, w[starts].tolist()) if trace.get(wi)])
-            self.memory_log.append((where[0], where[1], np.asarray(warps, np.int64),
-                                    np.asarray(steps, np.int64), np.asarray(kept, np.int64), a))
+        ws = w[starts]
+        for wi, v in zip(ws.tolist(), views):      # record() gave every one of these warps an entry
+            trace[wi][-1]["addresses"] = v
+        # the instruction record() just traced: these warps' entries are their last ones
+        self.memory_log.append((self._last[0], self._last[1], ws, self._tlen[ws] - 1,
+                                np.asarray(lengths, np.int64), a))
