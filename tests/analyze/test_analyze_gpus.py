@@ -58,6 +58,11 @@ def test_every_gpu_gets_every_model(doc):
     for gpu in MODERN:
         assert "CUDA occupancy rules" in ks[gpu]["occupancy"]["source"]
     assert doc["launch"]["resources"]["shared_bytes"] == 2048
+    # 256 traced warps = 32 of the 64 CTAs; matmul's paths and addresses never read what it
+    # writes, so only those are emulated
+    launch = doc["launch"]
+    assert (launch["warps_traced"], launch["ctas_emulated"], launch["ctas_total"]) == (256, 32, 64)
+    assert "no branch or address depends" in launch["sampling"]
 
 
 def test_newer_gpus_are_faster_on_the_same_launch(doc):

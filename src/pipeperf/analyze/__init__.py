@@ -79,6 +79,9 @@ class Analysis:
     truncated_warps: int
     predictions: list[GPUPrediction] = field(default_factory=list)
     seconds_analysis: float = 0.0
+    ctas_emulated: int = 0
+    ctas_total: int = 0
+    sampling: str = ""              # why only a CTA sample was (or could not be) emulated
 
     def to_dict(self) -> dict:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
@@ -86,6 +89,8 @@ class Analysis:
                 "launch": {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
                            "resources": self.resources, "warps_traced": self.warps_traced,
                            "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
+                           "ctas_emulated": self.ctas_emulated, "ctas_total": self.ctas_total,
+                           "sampling": self.sampling,
                            "analysis_seconds": round(self.seconds_analysis, 3)}}
 
 
@@ -170,7 +175,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
     except PipeperfError as e:
         raise _at_source_line(e, module, func) from None
-    out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0)
+    out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
+                   ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
+                   ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
+                   sampling=str(prof.counts.get("sampling", "")))
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)

@@ -14,7 +14,16 @@ def _us(seconds: float | None) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.0f} %"
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _emulated(a: Any) -> str:
+    """How many CTAs were emulated, and why not all of them (or why all of them)."""
+    if a.ctas_total and a.ctas_emulated < a.ctas_total:
+        return f"; emulated {a.ctas_emulated} of {a.ctas_total} CTAs ({a.sampling})"
+    if a.sampling and a.warps_traced < a.warps_total:
+        return f"; emulated all {a.ctas_total} CTAs ({a.sampling.removeprefix('emulated every CTA: ')})"
+    return ""
 
 
 def format_analysis(a: Any) -> str:
@@ -22,7 +31,8 @@ def format_analysis(a: Any) -> str:
     r = a.resources
     lines = [f"kernel {a.kernel}: grid {a.grid}, block {a.block}; {r.get('registers', 0)} registers/thread, "
              f"{r.get('shared_bytes', 0)} B static shared; traced {a.warps_traced} of {a.warps_total} warps"
-             + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")]
+             + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")
+             + _emulated(a)]
     preds = a.predictions
     if not preds:
         return "\n".join(lines)
