@@ -139,3 +139,11 @@ def test_l2_capacity_scales_with_the_traced_share():
 def test_accesses_need_a_lane_per_request():
     with pytest.raises(ValueError, match="at least one lane"):
         Accesses.from_arrays([0], [0], [0], [0], [4], [0], [])
+
+
+def test_intra_cta_hits_count_only_a_ctas_own_earlier_sectors():
+    # warps 0, 1 (CTA 0, 2 warps per CTA) and warp 2 (CTA 1) read the same 128 B in turn
+    rows = [req(0, "global", range(0, 128, 4), warp=w, step=w) for w in (0, 1, 2)]
+    st = analyse(Accesses.from_rows(rows), float("inf"), warps_per_cta=2)[0]
+    assert st.sectors == 12 and st.l2_hits == 8 and st.intra_hits == 4      # CTA 1's read is not intra
+    assert analyse(Accesses.from_rows(rows), float("inf"))[0].intra_hits == 0   # not asked for

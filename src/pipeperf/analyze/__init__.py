@@ -197,7 +197,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             base = {}
             for pc in set(acc.pc.tolist()):
                 base[pc] = map_instruction(func.instructions[pc], set(spec.classes), spec.name)
-            mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * wpb)
+            mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * wpb,
+                                warps_per_cta=wpb, grid=g3, wave_ctas=min(per_wave, n_blocks))
             gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
             overrides = {pc: c.name for pc, c in mm.classes.items()}
             notes += mm.notes

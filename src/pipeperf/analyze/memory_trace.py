@@ -103,9 +103,18 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
 
 
 def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,
-                   traced_warps: int, concurrent_warps: int) -> MemoryMapping:
+                   traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
+                   grid: tuple[int, int, int] | None = None, wave_ctas: int = 0) -> MemoryMapping:
     """Mapper g for one GPU: statistics per PC (cache capacity scaled to the sample) and classes
-    named after the PTX line."""
-    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps))
+    named after the PTX line. With the launch's ``grid`` and the CTAs of one wave, global
+    accesses whose address ignores some ``%ctaid`` dimension count the CTAs of a wave that share
+    them (:mod:`pipeperf.analyze.cta_sharing`)."""
+    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta)
+    if grid is not None and wave_ctas > 1:
+        from pipeperf.analyze.cta_sharing import sharing_by_pc
+
+        glob = [pc for pc, st in stats.items() if st.space == "global"]
+        for pc, (_, share) in sharing_by_pc(func, glob, grid, wave_ctas).items():
+            stats[pc].shared_by = share
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     return map_memory(stats, base_class, gpu, labels)

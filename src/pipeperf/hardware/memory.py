@@ -93,6 +93,8 @@ class PcMemory:
     requests: int = 0
     sectors: int = 0            # global: sectors touched, summed over requests
     l2_hits: int = 0            # global: of those, sectors the cache model finds in L2
+    intra_hits: int = 0         # global: hits on sectors the same CTA touched before
+    shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
 
     @property
@@ -101,6 +103,18 @@ class PcMemory:
 
     @property
     def hit_rate(self) -> float:
+        """L2 hit rate: the traced stream's, or, when more CTAs of a wave share the sectors than
+        the traced clusters show, the first of ``shared_by`` CTAs misses what its own earlier
+        accesses did not bring (miss = (1 - intra-CTA hit rate) / shared_by); the smaller miss wins."""
+        if not self.sectors:
+            return 0.0
+        miss = 1.0 - self.l2_hits / self.sectors
+        if self.shared_by > 1.0:
+            miss = min(miss, (1.0 - self.intra_hits / self.sectors) / self.shared_by)
+        return 1.0 - miss
+
+    @property
+    def traced_hit_rate(self) -> float:
         return self.l2_hits / self.sectors if self.sectors else 0.0
 
     @property
@@ -111,7 +125,8 @@ class PcMemory:
     def to_dict(self) -> dict:
         d = {"pc": self.pc, "space": self.space, "requests": self.requests}
         if self.space == "global":
-            d.update(sectors_per_request=round(self.sectors_per_request, 4), l2_hit_rate=round(self.hit_rate, 4))
+            d.update(sectors_per_request=round(self.sectors_per_request, 4), l2_hit_rate=round(self.hit_rate, 4),
+                     l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3))
         elif self.space == "shared":
             d.update(conflict_degree=round(self.conflict_degree, 4))
         return d
@@ -166,8 +181,9 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.n
     return hit
 
 
-def analyse(acc: Accesses, l2_capacity_sectors: float) -> dict[int, PcMemory]:
-    """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses."""
+def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None) -> dict[int, PcMemory]:
+    """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
+    ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``)."""
     out: dict[int, PcMemory] = {}
     pcs, first = np.unique(acc.pc, return_index=True)
     for i, j in zip(pcs.tolist(), first.tolist()):
@@ -190,9 +206,16 @@ def analyse(acc: Accesses, l2_capacity_sectors: float) -> dict[int, PcMemory]:
         pcs = acc.pc[req]
         n_sec = np.bincount(pcs, minlength=len(counts))
         n_hit = np.bincount(pcs, weights=hit, minlength=len(counts))
+        n_intra = np.zeros(len(counts))
+        if warps_per_cta:
+            cta = acc.warp[req] // warps_per_cta
+            _, sec_id = np.unique(sec, return_inverse=True)
+            _, cta_id = np.unique(cta, return_inverse=True)
+            own = sec_id.astype(np.int64) * (int(cta_id.max()) + 1) + cta_id   # (sector, CTA) pairs
+            n_intra = np.bincount(pcs, weights=l2_hits(key, own, l2_capacity_sectors), minlength=len(counts))
         for pc, st in out.items():
             if st.space == "global":
-                st.sectors, st.l2_hits = int(n_sec[pc]), int(n_hit[pc])
+                st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(n_hit[pc]), int(n_intra[pc])
     # shared: wavefronts = the most distinct words any bank must deliver
     s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
     if len(s_req):
@@ -227,7 +250,9 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
     lam = max(m * lam_mix, 1e-6)
     Lam = Lam_mix + max(0.0, m - 1.0) * lam_mix
     src = (f"mapper g from {base.name}: {st.sectors_per_request:.2f} sectors/request (reference "
-           f"{REF_SECTORS}), L2 hit rate {st.hit_rate:.2f}" + ("" if l2 is not None else " (no L2 class: hits as DRAM)"))
+           f"{REF_SECTORS}), L2 hit rate {st.hit_rate:.2f}"
+           + (f" (address shared by {st.shared_by:.3g} CTAs of a wave)" if st.shared_by > 1 else "")
+           + ("" if l2 is not None else " (no L2 class: hits as DRAM)"))
     return InstrClass(name, base.subsystem, lam, Lam, src, True)
 
 
