@@ -189,9 +189,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         gpu = spec
         if memory:
             from pipeperf.analyze.memory_trace import memory_mapping, traced_accesses
+            from pipeperf.emulate.tracelog import trace_lengths
 
             per_wave = blocks * spec.cores
-            longest = max((len(t) for t in prof.traces.values()), default=0)
+            longest = max(trace_lengths(prof.traces).values(), default=0)
             acc = traced_accesses(prof.memory_log, func, per_wave * wpb, longest)
             waves = max(1, len({(w // wpb) // per_wave for w in prof.traces}))
             base = {}

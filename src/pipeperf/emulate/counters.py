@@ -7,12 +7,12 @@ count is derived from them afterwards, so the hot loop only adds three ints.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
 
 from pipeperf.emulate import groups as G
+from pipeperf.emulate.tracelog import TraceLog
 
 #: FLOPs per thread-instruction of each arithmetic root (FMA counts 2, nvprof convention).
 FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2, "neg": 0, "abs": 0, "min": 0,
@@ -38,7 +38,7 @@ class Counters:
         self.ctas = 0
         self.threads = 0
         self.warps = 0
-        self.trace: dict[int, list[dict]] = defaultdict(list)
+        self.trace = TraceLog()
         #: columnar copy of the traced warps' memory accesses, one block per (access, warps):
         #: (function, pc, warp ids, their trace positions, lanes per warp, addresses), so memory
         #: analysis reads whole arrays instead of walking trace entries
@@ -89,11 +89,7 @@ class Counters:
             self._tlen = np.concatenate([self._tlen, np.zeros(int(ws.max()) + 1 - len(self._tlen) + 1024, np.int64)])
         self._tlen[ws] += 1
         self._last = (static["function"], pc)
-        trace = self.trace
-        for wi, m in zip(ws.tolist(), masks.tolist()):
-            e = static.copy()   # a template copy: the cheapest new dict
-            e["active"] = m
-            trace[wi].append(e)
+        self._last_block = self.trace.add(static, ws, masks)
 
     def record_addresses(self, st, ix, addr) -> None:
         """Attach the addresses of a memory access (threads of ``ix``: the guard-true lanes, in
@@ -108,14 +104,8 @@ class Counters:
         a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
         a.flags.writeable = False
         starts, lengths = G.segments(w)
-        if np.all(lengths == lengths[0]):           # the usual case: one view per row, in C
-            views = list(a.reshape(len(starts), int(lengths[0])))
-        else:
-            views = [a[s0:s0 + n] for s0, n in zip(starts.tolist(), lengths.tolist())]
-        trace = self.trace
         ws = w[starts]
-        for wi, v in zip(ws.tolist(), views):      # record() gave every one of these warps an entry
-            trace[wi][-1]["addresses"] = v
+        self.trace.attach_addresses(self._last_block, ws, a, starts, lengths)
         # the instruction record() just traced: these warps' entries are their last ones
         self.memory_log.append((self._last[0], self._last[1], ws, self._tlen[ws] - 1,
                                 np.asarray(lengths, np.int64), a))

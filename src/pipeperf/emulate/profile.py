@@ -6,7 +6,7 @@ import csv
 import io
 from collections import Counter as _C
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 
 from pipeperf.emulate.counters import FLOPS, Counters
@@ -41,7 +41,7 @@ class Profile:
     counts: dict[str, Any] = field(default_factory=dict)
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
     by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
-    traces: dict[int, list] = field(default_factory=dict)
+    traces: Mapping[int, list] = field(default_factory=dict)   # a TraceLog from the emulator
     #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
     memory_log: list = field(default_factory=list)
 
@@ -180,4 +180,4 @@ def build_profile(machine, seconds: float) -> Profile:
         static_instructions=len(machine.kernel.instructions), counts=counts,
         by_category={"warp": dict(cat_w), "thread": dict(cat_t)},
         by_opcode={"warp": dict(op_w), "thread": dict(op_t)},
-        traces=dict(c.trace), memory_log=c.memory_log)
+        traces=c.trace, memory_log=c.memory_log)

@@ -111,6 +111,17 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         cut[wid] = t
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
+    return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
+                     class_of, guard_of, source, warps_per_group, block_weights)
+
+
+def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
+              lengths: Mapping[int, int], truncated: int, class_of, guard_of, source: str,
+              warps_per_group: int | None, block_weights: Mapping[int, float] | None
+              ) -> tuple[KernelGraph, BuildInfo]:
+    """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
+    if warps_per_group is not None and warps_per_group < 1:
+        raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
     if block_weights is not None and not warps_per_group:
         raise PipeperfError("block weights need the warps per group (block) to find each warp's block")
     bw = block_weights or {}
@@ -122,15 +133,15 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
 
     classes = []
     class_of_warp: dict[int, int] = {}
-    for k, wids in enumerate(sorted(groups.values(), key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", cut[wids[0]], class_of, guard_of)
+    for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, guard_of)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
     gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
     kg = KernelGraph(name, tuple(classes), source, gcs)
-    return kg, BuildInfo(len(traces), len(classes), max(len(t) for t in cut.values()), truncated,
+    return kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
                          sum(len(b) for b in shapes.values()), partial, len(gcs))
 
 
@@ -178,9 +189,46 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         g = ins[e["pc"]].guard
         return str(g) if g is not None else None
 
+    from pipeperf.emulate.tracelog import TraceLog
+
+    if isinstance(prof.traces, TraceLog) and prof.traces:
+        return _from_trace_log(prof.traces, func, class_of, guard_of, max_nodes, source, warps_per_group,
+                               block_weights)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group,
                                     block_weights)
+
+
+def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_group, block_weights):
+    """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
+    for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
+    :func:`kernel_graph_from_traces` groups."""
+    sig = log.pc_signature(func.name, max_nodes)
+    by_pcs: dict[bytes, list[int]] = {}
+    for w in sorted(sig):
+        by_pcs.setdefault(sig[w][0], []).append(w)
+    truncated = sum(1 for _, n in sig.values() if max_nodes is not None and n > max_nodes)
+    merged: dict[tuple, list[int]] = {}
+    rep: dict[int, list[Mapping]] = {}
+    for wids in by_pcs.values():
+        t = [e for e in log[wids[0]] if e["function"] == func.name]
+        if max_nodes is not None:
+            t = t[:max_nodes]
+        key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
+        if key in merged:
+            merged[key].extend(wids)
+        else:
+            merged[key] = list(wids)
+            rep[wids[0]] = t
+    groups = [sorted(w) for w in merged.values()]
+    for g in groups:                       # the representative is each group's first warp
+        if g[0] not in rep:
+            rep[g[0]] = next(rep[w] for w in g if w in rep)
+    lengths = {w: min(n, max_nodes) if max_nodes is not None else n for w, (_, n) in sig.items()}
+    if not lengths:
+        raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
+    return _assemble(func.name, groups, rep, lengths, truncated, class_of, guard_of, source, warps_per_group,
+                     block_weights)

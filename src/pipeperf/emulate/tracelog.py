@@ -1,0 +1,128 @@
+"""Per-warp instruction traces stored as columns, read as a mapping of warp id -> entries.
+
+Why: a traced launch executes ~10^6 warp-instructions; one Python dict per entry cost the
+emulator 80 % of its time and the IDG builder most of its own, while the builder needs whole
+entries for one representative warp per class only. The emulator appends one block per traced
+instruction (its static template, the traced warps executing it, their active masks) and,
+for memory instructions, the lanes' addresses; a warp's entries are built when first read.
+``pc_signature`` lets grouping run on NumPy arrays without building any entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+
+class TraceLog(Mapping):
+    """Mapping warp id -> list of trace entries (dicts: function, pc, opcode, category, dsts,
+    srcs, active, addresses), built lazily from the emulator's columnar blocks."""
+
+    def __init__(self) -> None:
+        self._templates: list[dict] = []
+        self._warps: list[np.ndarray] = []
+        self._masks: list[np.ndarray] = []
+        # block -> (its warps with addresses, sorted; flat read-only addresses; start; count)
+        self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
+        self._cache: dict[int, list[dict]] = {}
+
+    # -- writing (the emulator) ------------------------------------------------------------
+    def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
+        """One traced instruction executed by ``warps`` (sorted ids) with these active masks."""
+        self._templates.append(template)
+        self._warps.append(warps)
+        self._masks.append(masks)
+        self._index = None
+        return len(self._templates) - 1
+
+    def attach_addresses(self, block: int, warps: np.ndarray, addresses: np.ndarray, starts: np.ndarray,
+                         counts: np.ndarray) -> None:
+        """The lanes' addresses of ``block``'s instruction: warp ``warps[i]``'s are
+        ``addresses[starts[i]:starts[i] + counts[i]]`` (read-only; views are handed out)."""
+        self._addresses[block] = (warps, addresses, starts, counts)
+        for w in warps.tolist():
+            self._cache.pop(w, None)
+
+    # -- reading -----------------------------------------------------------------------------
+    def _build_index(self):
+        if self._index is None:
+            n = len(self._warps)
+            lens = np.fromiter((len(w) for w in self._warps), np.int64, n)
+            warp = np.concatenate(self._warps) if n else np.zeros(0, np.int64)
+            block = np.repeat(np.arange(n, dtype=np.int64), lens)
+            row = np.arange(len(warp), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+            order = np.argsort(warp, kind="stable")          # per warp, in execution order
+            warp, block, row = warp[order], block[order], row[order]
+            ids, starts, counts = np.unique(warp, return_index=True, return_counts=True)
+            spans = {int(w): (int(s), int(s + c)) for w, s, c in zip(ids, starts, counts)}
+            self._index = (block, row, np.asarray(warp), spans)
+        return self._index
+
+    def __getitem__(self, warp: int) -> list[dict]:
+        hit = self._cache.get(warp)
+        if hit is not None:
+            return hit
+        block, row, _, spans = self._build_index()
+        if warp not in spans:
+            raise KeyError(warp)
+        s, e = spans[warp]
+        out = []
+        templates, masks, addrs = self._templates, self._masks, self._addresses
+        for b, r in zip(block[s:e].tolist(), row[s:e].tolist()):
+            d = templates[b].copy()
+            d["active"] = int(masks[b][r])
+            at = addrs.get(b)
+            if at is not None:
+                i = int(np.searchsorted(at[0], warp))
+                if i < len(at[0]) and at[0][i] == warp:
+                    st = int(at[2][i])
+                    d["addresses"] = at[1][st:st + int(at[3][i])]
+            out.append(d)
+        self._cache[warp] = out
+        return out
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted(self._build_index()[3]))
+
+    def __len__(self) -> int:
+        return len(self._build_index()[3])
+
+    def __contains__(self, warp: Any) -> bool:
+        return warp in self._build_index()[3]
+
+    def length(self, warp: int, function: str | None = None) -> int:
+        """Entries of ``warp`` (of ``function`` only, when given) without building them."""
+        block, _, _, spans = self._build_index()
+        s, e = spans[warp]
+        if function is None:
+            return e - s
+        return int(self._in_function(function)[block[s:e]].sum())
+
+    def _in_function(self, function: str) -> np.ndarray:
+        return np.fromiter((t["function"] == function for t in self._templates), bool, len(self._templates))
+
+    def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
+        """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, as bytes; its full
+        length). Warps with equal bytes have equal traces up to active masks and addresses."""
+        block, _, _, spans = self._build_index()
+        keep = self._in_function(function)
+        pcs = np.fromiter((t["pc"] for t in self._templates), np.int64, len(self._templates))
+        out = {}
+        for w, (s, e) in spans.items():
+            b = block[s:e]
+            seq = pcs[b[keep[b]]]
+            n = len(seq)
+            if max_nodes is not None and n > max_nodes:
+                seq = seq[:max_nodes]
+            out[w] = (seq.astype(np.int32).tobytes(), n)
+        return out
+
+
+def trace_lengths(traces: Mapping) -> dict[int, int]:
+    """Entries per warp of any traces mapping, without building a TraceLog's entries."""
+    if isinstance(traces, TraceLog):
+        return {w: traces.length(w) for w in traces}
+    return {w: len(t) for w, t in traces.items()}

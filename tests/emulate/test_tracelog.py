@@ -1,0 +1,50 @@
+"""TraceLog: columnar per-warp traces read as a mapping, entries built on access."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from pipeperf.emulate import load_module, run_kernel
+from pipeperf.emulate.tracelog import TraceLog, trace_lengths
+
+T = {"function": "k", "pc": 0, "opcode": "add.f32", "category": "fp32", "dsts": ("%f1",), "srcs": (),
+     "active": 0, "addresses": None}
+
+
+def entry(pc, fn="k"):
+    return dict(T, pc=pc, function=fn)
+
+
+def test_mapping_in_execution_order_with_masks_and_addresses():
+    log = TraceLog()
+    log.add(entry(0), np.array([0, 1]), np.array([0xF, 0x3]))
+    b = log.add(entry(1), np.array([1]), np.array([0x1]))
+    a = np.arange(4, dtype=np.uint64)
+    log.attach_addresses(b, np.array([1]), a, np.array([0]), np.array([4]))
+    log.add(entry(7, "callee"), np.array([0]), np.array([0xF]))
+    log.add(entry(2), np.array([0, 1]), np.array([0xF, 0xF]))
+    assert list(log) == [0, 1] and len(log) == 2 and 1 in log and 5 not in log
+    assert [e["pc"] for e in log[0]] == [0, 7, 2] and [e["pc"] for e in log[1]] == [0, 1, 2]
+    assert [e["active"] for e in log[1]] == [0x3, 0x1, 0xF]
+    assert log[1][1]["addresses"].tolist() == [0, 1, 2, 3] and log[0][0]["addresses"] is None
+    assert log.length(0) == 3 and log.length(0, "k") == 2
+    sig = log.pc_signature("k")
+    assert sig[0][1] == 2 and sig[1][1] == 3 and sig[0][0] != sig[1][0]
+    assert log.pc_signature("k", max_nodes=1)[0][0] == log.pc_signature("k", max_nodes=1)[1][0]
+    assert trace_lengths(log) == {0: 3, 1: 3} == trace_lengths({0: [1, 2, 3], 1: [1, 2, 3]})
+    with pytest.raises(KeyError):
+        log[9]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_emulator_traces_group_by_pc_signature():
+    # divergent: warps whose threads take different branches have different pc sequences
+    m = load_module("tests/kernels/divergent.cu")
+    x = np.linspace(-1, 1, 1000).astype(np.float32)
+    p = run_kernel(m, grid=4, block=256, args=[x, np.zeros(1000, np.float32), 1000], trace_warps=32)
+    assert isinstance(p.traces, TraceLog) and len(p.traces) == 32
+    sig = p.traces.pc_signature(m.kernels[0].name)
+    for w in p.traces:
+        pcs = [e["pc"] for e in p.traces[w]]
+        assert np.frombuffer(sig[w][0], np.int32).tolist() == pcs and sig[w][1] == len(pcs)
