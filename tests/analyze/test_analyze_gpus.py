@@ -96,16 +96,32 @@ def test_plot_needs_the_sweep(capsys):
     assert "--sweep-occupancy" in capsys.readouterr().err
 
 
-def test_wide_warps_merge_identical_halves_and_refuse_divergent_ones():
+def test_wide_warps_merge_identical_halves_and_issue_the_union_of_divergent_ones():
     e = lambda pc, m: {"pc": pc, "opcode": "add.f32", "active": m}  # noqa: E731
     # block of 128 threads = 4 warps of 32 = 2 wavefronts of 64; two blocks traced
     traces = {w: [e(0, 0xFFFFFFFF), e(1, 0xFFFF)] for w in range(8)}
     wide = wide_warp_traces(traces, 128, 64)
     assert sorted(wide) == [0, 1, 2, 3]
     assert [x["active"] for x in wide[0]] == [0xFFFFFFFFFFFFFFFF, 0xFFFF0000FFFF]
-    traces[5] = [e(0, 1), e(2, 1)]
-    with pytest.raises(PipeperfError, match="halves of 64-thread warp 0 of block 1 take different paths"):
-        wide_warp_traces(traces, 128, 64, "k")
+    # warp 5 (upper half of block 1's wavefront 0) takes the other side of a branch and loops
+    # once more: the wavefront issues 0, 1 (lower lanes), 2 (upper lanes), then 3 twice
+    traces[4] = [e(0, 1), e(1, 1), e(3, 1)]
+    traces[5] = [e(0, 1), e(2, 1), e(3, 1), e(3, 1)]
+    merged = wide_warp_traces(traces, 128, 64)[2]
+    assert [(x["pc"], x["active"]) for x in merged] == [
+        (0, 1 | 1 << 32), (1, 1), (2, 1 << 32), (3, 1 | 1 << 32), (3, 1 << 32)]
+
+
+@pytest.mark.parametrize("kernel, args", [
+    ("divergent", ["x=rand:f32:1000", "out=zeros:f32:1000", "n=1000"]),
+    ("collatz_steps", ["start=arange:u32:1000", "steps=zeros:u32:1000", "n=1000", "max_steps=200"]),
+])
+def test_divergent_kernels_on_64_wide_wavefronts(kernel, args):
+    a = analyze(f"tests/kernels/{kernel}.cu", "4", "256", args, ["amd_r9_380", "pascal_gtx1060"])
+    amd, pascal = a.predictions
+    assert amd.warps_per_block == 4 and pascal.warps_per_block == 8 and amd.cycles > 0
+    # a wavefront issues at least as many instructions as the longer of its two halves
+    assert max(c["instructions"] for c in amd.warp_classes) >= max(c["instructions"] for c in pascal.warp_classes)
 
 
 def test_registers_above_an_old_gpus_limit_are_capped_and_said():

@@ -220,7 +220,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
 
             from pipeperf.analyze.wavefronts import wide_warp_traces
 
-            prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size, func.name))
+            prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
         out.predictions.append(_predict_one(prof_gpu, func, gpu, spec, path, wpb_gpu, n_blocks, blocks, limit,
                                             occ, limiter, source, max_nodes, overrides, mem_rows, notes,
                                             sweep, scheduler, out, fast_forward))
