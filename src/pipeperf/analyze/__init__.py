@@ -158,7 +158,6 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     resident blocks (:meth:`PreparedKernel.run`); None simulates every block."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
-    from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.ptx.compile import ptxas_resources
 
@@ -179,41 +178,16 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
                    ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                    ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
                    sampling=str(prof.counts.get("sampling", "")))
+    opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward)
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)
         blocks = max(1, min(limit, -(-n_blocks // spec.cores)))   # never more resident than exist
-        notes: list[str] = []
-        overrides: dict[int, str] = {}
-        mem_rows: list[dict] = []
-        gpu = spec
+        gpu, overrides, mem_rows, notes = spec, {}, [], []
         if memory:
-            from pipeperf.analyze.memory_trace import memory_mapping, traced_accesses
-            from pipeperf.emulate.tracelog import trace_lengths
+            from pipeperf.analyze.memory_trace import launch_memory
 
-            per_wave = blocks * spec.cores
-            longest = max(trace_lengths(prof.traces).values(), default=0)
-            acc = traced_accesses(prof.memory_log, func, per_wave * wpb, longest)
-            waves = max(1, len({(w // wpb) // per_wave for w in prof.traces}))
-            base = {}
-            for pc in set(acc.pc.tolist()):
-                base[pc] = map_instruction(func.instructions[pc], set(spec.classes), spec.name)
-            mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * wpb,
-                                warps_per_cta=wpb, grid=g3, wave_ctas=min(per_wave, n_blocks))
-            gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
-            overrides = {pc: c.name for pc, c in mm.classes.items()}
-            notes += mm.notes
-            for pc, st in sorted(mm.stats.items()):
-                row = st.to_dict()
-                row["line"] = func.instructions[pc].line
-                row["opcode"] = func.instructions[pc].opcode
-                loc = func.instructions[pc].loc
-                if loc is not None:
-                    row["source_line"] = loc.line             # the .cu line, from nvcc -lineinfo
-                if pc in mm.classes:
-                    c = mm.classes[pc]
-                    row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
-                mem_rows.append(row)
+            gpu, overrides, mem_rows, notes = launch_memory(prof, func, spec, wpb, blocks, n_blocks, g3)
         prof_gpu = prof
         if spec.warp_size != 32:
             from dataclasses import replace
@@ -221,24 +195,48 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.wavefronts import wide_warp_traces
 
             prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-        out.predictions.append(_predict_one(prof_gpu, func, gpu, spec, path, wpb_gpu, n_blocks, blocks, limit,
-                                            occ, limiter, source, max_nodes, overrides, mem_rows, notes,
-                                            sweep, scheduler, out, fast_forward))
+        res = _Residency(blocks, limit, occ, limiter, source)
+        pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
+                                       mem_rows, notes)
+        out.predictions.append(pred)
+        out.truncated_warps = truncated
     out.seconds_analysis = time.perf_counter() - t0
     return out
 
 
-def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ, limiter, source,
-                 max_nodes, overrides, mem_rows, notes, sweep, scheduler, out, fast_forward) -> GPUPrediction:
-    """Build the IDGs with ``gpu``'s classes, simulate the launch, evaluate every model."""
+@dataclass(frozen=True)
+class _Residency:
+    """Occupancy of one launch on one GPU: ``blocks`` resident per SM (never more than exist),
+    the occupancy rules' limit, its fraction of the SM, what limits it, and which rules said so."""
+
+    blocks: int
+    limit: int
+    occupancy: float
+    limited_by: str
+    source: str
+
+
+@dataclass(frozen=True)
+class _Options:
+    path: str
+    max_nodes: int | None
+    sweep: bool
+    scheduler: str
+    fast_forward: int | None
+
+
+def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency, opts: _Options,
+                 overrides: dict[int, str], mem_rows: list[dict], notes: list[str]) -> tuple[GPUPrediction, int]:
+    """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
+    evaluate every model: (the prediction, warps whose trace was cut)."""
     from pipeperf.analyze.predict import PIPELINE, analytical_predictions, bound_of, pipeline_runs, \
         warps_per_core
     from pipeperf.idg.build import kernel_graph_from_profile
     from pipeperf.simulate.simulator import PreparedKernel
 
-    kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, max_nodes, str(path),
+    blocks, scheduler, fast_forward = res.blocks, opts.scheduler, opts.fast_forward
+    kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes, opts.path,
                                          class_overrides=overrides, warps_per_group=wpb)
-    out.truncated_warps = info.truncated_warps
     prep = PreparedKernel(kg, gpu)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
     bound = bound_of(r, gpu.issue_limit)
@@ -254,8 +252,8 @@ def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ,
                "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles,
                "fast_forward": r.fast_forward}
     sw = None
-    if sweep:
-        groups = list(range(1, max(blocks, min(limit, -(-n_blocks // gpu.cores))) + 1))
+    if opts.sweep:
+        groups = list(range(1, max(blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
         runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler, fast_forward)
         warps = [g * wpb for g in groups]
         curves = {PIPELINE: [x.seconds for x in runs]}
@@ -263,8 +261,9 @@ def _predict_one(prof, func, gpu, spec, path, wpb, n_blocks, blocks, limit, occ,
             curves[name] = v["seconds"]
         sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
-    return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, limit, wpb, occ, limiter, source,
-                         bound, preds, profile, classes, mem_rows, notes, sw)
+    return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
+                         res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
+                         sw), info.truncated_warps
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,

@@ -118,3 +118,36 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
             stats[pc].shared_by = share
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     return map_memory(stats, base_class, gpu, labels)
+
+
+def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
+                  grid: tuple[int, int, int]) -> tuple[GPUSpec, dict[int, str], list[dict], list[str]]:
+    """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
+    class name overrides for the IDG builder, one report row per memory PC, notes).
+
+    Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
+    wave), and the L2 share the sample stands for is its warps per wave over the wave's warps."""
+    from pipeperf.emulate.tracelog import trace_lengths
+    from pipeperf.hardware.mapper import map_instruction
+
+    per_wave = blocks_per_sm * spec.cores
+    longest = max(trace_lengths(prof.traces).values(), default=0)
+    acc = traced_accesses(prof.memory_log, func, per_wave * warps_per_cta, longest)
+    waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
+    classes = set(spec.classes)
+    base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in set(acc.pc.tolist())}
+    mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
+                        warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks))
+    rows = []
+    for pc, st in sorted(mm.stats.items()):
+        x = func.instructions[pc]
+        row = st.to_dict()
+        row.update(line=x.line, opcode=x.opcode)
+        if x.loc is not None:
+            row["source_line"] = x.loc.line                 # the .cu line, from nvcc -lineinfo
+        if pc in mm.classes:
+            c = mm.classes[pc]
+            row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
+        rows.append(row)
+    gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
+    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes)
