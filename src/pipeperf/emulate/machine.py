@@ -324,8 +324,6 @@ class Machine:
         ag = self._address(addr_op)
         items = data_op.items if type(data_op) is Vector else (data_op,)
         nbytes = esz * vec
-        c = self.counters
-        pc = x.index
         is_load = r == "ld"
         if r == "ld":
             sets = [setter(it, dt) for it in items] if full else None
