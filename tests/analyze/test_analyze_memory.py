@@ -79,3 +79,17 @@ def test_report_and_json_carry_the_memory_rows(runs):
     assert "bank-conflict degree 31.00" in text
     k = runs["transpose_shared"].to_dict()["kernels"][0]
     assert any(r.get("conflict_degree") == 31 for r in k["memory"])
+
+
+@pytest.mark.parametrize("gpu", GPUS)
+def test_what_if_fixing_the_pattern_predicts_the_fixed_kernel(runs, gpu):
+    def pred(k):
+        return next(p for p in runs[k].predictions if p.gpu == gpu)
+
+    padded = pred("transpose_padded")
+    assert padded.what_if == {}                                  # nothing to fix: nothing simulated
+    fixed = pred("transpose_shared").what_if["no bank conflicts"]
+    assert fixed["seconds"] == pytest.approx(padded.seconds, rel=0.05) and fixed["speedup"] > 1.2
+    fixed = pred("transpose_naive").what_if["coalesced global accesses"]
+    assert fixed["seconds"] == pytest.approx(padded.seconds, rel=0.1) and fixed["speedup"] > 1.5
+    assert "no bank conflicts" not in pred("transpose_naive").what_if   # it has no shared memory

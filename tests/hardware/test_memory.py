@@ -6,6 +6,7 @@ import pytest
 
 from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyse, global_class, l2_capacity_sectors,
                                       l2_hits, map_memory, shared_class)
+from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import InstrClass, load_gpu
 
 WARP = 32
@@ -147,3 +148,21 @@ def test_intra_cta_hits_count_only_a_ctas_own_earlier_sectors():
     st = analyse(Accesses.from_rows(rows), float("inf"), warps_per_cta=2)[0]
     assert st.sectors == 12 and st.l2_hits == 8 and st.intra_hits == 4      # CTA 1's read is not intra
     assert analyse(Accesses.from_rows(rows), float("inf"))[0].intra_hits == 0   # not asked for
+
+
+def test_ideal_stats_fix_only_what_is_broken():
+    from pipeperf.hardware.memory import ideal_stats
+
+    rows = [req(0, "shared", range(0, 32 * 128, 128)),            # D = 31
+            req(1, "global", range(0, 32 * 128, 128), step=1),     # 32 sectors where 4 would do
+            req(2, "global", range(0, 128, 4), step=2)]            # coalesced already
+    st = analyse(Accesses.from_rows(rows), float("inf"))
+    assert st[1].min_sectors == 4 and st[2].min_sectors == 4
+    ideal = ideal_stats(st, "no bank conflicts")
+    assert ideal[0].conflict_degree == 0 and ideal[1] == st[1]
+    ideal = ideal_stats(st, "coalesced global accesses")
+    assert ideal[1].sectors_per_request == 4 and ideal[2] == st[2] and ideal[0] == st[0]
+    fine = {2: st[2]}
+    assert ideal_stats(fine, "no bank conflicts") is None and ideal_stats(fine, "coalesced global accesses") is None
+    with pytest.raises(PipeperfError, match="unknown what-if"):
+        ideal_stats(st, "faster please")

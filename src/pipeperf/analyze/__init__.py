@@ -46,6 +46,7 @@ class GPUPrediction:
     memory: list[dict]
     notes: list[str] = field(default_factory=list)
     sweep: dict[str, Any] | None = None
+    what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
 
     @property
     def bound_by(self) -> str:
@@ -65,6 +66,8 @@ class GPUPrediction:
              "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
         if self.sweep is not None:
             d["sweep"] = self.sweep
+        if self.what_if:
+            d["what_if"] = self.what_if
         return d
 
 
@@ -148,14 +151,17 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             kernel: str | None = None, mode: str = "hybrid", trace_warps: int = 256,
             max_nodes: int | None = 200_000, shared: int = 0, arch: str | None = None,
             sweep: bool = False, scheduler: str = "rr", memory: bool = True,
-            all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS) -> Analysis:
+            all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
+            what_if: bool = True) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
     and mapper g's statistics come from); traces longer than ``max_nodes`` instructions are cut.
     ``memory=False`` skips mapper g (every memory instruction keeps its database class).
     ``fast_forward=R`` extrapolates long launches of identical blocks from R and 2R rounds of
-    resident blocks (:meth:`PreparedKernel.run`); None simulates every block."""
+    resident blocks (:meth:`PreparedKernel.run`); None simulates every block. ``what_if`` also
+    simulates the launch with its bank conflicts removed and its global accesses coalesced,
+    where it has any (mapper g's what-ifs), to say what fixing them would gain."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -183,11 +189,14 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)
         blocks = max(1, min(limit, -(-n_blocks // spec.cores)))   # never more resident than exist
-        gpu, overrides, mem_rows, notes = spec, {}, [], []
+        gpu, overrides, mem_rows, notes, alternatives = spec, {}, [], [], {}
         if memory:
             from pipeperf.analyze.memory_trace import launch_memory
 
-            gpu, overrides, mem_rows, notes = launch_memory(prof, func, spec, wpb, blocks, n_blocks, g3)
+            gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, blocks,
+                                                                          n_blocks, g3)
+            if not what_if:
+                alternatives = {}
         prof_gpu = prof
         if spec.warp_size != 32:
             from dataclasses import replace
@@ -197,7 +206,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
         res = _Residency(blocks, limit, occ, limiter, source)
         pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
-                                       mem_rows, notes)
+                                       mem_rows, notes, alternatives)
         out.predictions.append(pred)
         out.truncated_warps = truncated
     out.seconds_analysis = time.perf_counter() - t0
@@ -226,9 +235,11 @@ class _Options:
 
 
 def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency, opts: _Options,
-                 overrides: dict[int, str], mem_rows: list[dict], notes: list[str]) -> tuple[GPUPrediction, int]:
+                 overrides: dict[int, str], mem_rows: list[dict], notes: list[str],
+                 alternatives: dict[str, Any]) -> tuple[GPUPrediction, int]:
     """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
-    evaluate every model: (the prediction, warps whose trace was cut)."""
+    evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
+    IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut)."""
     from pipeperf.analyze.predict import PIPELINE, analytical_predictions, bound_of, pipeline_runs, \
         warps_per_core
     from pipeperf.idg.build import kernel_graph_from_profile
@@ -260,10 +271,14 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         for name, v in analytical_predictions(kg, gpu, warps, n_core).items():
             curves[name] = v["seconds"]
         sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+    what = {}
+    for name, alt in alternatives.items():
+        a = pipeline_runs(PreparedKernel(kg, alt), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+        what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
-                         sw), info.truncated_warps
+                         sw, what), info.truncated_warps
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,

@@ -13,7 +13,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import SPACES, Accesses, MemoryMapping, analyse, l2_capacity_sectors, map_memory
+from pipeperf.hardware.memory import SPACES, WHAT_IF, Accesses, MemoryMapping, analyse, ideal_stats, l2_capacity_sectors, \
+    map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 
@@ -121,9 +122,12 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
 
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int]) -> tuple[GPUSpec, dict[int, str], list[dict], list[str]]:
+                  grid: tuple[int, int, int]
+                  ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
-    class name overrides for the IDG builder, one report row per memory PC, notes).
+    class name overrides for the IDG builder, one report row per memory PC, notes, and per
+    applicable what-if of :data:`~pipeperf.hardware.memory.WHAT_IF` the GPU with the classes
+    that fixed access pattern would get, under the same names).
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps."""
@@ -150,4 +154,11 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
         rows.append(row)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
-    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes)
+    labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
+    what_if = {}
+    for what in WHAT_IF:
+        ideal = ideal_stats(mm.stats, what)
+        if ideal is not None:
+            alt = map_memory(ideal, base, spec, labels)
+            what_if[what] = spec.with_classes(**{c.name: c for c in alt.classes.values()})
+    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if

@@ -38,6 +38,8 @@ def register(subparsers) -> None:
     p.add_argument("--fast-forward", type=int, default=4, metavar="R",
                    help="a long launch of identical blocks is simulated for R and 2R rounds of resident "
                         "blocks and extrapolated (default 4; 0 simulates every block)")
+    p.add_argument("--no-what-if", dest="what_if", action="store_false",
+                   help="skip re-simulating without bank conflicts / with coalesced global accesses")
     p.add_argument("--no-memory-analysis", dest="memory", action="store_false",
                    help="skip mapper g: memory instructions keep the database's lambda/Lambda")
     p.add_argument("--sweep-occupancy", action="store_true",
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
                 sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
-                all_ctas=args.all_ctas, fast_forward=args.fast_forward or None)
+                all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if)
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 

@@ -96,6 +96,7 @@ class PcMemory:
     intra_hits: int = 0         # global: hits on sectors the same CTA touched before
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
+    min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
 
     @property
     def sectors_per_request(self) -> float:
@@ -201,6 +202,9 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
             reqs.append(np.repeat(r, distinct.sum(axis=1)))
             secs.append(units[distinct])
         req, sec = np.concatenate(reqs), np.concatenate(secs)
+        lanes = np.diff(acc.lane_start)[g_req]
+        need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
+        n_min = np.bincount(acc.pc[g_req], weights=need, minlength=len(counts))
         key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
         hit = l2_hits(key, sec, l2_capacity_sectors)
         pcs = acc.pc[req]
@@ -216,6 +220,7 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
         for pc, st in out.items():
             if st.space == "global":
                 st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(n_hit[pc]), int(n_intra[pc])
+                st.min_sectors = int(n_min[pc])
     # shared: wavefronts = the most distinct words any bank must deliver
     s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
     if len(s_req):
@@ -286,6 +291,34 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
         elif st.space == "shared":
             out.classes[pc] = shared_class(base, st, name)
     return out
+
+
+#: what-if analyses of the memory access pattern: name -> what it assumes
+WHAT_IF = {
+    "no bank conflicts": "every shared-memory request in one wavefront (D = 0)",
+    "coalesced global accesses": "every global request touches only the sectors its bytes need",
+}
+
+
+def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory] | None:
+    """``stats`` as if the access pattern were fixed as ``what`` (a WHAT_IF key) says; None when
+    nothing would change (no conflicts, already coalesced)."""
+    from dataclasses import replace
+
+    if what not in WHAT_IF:
+        raise PipeperfError(f"unknown what-if '{what}': expected one of {', '.join(WHAT_IF)}")
+    out, changed = dict(stats), False
+    for pc, st in stats.items():
+        if what == "no bank conflicts" and st.space == "shared" and st.wavefronts > st.requests:
+            out[pc], changed = replace(st, wavefronts=st.requests), True
+        elif what == "coalesced global accesses" and st.space == "global" and st.sectors > st.min_sectors > 0:
+            # the sectors a coalesced pattern no longer touches are taken from the hits first:
+            # an uncoalesced pattern's hits are mostly its own redundant re-touches
+            extra = st.sectors - st.min_sectors
+            out[pc] = replace(st, sectors=st.min_sectors, l2_hits=max(0, st.l2_hits - extra),
+                              intra_hits=max(0, st.intra_hits - extra))
+            changed = True
+    return out if changed else None
 
 
 def l2_capacity_sectors(gpu: GPUSpec, traced_warps: int, concurrent_warps: int) -> float:

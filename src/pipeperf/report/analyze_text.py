@@ -56,6 +56,9 @@ def format_analysis(a: Any) -> str:
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
         lines += _memory_lines(p.memory)
+        for what, v in getattr(p, "what_if", {}).items():
+            gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "-"
+            lines.append(f"  what if {what}: pipeline {_us(v['seconds'])} us ({gain})")
         ff = p.profile.get("fast_forward")
         if ff:
             k1, k2 = ff["simulated_groups"]
