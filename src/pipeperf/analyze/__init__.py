@@ -47,6 +47,7 @@ class GPUPrediction:
     notes: list[str] = field(default_factory=list)
     sweep: dict[str, Any] | None = None
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
+    launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
 
     @property
     def bound_by(self) -> str:
@@ -62,7 +63,8 @@ class GPUPrediction:
                            "groups_per_sm": self.blocks_per_sm, "limited_by": self.limited_by,
                            "block_limit": self.block_limit, "fraction": round(self.occupancy, 4),
                            "source": self.occupancy_source},
-             "predictions": self.predictions, "bound": self.bound.to_dict(), "profile": self.profile,
+             "predictions": self.predictions, "launch_overhead_seconds": self.launch_overhead_seconds,
+             "bound": self.bound.to_dict(), "profile": self.profile,
              "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
         if self.sweep is not None:
             d["sweep"] = self.sweep
@@ -152,7 +154,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             max_nodes: int | None = 200_000, shared: int = 0, arch: str | None = None,
             sweep: bool = False, scheduler: str = "rr", memory: bool = True,
             all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
-            what_if: bool = True) -> Analysis:
+            what_if: bool = True, max_blocks_per_sm: int | None = None,
+            nvcc_flags: Sequence[str] = ()) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -161,7 +164,9 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     ``fast_forward=R`` extrapolates long launches of identical blocks from R and 2R rounds of
     resident blocks (:meth:`PreparedKernel.run`); None simulates every block. ``what_if`` also
     simulates the launch with its bank conflicts removed and its global accesses coalesced,
-    where it has any (mapper g's what-ifs), to say what fixing them would gain."""
+    where it has any (mapper g's what-ifs), to say what fixing them would gain.
+    ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
+    program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -173,7 +178,9 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     threads = math.prod(b3)
     wpb = -(-threads // 32)
     n_blocks = math.prod(g3)
-    module, resources_of = _load(Path(path), arch, ptxas_resources)
+    if max_blocks_per_sm is not None and max_blocks_per_sm < 1:
+        raise PipeperfError(f"max blocks per SM must be >= 1, got {max_blocks_per_sm}")
+    module, resources_of = _load(Path(path), arch, ptxas_resources, list(nvcc_flags))
     func = select_kernel(module, kernel)
     resources = resources_of(func.name)
     try:
@@ -184,10 +191,14 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
                    ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                    ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
                    sampling=str(prof.counts.get("sampling", "")))
-    opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward)
+    opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)
+        if max_blocks_per_sm is not None and max_blocks_per_sm < limit:
+            limit, limiter = max_blocks_per_sm, "max blocks per SM (given)"
+            occ = limit * wpb_gpu / spec.max_warps_per_core
+            source += f"; capped at {limit} blocks per SM as the launch asks"
         blocks = max(1, min(limit, -(-n_blocks // spec.cores)))   # never more resident than exist
         gpu, overrides, mem_rows, notes, alternatives = spec, {}, [], [], {}
         if memory:
@@ -232,6 +243,7 @@ class _Options:
     sweep: bool
     scheduler: str
     fast_forward: int | None
+    grid: tuple[int, int, int] = (1, 1, 1)
 
 
 def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency, opts: _Options,
@@ -246,8 +258,12 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     from pipeperf.simulate.simulator import PreparedKernel
 
     blocks, scheduler, fast_forward = res.blocks, opts.scheduler, opts.fast_forward
+    from pipeperf.emulate.sampling import sample_weights
+
+    blocks_traced = sorted({w // wpb for w in prof.traces})
     kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes, opts.path,
-                                         class_overrides=overrides, warps_per_group=wpb)
+                                         class_overrides=overrides, warps_per_group=wpb,
+                                         block_weights=sample_weights(blocks_traced, opts.grid))
     prep = PreparedKernel(kg, gpu)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
     bound = bound_of(r, gpu.issue_limit)
@@ -276,9 +292,10 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         a = pipeline_runs(PreparedKernel(kg, alt), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
+    overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
     return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
-                         sw, what), info.truncated_warps
+                         sw, what, overhead), info.truncated_warps
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
@@ -302,7 +319,7 @@ def _at_source_line(e: PipeperfError, module, func) -> PipeperfError:
     return PipeperfError(f"{e.message} (PTX line {e.line})", file=e.file, line=x.loc.line)
 
 
-def _load(path: Path, arch: str | None, ptxas_resources):
+def _load(path: Path, arch: str | None, ptxas_resources, nvcc_flags: list[str] | None = None):
     """The parsed module and a function giving a kernel's registers and static shared memory
     (``ptxas -v``); a ``.cu`` file is compiled once, for both."""
     from pipeperf.emulate import load_module
@@ -313,7 +330,7 @@ def _load(path: Path, arch: str | None, ptxas_resources):
 
         if not path.is_file():
             raise PipeperfError(f"no such file: {path}")
-        text = compile_cu(path, arch=arch or DEFAULT_ARCH)
+        text = compile_cu(path, arch=arch or DEFAULT_ARCH, extra_args=nvcc_flags or [])
         module = parse_ptx(text)
         module.file = str(path)
         with tempfile.TemporaryDirectory() as d:

@@ -13,8 +13,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import SPACES, WHAT_IF, Accesses, MemoryMapping, analyse, ideal_stats, l2_capacity_sectors, \
-    map_memory
+from pipeperf.hardware.memory import SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
+    ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 
@@ -80,7 +80,7 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
             code, base = _generic_space(addr[np.cumsum(lanes) - lanes])
         else:
             continue                                # param, const, local, tex
-        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base))
+        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base, x.op.root in ("ld", "ldu")))
     if not blocks:
         return Accesses.from_rows([])
     pc = np.concatenate([np.full(len(b[2]), b[0], np.int64) for b in blocks])
@@ -91,6 +91,7 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
     addr = np.concatenate([b[5] for b in blocks])
     code = np.concatenate([b[6] for b in blocks])
     base = np.concatenate([b[7] for b in blocks])
+    load = np.concatenate([np.full(len(b[2]), b[8], bool) for b in blocks])
     if warps_per_wave:
         step = step + (warp // warps_per_wave) * (longest + 1)
     if base.any():
@@ -99,18 +100,23 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
     if not keep.all():
         lane_keep = np.repeat(keep, lanes)
         pc, nbytes, warp, step, lanes, code = pc[keep], nbytes[keep], warp[keep], step[keep], lanes[keep], code[keep]
+        load = load[keep]
         addr = addr[lane_keep]
-    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr)
+    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, load)
 
 
 def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,
                    traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
-                   grid: tuple[int, int, int] | None = None, wave_ctas: int = 0) -> MemoryMapping:
-    """Mapper g for one GPU: statistics per PC (cache capacity scaled to the sample) and classes
-    named after the PTX line. With the launch's ``grid`` and the CTAs of one wave, global
-    accesses whose address ignores some ``%ctaid`` dimension count the CTAs of a wave that share
-    them (:mod:`pipeperf.analyze.cta_sharing`)."""
-    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta)
+                   grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
+                   resident_ctas: int = 1, active_sms: int | None = None) -> MemoryMapping:
+    """Mapper g for one GPU: statistics per PC (cache capacities scaled to the sample: the L2 to
+    the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
+    PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
+    ignores some ``%ctaid`` dimension count the CTAs of a wave that share them
+    (:mod:`pipeperf.analyze.cta_sharing`). DRAM requests cost the launch's share of the achievable
+    bandwidth for its read/write mix, shared by ``active_sms`` SMs."""
+    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
+                    l1_capacity_sectors(gpu, resident_ctas))
     if grid is not None and wave_ctas > 1:
         from pipeperf.analyze.cta_sharing import sharing_by_pc
 
@@ -118,7 +124,26 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
         for pc, (_, share) in sharing_by_pc(func, glob, grid, wave_ctas).items():
             stats[pc].shared_by = share
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
-    return map_memory(stats, base_class, gpu, labels)
+    dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
+    return map_memory(stats, base_class, gpu, labels, dram)
+
+
+def read_share(stats: Mapping[int, PcMemory], func) -> float:
+    """The share of the launch's DRAM sectors that are read (loads' misses over loads' misses plus
+    the sectors stores and atomics write; atomics count as both), from the traced sample."""
+    read = written = 0.0
+    for pc, st in stats.items():
+        if st.space != "global" or not st.sectors:
+            continue
+        root = func.instructions[pc].op.root
+        dram = st.sectors * (1.0 - st.hit_rate)
+        if root in ("ld", "ldu"):
+            read += dram
+        else:
+            written += st.sectors
+            if root == "atom":
+                read += st.sectors
+    return read / (read + written) if read + written else 1.0
 
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
@@ -141,7 +166,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     classes = set(spec.classes)
     base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in set(acc.pc.tolist())}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
-                        warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks))
+                        warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
+                        resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks))
     rows = []
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]
@@ -159,6 +185,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     for what in WHAT_IF:
         ideal = ideal_stats(mm.stats, what)
         if ideal is not None:
-            alt = map_memory(ideal, base, spec, labels)
+            alt = map_memory(ideal, base, spec, labels,
+                             dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)))
             what_if[what] = spec.with_classes(**{c.name: c for c in alt.classes.values()})
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if

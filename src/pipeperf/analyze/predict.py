@@ -70,7 +70,7 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
                          "unsupported": curve.unsupported}
             continue
         cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.wpc]
-        out[name] = {"cycles": cyc, "seconds": [c / (gpu.clock_ghz * 1e9) if c else None for c in cyc]}
+        out[name] = {"cycles": cyc, "seconds": [c / (gpu.run_clock_ghz * 1e9) if c else None for c in cyc]}
     return out
 
 

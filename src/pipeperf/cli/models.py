@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_kernel_arguments(p: argparse.ArgumentParser, dest: str, metavar: str, many: bool = False) -> None:
     """Kernel, GPU and simulator options shared with ``pipeperf compare``."""
     if many:
-        p.add_argument("--kernel", dest=dest, action="append", required=True, metavar=metavar,
+        p.add_argument("--kernel", dest=dest, action="append", default=[], metavar=metavar,
                        help=f"IDG file (YAML/JSON) or bundled kernel ({', '.join(BUNDLED)}); "
                             "one per measured file, or one for all")
     else:

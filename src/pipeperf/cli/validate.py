@@ -16,8 +16,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="MAPE / MAPE_shape of every model on measured sweeps",
                        description="Read occupancy sweeps measured with 'pipeperf measure --sweep-occupancy' "
                                    "(or warps,warps_per_cycle|seconds curves) and score every model with "
-                                   "MAPE and MAPE_shape, as in Tables 10-12.")
-    p.add_argument("measured", nargs="+", metavar="MEASURED.csv")
+                                   "MAPE and MAPE_shape, as in Tables 10-12; or, with --suite, predict every "
+                                   "published measurement of a validation suite (validation/) and report "
+                                   "each model's MAPE overall, per GPU and per kernel family.")
+    p.add_argument("measured", nargs="*", metavar="MEASURED.csv")
+    p.add_argument("--suite", metavar="DIR", help="a validation suite folder (cases/*.yaml, kernels/)")
+    p.add_argument("--only-gpu", action="append", default=[], metavar="NAME", help="suite: cases on this GPU (repeat)")
+    p.add_argument("--family", action="append", default=[], help="suite: cases of this family (repeat)")
+    p.add_argument("--case", action="append", default=[], metavar="GLOB", help="suite: case ids matching (repeat)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="suite: launches analysed in parallel")
     add_kernel_arguments(p, "kernels", "IDG", many=True)
     p.add_argument("--models", metavar="LIST", help="comma-separated subset (default: all)")
     p.add_argument("--total-warps", type=float, metavar="N", help="warps of the whole launch (else from the CSV)")
@@ -28,6 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.suite:
+        return run_suite_cli(args)
+    if not args.measured:
+        raise PipeperfError("give MEASURED.csv files (with --kernel), or --suite DIR")
+    if not args.kernels:
+        raise PipeperfError("measured sweeps need --kernel IDG (one per file, or one for all)")
     if len(args.kernels) not in (1, len(args.measured)):
         raise PipeperfError(f"{len(args.measured)} measured files need one --kernel each (or one for all)")
     models = parse_models(args.models)
@@ -50,4 +63,32 @@ def run(args: argparse.Namespace) -> int:
     from pipeperf.report.models_text import format_accuracy_table
 
     print(format_accuracy_table([v.accuracy for v in results], models))
+    return 0
+
+
+def run_suite_cli(args: argparse.Namespace) -> int:
+    """``pipeperf validate --suite DIR``: every case predicted, MAPE tables, optional JSON and plot."""
+    import sys
+
+    from pipeperf.measure.suite import load_suite, results_json, run_suite, selector, summarise
+    from pipeperf.report.suite_report import format_summary, plot_suite
+
+    cases = load_suite(args.suite, selector(args.only_gpu, args.family, args.case))
+    if not cases:
+        raise PipeperfError("no case of the suite matches --only-gpu/--family/--case", file=args.suite)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{done}/{total} launches analysed", end="" if done < total else "\n", file=sys.stderr)
+
+    results = run_suite(cases, jobs=max(1, args.jobs), progress=progress)
+    summary = summarise(results)
+    if args.plot:
+        plot_suite(results, args.plot)
+    if args.json:
+        print(results_json(results, summary))
+    else:
+        print(format_summary(summary, parse_models(args.models) if args.models else None))
+        if args.plot:
+            print(f"plot: {args.plot}")
     return 0

@@ -81,7 +81,8 @@ class GlobalMemory:
         for off, data in self._pending:
             raw = np.frombuffer(data, np.uint8) if isinstance(data, bytes) else \
                 np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-            self.arena.bytes[off:off + len(raw)] = raw
+            if raw.any():          # the arena starts zeroed (untouched pages): zeros cost nothing
+                self.arena.bytes[off:off + len(raw)] = raw
         self._pending = []
         self._starts = np.array(self.starts, np.int64)
         self._ends = np.array(self.ends, np.int64)

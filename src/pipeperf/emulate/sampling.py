@@ -58,6 +58,36 @@ def spread_ctas(num_blocks: int, count: int) -> np.ndarray:
     return ctas
 
 
+def sample_weights(ctas: Sequence[int], grid: Sequence[int]) -> dict[int, float]:
+    """How many CTAs of the grid each sampled CTA stands for (linear ids, x fastest).
+
+    The grid is split into strata by whether a CTA is the last along each dimension of extent > 1
+    (interior, last column, last row, corner...): bounds checks make exactly those CTAs partial,
+    so the one nearly empty last CTA of a large grid stands for itself and not for 1/k of the
+    grid. Each sampled CTA weighs its stratum's size over the sampled CTAs in it; a stratum with
+    no sampled CTA lends its size to the others in proportion (they are taken to be alike)."""
+    g = [int(x) for x in grid] + [1] * (3 - len(grid))
+    dims = [d for d in range(3) if g[d] > 1]
+    total = g[0] * g[1] * g[2]
+
+    def stratum(b: int) -> tuple[bool, ...]:
+        c = (b % g[0], (b // g[0]) % g[1], b // (g[0] * g[1]))
+        return tuple(c[d] == g[d] - 1 for d in dims)
+
+    def size(st: tuple[bool, ...]) -> int:
+        n = 1
+        for d, last in zip(dims, st):
+            n *= 1 if last else g[d] - 1
+        return n
+
+    members: dict[tuple[bool, ...], list[int]] = {}
+    for b in ctas:
+        members.setdefault(stratum(int(b)), []).append(int(b))
+    covered = sum(size(st) for st in members)
+    scale = total / covered if covered else 1.0
+    return {b: size(st) * scale / len(bs) for st, bs in members.items() for b in bs}
+
+
 def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
     """Launch-wide warp ids of every warp of ``ctas`` (sorted)."""
     c = np.asarray(ctas, np.int64)

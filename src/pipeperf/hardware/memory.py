@@ -45,6 +45,8 @@ from pipeperf.hardware.spec import GPUSpec, InstrClass
 SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
 REF_SECTORS = 4             # Table 5's ld.global.s32 by a full warp: 32 lanes x 4 B = 128 B
 L2_CLASS = "ld_global_l2"   # optional GPU class: lambda/Lambda of a 128-B request that hits in L2
+L1_CLASS = "ld_global_l1"   # optional GPU class: lambda/Lambda of a 128-B request that hits in L1
+L1_FALLBACK = "ld_local_s32"   # the database's L1-hit class (local memory lives in L1) when L1_CLASS is absent
 SPACES = ("global", "shared", "local")
 
 
@@ -59,17 +61,20 @@ class Accesses:
     nbytes: np.ndarray      # per request: bytes per lane (element size x vector width)
     lane_start: np.ndarray  # per request + 1: offset of its first lane in addr (CSR layout)
     addr: np.ndarray        # per lane row: byte address (uint64)
+    load: np.ndarray | None = None   # per request: a load (L1-cacheable); None: not known (no L1 model)
 
     @classmethod
-    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr) -> "Accesses":
+    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, load=None) -> "Accesses":
         """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
-        addresses concatenated request after request."""
+        addresses concatenated request after request; ``load`` marks loads (stores and atomics
+        bypass L1)."""
         lanes = np.asarray(lanes, np.int64)
         if len(lanes) and lanes.min() < 1:
             raise ValueError("every request needs at least one lane address")
         col = lambda v: np.asarray(v, np.int64)  # noqa: E731
         return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
-                   np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64))
+                   np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64),
+                   None if load is None else np.asarray(load, bool))
 
     @classmethod
     def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
@@ -94,6 +99,7 @@ class PcMemory:
     sectors: int = 0            # global: sectors touched, summed over requests
     l2_hits: int = 0            # global: of those, sectors the cache model finds in L2
     intra_hits: int = 0         # global: hits on sectors the same CTA touched before
+    l1_hits: int = 0            # global loads: sectors found in the SM's L1 (the CTA's share of it)
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
     min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
@@ -115,6 +121,10 @@ class PcMemory:
         return 1.0 - miss
 
     @property
+    def l1_hit_rate(self) -> float:
+        return self.l1_hits / self.sectors if self.sectors else 0.0
+
+    @property
     def traced_hit_rate(self) -> float:
         return self.l2_hits / self.sectors if self.sectors else 0.0
 
@@ -126,7 +136,8 @@ class PcMemory:
     def to_dict(self) -> dict:
         d = {"pc": self.pc, "space": self.space, "requests": self.requests}
         if self.space == "global":
-            d.update(sectors_per_request=round(self.sectors_per_request, 4), l2_hit_rate=round(self.hit_rate, 4),
+            d.update(sectors_per_request=round(self.sectors_per_request, 4), l1_hit_rate=round(self.l1_hit_rate, 4),
+                     l2_hit_rate=round(self.hit_rate, 4),
                      l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3))
         elif self.space == "shared":
             d.update(conflict_degree=round(self.conflict_degree, 4))
@@ -182,9 +193,14 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.n
     return hit
 
 
-def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None) -> dict[int, PcMemory]:
+def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
+            l1_capacity_sectors: float = 0.0) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
-    ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``)."""
+    ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``), and
+    with an L1 share (``l1_capacity_sectors`` per CTA, loads known) the loads' L1 hits: a load's
+    sector hits when its CTA loaded it fewer than that many of its own sector loads earlier
+    (consecutive CTAs run on different SMs, so L1 reuse is taken to be within a CTA; stores
+    write through and do not allocate)."""
     out: dict[int, PcMemory] = {}
     pcs, first = np.unique(acc.pc, return_index=True)
     for i, j in zip(pcs.tolist(), first.tolist()):
@@ -217,9 +233,19 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
             _, cta_id = np.unique(cta, return_inverse=True)
             own = sec_id.astype(np.int64) * (int(cta_id.max()) + 1) + cta_id   # (sector, CTA) pairs
             n_intra = np.bincount(pcs, weights=l2_hits(key, own, l2_capacity_sectors), minlength=len(counts))
+            n_l1 = np.zeros(len(counts))
+            if l1_capacity_sectors > 0 and acc.load is not None:
+                ld = acc.load[req]
+                if ld.any():
+                    ckey = cta_id[ld].astype(np.int64) * (int(key.max()) + 1) + key[ld]   # each CTA's own stream
+                    n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], l1_capacity_sectors),
+                                       minlength=len(counts))
+        else:
+            n_l1 = np.zeros(len(counts))
         for pc, st in out.items():
             if st.space == "global":
                 st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(n_hit[pc]), int(n_intra[pc])
+                st.l1_hits = int(n_l1[pc])
                 st.min_sectors = int(n_min[pc])
     # shared: wavefronts = the most distinct words any bank must deliver
     s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
@@ -245,20 +271,50 @@ class MemoryMapping:
     notes: list[str] = field(default_factory=list)
 
 
-def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: str) -> InstrClass:
-    """Sec. 6.3's R rule generalised to m = sectors/request / REF_SECTORS and DRAM share p."""
+def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: str,
+                 dram_cpi: float | None = None, l1: InstrClass | None = None) -> InstrClass:
+    """Sec. 6.3's R rule generalised to m = sectors/request / REF_SECTORS and the shares of the
+    sectors served by L1 (``l1``'s lambda/Lambda), L2 (``l2``'s) and DRAM (``base``'s, or
+    ``dram_cpi`` per reference request: the achievable bandwidth's share, :func:`dram_request_cpi`)."""
     m = st.sectors_per_request / REF_SECTORS
-    p = 1.0 - st.hit_rate if l2 is not None else 1.0
-    lam_l2, Lam_l2 = (l2.cpi, l2.latency) if l2 is not None else (base.cpi, base.latency)
-    lam_mix = p * base.cpi + (1 - p) * lam_l2
-    Lam_mix = p * base.latency + (1 - p) * Lam_l2
+    h = st.hit_rate if l2 is not None else 0.0
+    q1 = min(st.l1_hit_rate, h) if l1 is not None and l2 is not None else 0.0
+    p = 1.0 - h                                        # DRAM share
+    lam_dram = base.cpi if dram_cpi is None else dram_cpi
+    lam_l2, Lam_l2 = (l2.cpi, l2.latency) if l2 is not None else (lam_dram, base.latency)
+    lam_l1, Lam_l1 = (l1.cpi, l1.latency) if l1 is not None else (0.0, 0.0)
+    lam_mix = p * lam_dram + (h - q1) * lam_l2 + q1 * lam_l1
+    Lam_mix = p * base.latency + (h - q1) * Lam_l2 + q1 * Lam_l1
     lam = max(m * lam_mix, 1e-6)
     Lam = Lam_mix + max(0.0, m - 1.0) * lam_mix
     src = (f"mapper g from {base.name}: {st.sectors_per_request:.2f} sectors/request (reference "
-           f"{REF_SECTORS}), L2 hit rate {st.hit_rate:.2f}"
+           f"{REF_SECTORS}), " + (f"L1 hit rate {q1:.2f}, " if l1 is not None else "") + f"L2 hit rate {h:.2f}"
            + (f" (address shared by {st.shared_by:.3g} CTAs of a wave)" if st.shared_by > 1 else "")
-           + ("" if l2 is not None else " (no L2 class: hits as DRAM)"))
+           + ("" if l2 is not None else " (no L2 class: hits as DRAM)")
+           + (f"; DRAM {lam_dram:.3g} cycles per {REF_SECTORS * SECTOR} B at the achievable bandwidth"
+              if dram_cpi is not None else ""))
     return InstrClass(name, base.subsystem, lam, Lam, src, True)
+
+
+def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> float | None:
+    """SM cycles per reference request (REF_SECTORS sectors) from DRAM when ``active_sms`` SMs
+    share the GPU's achievable DRAM bandwidth for a traffic mix with ``read_fraction`` of the
+    bytes read (None when the database has no achievable bandwidth).
+
+    The database gives the bandwidth published stream benchmarks achieve reading (``dram_read_gbs``),
+    writing (``dram_write_gbs``) and copying one read to one write (``dram_copy_gbs``); a mix in
+    between is interpolated linearly in the read share between those three points. The vendor
+    peak is not reached by any access stream, so it is never used here."""
+    m = gpu.memory
+    read = m.get("dram_read_gbs")
+    if not read:
+        return None
+    write = m.get("dram_write_gbs") or read
+    copy = m.get("dram_copy_gbs") or min(read, write)
+    f = min(1.0, max(0.0, read_fraction))
+    bw = write + (copy - write) * f / 0.5 if f <= 0.5 else copy + (read - copy) * (f - 0.5) / 0.5
+    bytes_per_cycle_per_sm = bw / gpu.run_clock_ghz / max(1, min(active_sms, gpu.cores))
+    return REF_SECTORS * SECTOR / bytes_per_cycle_per_sm
 
 
 def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
@@ -269,13 +325,15 @@ def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
 
 
 def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu: GPUSpec,
-               label: Mapping[int, str] | None = None) -> MemoryMapping:
+               label: Mapping[int, str] | None = None, dram_cpi: float | None = None) -> MemoryMapping:
     """Adjusted classes for the memory PCs in ``stats`` whose base class (mapper f) is ``base_class[pc]``.
 
     Classes are named ``<base>@<label>`` (label: the PTX line by default) so reports can say which
-    instruction got which lambda/Lambda."""
+    instruction got which lambda/Lambda. ``dram_cpi``: a DRAM request's lambda at the launch's
+    achievable bandwidth share (else the base class's)."""
     out = MemoryMapping(stats=dict(stats))
     l2 = gpu.classes.get(L2_CLASS)
+    l1 = l1_class(gpu) if any(s.l1_hits for s in stats.values()) else None
     if l2 is None and any(s.space == "global" and s.l2_hits for s in stats.values()):
         out.notes.append(f"GPU '{gpu.name}' has no '{L2_CLASS}' class: sectors the cache model finds "
                          "in L2 are charged as DRAM accesses")
@@ -287,7 +345,7 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
             raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{base_class[pc]}'")
         name = f"{base.name}@{label[pc] if label and pc in label else pc}"
         if st.space == "global":
-            out.classes[pc] = global_class(base, st, l2, name)
+            out.classes[pc] = global_class(base, st, l2, name, dram_cpi, l1)
         elif st.space == "shared":
             out.classes[pc] = shared_class(base, st, name)
     return out
@@ -319,6 +377,20 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
                               intra_hits=max(0, st.intra_hits - extra))
             changed = True
     return out if changed else None
+
+
+def l1_class(gpu: GPUSpec) -> InstrClass | None:
+    """lambda/Lambda of a global load that hits in L1: ``ld_global_l1``, else the local-memory
+    load class, which the database measures as an L1 hit."""
+    return gpu.classes.get(L1_CLASS) or gpu.classes.get(L1_FALLBACK)
+
+
+def l1_capacity_sectors(gpu: GPUSpec, resident_ctas: int) -> float:
+    """One CTA's share of its SM's L1 data cache for global loads, in sectors (0: no L1 model)."""
+    l1_bytes = gpu.memory.get("l1_bytes") if getattr(gpu, "memory", None) else None
+    if not l1_bytes or l1_class(gpu) is None:
+        return 0.0
+    return float(l1_bytes) / SECTOR / max(1, resident_ctas)
 
 
 def l2_capacity_sectors(gpu: GPUSpec, traced_warps: int, concurrent_warps: int) -> float:

@@ -48,7 +48,9 @@ class GPUSpec:
     architecture: str = ""
     compute_capability: str = ""
     limits: dict[str, Any] = field(default_factory=dict)
-    memory: dict[str, Any] = field(default_factory=dict)   # l2_bytes (mapper g's cache model)
+    memory: dict[str, Any] = field(default_factory=dict)   # caches and DRAM (mapper g), see _MEMORY_KEYS
+    launch: dict[str, Any] = field(default_factory=dict)   # overhead_us, block_dispatch_cycles
+    sustained_clock_ghz: float | None = None               # the clock under load (else clock_ghz)
     sources: dict[str, str] = field(default_factory=dict)
     path: str = ""
 
@@ -73,6 +75,12 @@ class GPUSpec:
         classes = dict(self.classes)
         classes.update(overrides)
         return replace(self, classes=classes)
+
+    @property
+    def run_clock_ghz(self) -> float:
+        """The clock cycles are converted to seconds with: the sustained clock under load where
+        the database gives one, else ``clock_ghz``."""
+        return self.sustained_clock_ghz or self.clock_ghz
 
     def with_issue_limit(self, issue_limit: float) -> "GPUSpec":
         return replace(self, issue_limit=issue_limit)
@@ -119,7 +127,8 @@ def _aliases() -> dict[str, str]:
 
 _TOP_KEYS = {"name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
-             "limits", "sources", "notes", "measured", "memory"}
+             "limits", "sources", "notes", "measured", "memory", "launch", "sustained_clock_ghz",
+             "atomics"}
 _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
 
 
@@ -176,20 +185,35 @@ def parse_gpu(doc: Document) -> GPUSpec:
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
         limits=dict(d.get("limits") or {}), memory=_memory(doc, d), sources=dict(d.get("sources") or {}),
+        launch=_numbers(doc, d, "launch", _LAUNCH_KEYS),
+        sustained_clock_ghz=_number(doc, d, "sustained_clock_ghz", "GPU spec") if "sustained_clock_ghz" in d else None,
         path=doc.path, **ints,
     )
 
 
+#: the ``memory`` section: cache sizes for mapper g's cache models, achievable DRAM bandwidths
+_MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
+                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
+#: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
+_LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles"}
+
+
 def _memory(doc: Document, d: dict) -> dict[str, Any]:
-    """The optional ``memory`` section: ``l2_bytes`` (and its ``source``) for mapper g's cache model."""
-    m = d.get("memory") or {}
+    """The optional ``memory`` section (:data:`_MEMORY_KEYS`, each > 0, plus a ``source``)."""
+    return _numbers(doc, d, "memory", _MEMORY_KEYS)
+
+
+def _numbers(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, Any]:
+    """An optional section of positive numbers (and a free-text ``source``)."""
+    m = d.get(key) or {}
     if not isinstance(m, dict):
-        raise doc.error("'memory' must be a mapping {l2_bytes, source}", d)
-    bad = set(m) - {"l2_bytes", "source"}
+        raise doc.error(f"'{key}' must be a mapping of {', '.join(sorted(allowed))}", d)
+    bad = set(m) - allowed - {"source"}
     if bad:
-        raise doc.error(f"memory: unknown key '{sorted(bad)[0]}' (expected l2_bytes, source)", m)
-    if "l2_bytes" in m and _number(doc, m, "l2_bytes", "memory") <= 0:
-        raise doc.error("memory: 'l2_bytes' must be > 0", m)
+        raise doc.error(f"{key}: unknown key '{sorted(bad)[0]}' (expected {', '.join(sorted(allowed))})", m)
+    for k in set(m) & allowed:
+        if _number(doc, m, k, key) < 0:
+            raise doc.error(f"{key}: '{k}' must be >= 0", m)
     return dict(m)
 
 

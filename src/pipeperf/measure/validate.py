@@ -70,7 +70,7 @@ def read_measurement(path: str | Path, gpu: GPUSpec, total_warps: float | None =
     if not warps:
         raise PipeperfError("no measurements after the header", file=p)
     w_arr = np.array(warps)
-    wpc = total_warps / (gpu.cores * np.array(seconds) * gpu.clock_ghz * 1e9)
+    wpc = total_warps / (gpu.cores * np.array(seconds) * gpu.run_clock_ghz * 1e9)
     order = np.argsort(w_arr)
     return MeasuredCurve(p.stem, str(p), w_arr[order], wpc[order], "ms_median")
 

@@ -76,7 +76,7 @@ def read_measured(path: str | Path, gpu: GPUSpec, total_warps: float | None = No
         raise PipeperfError("each occupancy (warps) may appear only once", file=p)
     vals = np.array(values)
     if column == "seconds":
-        vals = np.array(totals) / (gpu.cores * vals * gpu.clock_ghz * 1e9)
+        vals = np.array(totals) / (gpu.cores * vals * gpu.run_clock_ghz * 1e9)
     order = np.argsort(w_arr)
     return MeasuredCurve(p.stem, str(p), w_arr[order], vals[order], column)
 

@@ -59,6 +59,9 @@ def format_analysis(a: Any) -> str:
         for what, v in getattr(p, "what_if", {}).items():
             gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "-"
             lines.append(f"  what if {what}: pipeline {_us(v['seconds'])} us ({gain})")
+        if p.launch_overhead_seconds:
+            lines.append(f"  launch overhead: {_us(p.launch_overhead_seconds)} us per launch on top of the "
+                         "kernel times above (the GPU's fixed launch cost)")
         ff = p.profile.get("fast_forward")
         if ff:
             k1, k2 = ff["simulated_groups"]

@@ -62,9 +62,11 @@ def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, star
 @njit(cache=True)
 def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
              warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
-             record):
+             record, dispatch):
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
-    (issue_cycles: cycles in which at least one instruction issued)."""
+    (issue_cycles: cycles in which at least one instruction issued). A waiting group takes a
+    finished group's slots ``dispatch`` cycles after it finished (retiring one block and
+    dispatching the next)."""
     gs = group_size
     M = min(n_resident, n_groups)
     n_slots = M * gs
@@ -307,12 +309,13 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                     end_time = fin
                 groups_done += 1
                 if next_group < n_groups:
-                    _load_group(m, next_group, fin, gs, warp_cls, length, slot_warp, slot_cls, head,
+                    t0 = fin + dispatch
+                    _load_group(m, next_group, t0, gs, warp_cls, length, slot_warp, slot_cls, head,
                                 start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True,
                                 hsub, sub, off, wake, sub_count, lastiss)
                     next_group += 1
-                    if fin < next_t:
-                        next_t = fin
+                    if t0 < next_t:
+                        next_t = t0
                 else:
                     for j in range(gs):
                         est[m * gs + j] = inf

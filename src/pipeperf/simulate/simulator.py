@@ -179,7 +179,7 @@ class PreparedKernel:
         n_warps = n_groups * group_size
         return SimResult(
             cycles=cycles,
-            seconds=cycles / (gpu.clock_ghz * 1e9),
+            seconds=cycles / (gpu.run_clock_ghz * 1e9),
             warps_per_cycle=n_warps / cycles if cycles > 0 else math.inf,
             ipc=issued / cycles if cycles > 0 else math.inf,
             subsystem_busy={s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)},
@@ -195,7 +195,8 @@ class PreparedKernel:
         status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
-            len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile)
+            len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
+            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)))
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")

@@ -1,0 +1,311 @@
+"""The validation suite: published real-hardware measurements against every model's prediction.
+
+A suite is a folder (``validation/``) of case files (``cases/*.yaml``, schema in its README): each
+case is one launch of a kernel on one GPU with a time a third party measured. ``run_suite``
+analyses every distinct launch once for all the GPUs it was measured on (``pipeperf.analyze``),
+and ``summarise`` gives each model's absolute percentage error per case and MAPE overall, per GPU
+and per kernel family, plus whether every ``order_group`` of variants is predicted in the
+measured order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from pipeperf.errors import PipeperfError
+from pipeperf.util.yamlio import Document, load_document
+
+FAMILIES = ("dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int", "latency",
+            "launch", "atomics")
+_CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes"}
+_LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes"}
+_MEASURED_KEYS = {"seconds", "how", "quote", "file", "includes_launch", "notes"}
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What ``pipeperf analyze`` needs to predict a case: identical launches are analysed once."""
+
+    kernel_file: str              # absolute path
+    kernel: str
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    args: tuple[str, ...]
+    shared: int = 0
+    max_blocks_per_sm: int | None = None
+    nvcc_flags: tuple[str, ...] = ()
+    arch: str | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One published measurement: a launch on a GPU and the time the source states."""
+
+    id: str
+    family: str
+    gpu: str
+    launch: Launch
+    seconds: float                # measured
+    includes_launch: bool         # the measured time includes the kernel launch's fixed cost
+    source: str                   # file:line of the case, for messages
+    order_group: str | None = None
+    quote: str = ""
+    reference: str = ""           # repository@commit:path (or paper, table)
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    predicted: dict[str, float | None]          # model -> seconds (launch overhead added where measured)
+    launch_overhead: float = 0.0                # seconds added to every model's kernel time
+    error: str | None = None                    # why the case could not be predicted
+    analysis_seconds: float = 0.0
+
+    def ape(self, model: str) -> float | None:
+        p = self.predicted.get(model)
+        if p is None or not math.isfinite(p):
+            return None
+        return abs(p - self.case.seconds) / self.case.seconds
+
+
+def load_suite(folder: str | Path, select: Callable[[Case], bool] | None = None) -> list[Case]:
+    """Every case of ``folder/cases/*.yaml`` (optionally only those ``select`` keeps); ids unique."""
+    root = Path(folder)
+    files = sorted((root / "cases").glob("*.yaml"))
+    if not files:
+        raise PipeperfError(f"no case files: expected {root / 'cases'}/*.yaml", file=str(root))
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for f in files:
+        for c in _cases_of(load_document(f), root):
+            if c.id in seen:
+                raise PipeperfError(f"case id '{c.id}' already used at {seen[c.id]}", file=c.source)
+            seen[c.id] = c.source
+            if select is None or select(c):
+                cases.append(c)
+    return cases
+
+
+def _cases_of(doc: Document, root: Path) -> Iterable[Case]:
+    d = doc.data
+    if not isinstance(d, dict) or not isinstance(d.get("cases"), list):
+        raise doc.error("expected a mapping with 'source' and a list 'cases'", d)
+    src = d.get("source") or {}
+    if not isinstance(src, dict):
+        raise doc.error("'source' must be a mapping (repository, commit, ... or paper, table)", d)
+    reference = str(src.get("repository") or src.get("paper") or "")
+    if src.get("commit"):
+        reference += f"@{str(src['commit'])[:12]}"
+    for c in d["cases"]:
+        yield _case(doc, c, root, reference)
+
+
+def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
+    if not isinstance(c, dict):
+        raise doc.error("each case must be a mapping (id, family, kernel_file, kernel, gpu, launch, measured)", c)
+    where = f"case '{c.get('id', '?')}'"
+    for keys, m, what in ((_CASE_KEYS, c, where), (_LAUNCH_KEYS, c.get("launch"), f"{where} launch"),
+                          (_MEASURED_KEYS, c.get("measured"), f"{where} measured")):
+        if not isinstance(m, dict):
+            raise doc.error(f"{what}: expected a mapping", c)
+        bad = set(m) - keys
+        if bad:
+            raise doc.error(f"{what}: unknown key '{sorted(bad)[0]}' (expected {', '.join(sorted(keys))})", m)
+    for key in ("id", "family", "kernel_file", "kernel", "gpu", "launch", "measured"):
+        if key not in c:
+            raise doc.error(f"{where} lacks '{key}'", c)
+    if c["family"] not in FAMILIES:
+        raise doc.error(f"{where}: family '{c['family']}' is not one of {', '.join(FAMILIES)}", c)
+    ln, ms = c["launch"], c["measured"]
+    kfile = (root / str(c["kernel_file"])).resolve()
+    if not kfile.is_file():
+        raise doc.error(f"{where}: kernel_file '{c['kernel_file']}' does not exist under {root}", c)
+    seconds = ms.get("seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise doc.error(f"{where}: measured.seconds must be a positive number, got {seconds!r}", ms)
+
+    def dims(key: str) -> tuple[int, ...]:
+        v = ln.get(key)
+        v = [v] if isinstance(v, int) else v
+        if not isinstance(v, list) or not 1 <= len(v) <= 3 or not all(isinstance(x, int) and x > 0 for x in v):
+            raise doc.error(f"{where}: launch.{key} must be 1-3 positive integers, got {ln.get(key)!r}", ln)
+        return tuple(v)
+
+    mb = ln.get("max_blocks_per_sm")
+    launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),
+                    tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
+                    None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()),
+                    ln.get("arch"))
+    return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
+                bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
+                c.get("order_group"), str(ms.get("quote", "")), reference)
+
+
+def selector(gpus: Sequence[str] = (), families: Sequence[str] = (), ids: Sequence[str] = ()
+             ) -> Callable[[Case], bool]:
+    """Keep the cases on one of ``gpus``, in one of ``families``, whose id matches one of ``ids`` (globs)."""
+    def keep(c: Case) -> bool:
+        return ((not gpus or c.gpu in gpus) and (not families or c.family in families)
+                and (not ids or any(fnmatch.fnmatch(c.id, p) for p in ids)))
+    return keep
+
+
+def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int], None] | None = None
+              ) -> list[CaseResult]:
+    """Predict every case: one ``analyze`` per distinct launch, for all its GPUs at once."""
+    groups: dict[Launch, list[Case]] = defaultdict(list)
+    for c in cases:
+        groups[c.launch].append(c)
+    work = [(launch, sorted({c.gpu for c in cs})) for launch, cs in groups.items()]
+    results: list[CaseResult] = []
+    done = 0
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for (launch, _), out in zip(work, pool.map(_predict_launch, work)):
+                results += _results_of(groups[launch], out)
+                done += 1
+                if progress:
+                    progress(done, len(work))
+    else:
+        for item in work:
+            results += _results_of(groups[item[0]], _predict_launch(item))
+            done += 1
+            if progress:
+                progress(done, len(work))
+    order = {c.id: i for i, c in enumerate(cases)}
+    return sorted(results, key=lambda r: order[r.case.id])
+
+
+def _predict_launch(item: tuple[Launch, list[str]]) -> dict[str, Any]:
+    """{gpu: {"models": {model: kernel seconds}, "overhead": s} | {"error": msg}}, plus "_seconds".
+    All GPUs are analysed in one run; when that fails, each GPU alone, so one GPU's error (a class
+    it lacks, say) does not hide the others' results."""
+    import time
+
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {}
+    try:
+        out.update(_analyse(launch := item[0], item[1]))
+    except PipeperfError as e:
+        if len(item[1]) == 1:
+            out[item[1][0]] = {"error": str(e)}
+        for g in item[1] if len(item[1]) > 1 else ():
+            try:
+                out.update(_analyse(launch, [g]))
+            except PipeperfError as e1:
+                out[g] = {"error": str(e1)}
+    out["_seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _analyse(launch: Launch, gpus: list[str]) -> dict[str, Any]:
+    from pipeperf.analyze import analyze
+
+    a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
+                kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
+                max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False)
+    return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
+                    "overhead": p.launch_overhead_seconds} for p in a.predictions}
+
+
+def _results_of(cases: list[Case], out: dict[str, Any]) -> list[CaseResult]:
+    res = []
+    share = out.get("_seconds", 0.0) / max(1, len(cases))
+    for c in cases:
+        o = out.get(c.gpu, {"error": f"analyze returned no prediction for GPU '{c.gpu}'"})
+        if "error" in o:
+            res.append(CaseResult(c, {}, error=o["error"], analysis_seconds=share))
+            continue
+        extra = o["overhead"] if c.includes_launch else 0.0
+        pred = {m: (s + extra if s is not None else None) for m, s in o["models"].items()}
+        res.append(CaseResult(c, pred, extra, analysis_seconds=share))
+    return res
+
+
+@dataclass
+class SuiteSummary:
+    """MAPE (%) per model overall, per GPU and per family; the order groups' verdicts."""
+
+    models: list[str]
+    overall: dict[str, float | None]
+    by_gpu: dict[str, dict[str, float | None]]
+    by_family: dict[str, dict[str, float | None]]
+    counts: dict[str, Any]
+    orders: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"models": self.models, "mape_overall": self.overall, "mape_by_gpu": self.by_gpu,
+                "mape_by_family": self.by_family, "counts": self.counts, "order_groups": self.orders,
+                "failed": self.failed}
+
+
+def _mape(values: list[float | None]) -> float | None:
+    v = [x for x in values if x is not None]
+    return round(100.0 * sum(v) / len(v), 2) if v else None
+
+
+def summarise(results: Sequence[CaseResult]) -> SuiteSummary:
+    ok = [r for r in results if r.error is None]
+    models = sorted({m for r in ok for m in r.predicted}, key=lambda m: (m != "pipeline", m))
+
+    def table(key: Callable[[CaseResult], str]) -> dict[str, dict[str, float | None]]:
+        groups: dict[str, list[CaseResult]] = defaultdict(list)
+        for r in ok:
+            groups[key(r)].append(r)
+        return {k: {m: _mape([r.ape(m) for r in rs]) for m in models} for k, rs in sorted(groups.items())}
+
+    counts = {"cases": len(results), "predicted": len(ok), "failed": len(results) - len(ok),
+              "by_gpu": _count(r.case.gpu for r in ok), "by_family": _count(r.case.family for r in ok),
+              "kernels": len({(r.case.launch.kernel_file, r.case.launch.kernel) for r in ok})}
+    return SuiteSummary(models, {m: _mape([r.ape(m) for r in ok]) for m in models},
+                        table(lambda r: r.case.gpu), table(lambda r: r.case.family), counts,
+                        order_checks(ok, models),
+                        [{"id": r.case.id, "error": r.error or ""} for r in results if r.error])
+
+
+def _count(items: Iterable[str]) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for x in items:
+        out[x] += 1
+    return dict(sorted(out.items()))
+
+
+def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[dict[str, Any]]:
+    """Per order group: the measured order of its variants (fastest first) and whether each model
+    predicts the same order (ties within 1 % of the measured time count as either order)."""
+    groups: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in results:
+        if r.case.order_group:
+            groups[r.case.order_group].append(r)
+    out = []
+    for name, rs in sorted(groups.items()):
+        if len(rs) < 2:
+            continue
+        rs = sorted(rs, key=lambda r: r.case.seconds)
+        verdict = {}
+        for m in models:
+            p = [r.predicted.get(m) for r in rs]
+            if any(x is None for x in p):
+                verdict[m] = None
+                continue
+            verdict[m] = all(p[i] <= p[j] * 1.0 or abs(rs[i].case.seconds - rs[j].case.seconds) <= 0.01 * rs[j].case.seconds
+                             for i in range(len(rs)) for j in range(i + 1, len(rs)))
+        out.append({"group": name, "measured_order": [r.case.id for r in rs], "in_order": verdict})
+    return out
+
+
+def results_json(results: Sequence[CaseResult], summary: SuiteSummary) -> str:
+    cases = [{"id": r.case.id, "gpu": r.case.gpu, "family": r.case.family, "measured_seconds": r.case.seconds,
+              "predicted_seconds": r.predicted, "launch_overhead_seconds": r.launch_overhead,
+              "ape_percent": {m: (None if r.ape(m) is None else round(100 * r.ape(m), 2)) for m in r.predicted},
+              "error": r.error, "source": r.case.source, "reference": r.case.reference}
+             for r in results]
+    return json.dumps({"summary": summary.to_dict(), "cases": cases}, indent=1)

@@ -1,0 +1,85 @@
+"""The validation suite's report: MAPE tables (overall, per GPU, per family), the order groups'
+verdicts, and the predicted-vs-measured scatter plot (log-log, one colour per GPU, +-10 % band)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from pipeperf.measure.suite import CaseResult, SuiteSummary
+
+DEFAULT_SHOWN = ("pipeline", "roofline", "volkov", "mwp_cwp_corr", "gpumech_rr_corr", "wfg_corr")
+
+
+def _cell(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
+    shown = [m for m in (models or DEFAULT_SHOWN) if m in s.models] or s.models
+    c = s.counts
+    lines = [f"validation suite: {c['predicted']} of {c['cases']} cases predicted, {c['kernels']} kernels, "
+             f"{len(c['by_gpu'])} GPUs" + (f"; {c['failed']} failed (below)" if c["failed"] else "")]
+    w0 = max([len("MAPE %")] + [len(k) for k in list(s.by_gpu) + list(s.by_family)]) + 8
+    widths = [max(8, len(m)) for m in shown]
+
+    def table(title: str, rows: dict[str, dict[str, float | None]], counts: dict[str, int]) -> None:
+        lines.append("")
+        lines.append(title.ljust(w0) + "  " + "  ".join(m.rjust(w) for m, w in zip(shown, widths)))
+        for k, v in rows.items():
+            label = f"{k} ({counts.get(k, 0)})"
+            lines.append(label.ljust(w0) + "  " + "  ".join(_cell(v.get(m)).rjust(w) for m, w in zip(shown, widths)))
+
+    table("MAPE % overall", {"all": s.overall}, {"all": c["predicted"]})
+    table("MAPE % by GPU", s.by_gpu, c["by_gpu"])
+    table("MAPE % by family", s.by_family, c["by_family"])
+    best = min((m for m in s.models if s.overall.get(m) is not None), key=lambda m: s.overall[m], default=None)
+    if best:
+        lines += ["", f"best model overall: {best} ({s.overall[best]:.1f} %)"]
+    if s.orders:
+        lines += ["", "order groups (variants of one computation, measured fastest first):"]
+        for o in s.orders:
+            ok = o["in_order"].get("pipeline")
+            lines.append(f"  {o['group']}: pipeline {'in the measured order' if ok else 'OUT OF ORDER' if ok is False else '-'}"
+                         f" ({len(o['measured_order'])} variants)")
+    for f in s.failed:
+        lines.append(f"  failed {f['id']}: {f['error']}")
+    return "\n".join(lines)
+
+
+def plot_suite(results: Sequence[CaseResult], path: str | Path, model: str = "pipeline") -> Path:
+    """Predicted vs measured seconds of every case, log-log, one colour per GPU, the +-10 % band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = [(r.case.seconds, r.predicted.get(model), r.case.gpu) for r in results
+           if r.error is None and r.predicted.get(model)]
+    fig, ax = plt.subplots(figsize=(7, 6.5))
+    gpus = sorted({g for _, _, g in pts})
+    cmap = plt.get_cmap("tab10" if len(gpus) <= 10 else "tab20")
+    for i, g in enumerate(gpus):
+        xs = [m for m, _, gg in pts if gg == g]
+        ys = [p for _, p, gg in pts if gg == g]
+        ax.scatter(xs, ys, s=16, color=cmap(i % cmap.N), label=f"{g} ({len(xs)})", alpha=0.85)
+    if pts:
+        lo = min(min(m, p) for m, p, _ in pts) / 1.5
+        hi = max(max(m, p) for m, p, _ in pts) * 1.5
+        ax.plot([lo, hi], [lo, hi], color="black", lw=1)
+        ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="0.8", alpha=0.6,
+                        label="+-10 %")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("measured time (s)")
+    ax.set_ylabel(f"predicted time (s), {model}")
+    ax.set_title(f"pipeperf validation suite: {len(pts)} published measurements")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
