@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
+from pipeperf.hardware.memory import KINDS, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
     ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
@@ -25,6 +25,11 @@ def _bytes_per_lane(x) -> int:
     t = x.op.types[-1] if x.op.types else "b32"
     vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
     return TYPE_BYTES.get(t, 4) * (vec if x.op.root in ("ld", "st", "ldu") else 1)
+
+
+def _kind(root: str) -> int:
+    """KINDS index of a memory instruction: ld/ldu load, atom/red atomic, st store."""
+    return KINDS.index("load" if root in ("ld", "ldu") else "atomic" if root in ("atom", "red") else "store")
 
 
 def _generic_space(first_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +85,7 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
             code, base = _generic_space(addr[np.cumsum(lanes) - lanes])
         else:
             continue                                # param, const, local, tex
-        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base, x.op.root in ("ld", "ldu")))
+        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base, _kind(x.op.root)))
     if not blocks:
         return Accesses.from_rows([])
     pc = np.concatenate([np.full(len(b[2]), b[0], np.int64) for b in blocks])
@@ -91,7 +96,7 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
     addr = np.concatenate([b[5] for b in blocks])
     code = np.concatenate([b[6] for b in blocks])
     base = np.concatenate([b[7] for b in blocks])
-    load = np.concatenate([np.full(len(b[2]), b[8], bool) for b in blocks])
+    kind = np.concatenate([np.full(len(b[2]), b[8], np.int8) for b in blocks])
     if warps_per_wave:
         step = step + (warp // warps_per_wave) * (longest + 1)
     if base.any():
@@ -100,21 +105,23 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
     if not keep.all():
         lane_keep = np.repeat(keep, lanes)
         pc, nbytes, warp, step, lanes, code = pc[keep], nbytes[keep], warp[keep], step[keep], lanes[keep], code[keep]
-        load = load[keep]
+        kind = kind[keep]
         addr = addr[lane_keep]
-    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, load)
+    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
 
 
 def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,
                    traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
-                   resident_ctas: int = 1, active_sms: int | None = None) -> MemoryMapping:
+                   resident_ctas: int = 1, active_sms: int | None = None,
+                   launch_scale: float = 1.0) -> MemoryMapping:
     """Mapper g for one GPU: statistics per PC (cache capacities scaled to the sample: the L2 to
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
     ignores some ``%ctaid`` dimension count the CTAs of a wave that share them
     (:mod:`pipeperf.analyze.cta_sharing`). DRAM requests cost the launch's share of the achievable
-    bandwidth for its read/write mix, shared by ``active_sms`` SMs."""
+    bandwidth for its read/write mix, shared by ``active_sms`` SMs; same-address atomics
+    serialise over the launch (``launch_scale`` CTAs per sampled CTA)."""
     stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas))
     if grid is not None and wave_ctas > 1:
@@ -125,7 +132,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
             stats[pc].shared_by = share
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
-    return map_memory(stats, base_class, gpu, labels, dram)
+    return map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
 
 
 def read_share(stats: Mapping[int, PcMemory], func) -> float:
@@ -163,11 +170,13 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     longest = max(trace_lengths(prof.traces).values(), default=0)
     acc = traced_accesses(prof.memory_log, func, per_wave * warps_per_cta, longest)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
+    scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
     base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in set(acc.pc.tolist())}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
-                        resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks))
+                        resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),
+                        launch_scale=scale)
     rows = []
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]
@@ -186,6 +195,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
         ideal = ideal_stats(mm.stats, what)
         if ideal is not None:
             alt = map_memory(ideal, base, spec, labels,
-                             dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)))
+                             dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)),
+                             scale, min(spec.cores, n_blocks))
             what_if[what] = spec.with_classes(**{c.name: c for c in alt.classes.values()})
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if

@@ -48,6 +48,7 @@ L2_CLASS = "ld_global_l2"   # optional GPU class: lambda/Lambda of a 128-B reque
 L1_CLASS = "ld_global_l1"   # optional GPU class: lambda/Lambda of a 128-B request that hits in L1
 L1_FALLBACK = "ld_local_s32"   # the database's L1-hit class (local memory lives in L1) when L1_CLASS is absent
 SPACES = ("global", "shared", "local")
+KINDS = ("load", "store", "atomic")
 
 
 @dataclass
@@ -61,20 +62,24 @@ class Accesses:
     nbytes: np.ndarray      # per request: bytes per lane (element size x vector width)
     lane_start: np.ndarray  # per request + 1: offset of its first lane in addr (CSR layout)
     addr: np.ndarray        # per lane row: byte address (uint64)
-    load: np.ndarray | None = None   # per request: a load (L1-cacheable); None: not known (no L1 model)
+    kind: np.ndarray | None = None   # per request: index into KINDS; None: not known (no L1, atomics model)
+
+    @property
+    def load(self) -> np.ndarray | None:
+        return None if self.kind is None else self.kind == KINDS.index("load")
 
     @classmethod
-    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, load=None) -> "Accesses":
+    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, kind=None) -> "Accesses":
         """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
-        addresses concatenated request after request; ``load`` marks loads (stores and atomics
-        bypass L1)."""
+        addresses concatenated request after request; ``kind`` (KINDS index) tells loads (which
+        L1 caches) from stores and atomics (which bypass it; atomics serialise per address)."""
         lanes = np.asarray(lanes, np.int64)
         if len(lanes) and lanes.min() < 1:
             raise ValueError("every request needs at least one lane address")
         col = lambda v: np.asarray(v, np.int64)  # noqa: E731
         return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
                    np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64),
-                   None if load is None else np.asarray(load, bool))
+                   None if kind is None else np.asarray(kind, np.int8))
 
     @classmethod
     def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
@@ -100,6 +105,11 @@ class PcMemory:
     l2_hits: int = 0            # global: of those, sectors the cache model finds in L2
     intra_hits: int = 0         # global: hits on sectors the same CTA touched before
     l1_hits: int = 0            # global loads: sectors found in the SM's L1 (the CTA's share of it)
+    lane_ops: int = 0           # atomics: lanes (operations) summed over requests
+    same_address_lanes: int = 0  # atomics: per request the most lanes on one address, summed
+    hot_ops: int = 0            # global atomics: operations of the sample on its hottest address that
+                                # several sampled CTAs update (a grid-wide counter); 0: none shared
+    ctas_sampled: int = 0       # global atomics: CTAs of the sample that issued this instruction
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
     min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
@@ -247,12 +257,17 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
                 st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(n_hit[pc]), int(n_intra[pc])
                 st.l1_hits = int(n_l1[pc])
                 st.min_sectors = int(n_min[pc])
+    if acc.kind is not None:
+        _atomics(acc, out, warps_per_cta)
     # shared: wavefronts = the most distinct words any bank must deliver
     s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
     if len(s_req):
         waves = np.zeros(len(acc), np.int64)
+        atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
         for r, words, distinct in _request_units(acc, s_req, 2):
             row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
+            # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
+            distinct = distinct | atom[r][:, None]
             key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
             waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
         w_pc = np.bincount(acc.pc, weights=waves, minlength=len(counts))
@@ -260,6 +275,59 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
             if st.space == "shared":
                 st.wavefronts = int(w_pc[pc])
     return out
+
+
+def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None) -> None:
+    """Per atomic PC: lane operations, the most lanes on one address per request (they serialise),
+    and, over the sample, the operations on the hottest address several CTAs update."""
+    a_req = np.flatnonzero(acc.kind == KINDS.index("atomic"))
+    if not len(a_req):
+        return
+    lanes = np.diff(acc.lane_start)
+    for pc in np.unique(acc.pc[a_req]).tolist():
+        st = out[pc]
+        rq = a_req[acc.pc[a_req] == pc]
+        st.lane_ops = int(lanes[rq].sum())
+        rows = np.repeat(np.arange(len(rq)), lanes[rq])
+        addr = np.concatenate([acc.addr[acc.lane_start[r]:acc.lane_start[r + 1]] for r in rq])
+        _, per_req = np.unique(np.stack([rows.astype(np.uint64), addr]), axis=1, return_counts=True)
+        # most lanes on one address, per request: unique pairs are sorted by request first
+        pair_req = np.unique(np.stack([rows.astype(np.uint64), addr]), axis=1)[0].astype(np.int64)
+        most = np.zeros(len(rq), np.int64)
+        np.maximum.at(most, pair_req, per_req)
+        st.same_address_lanes = int(most.sum())
+        if st.space != "global" or not warps_per_cta:
+            continue
+        cta = np.repeat(acc.warp[rq] // warps_per_cta, lanes[rq])
+        st.ctas_sampled = int(len(np.unique(cta)))
+        u, inv, count = np.unique(addr, return_inverse=True, return_counts=True)
+        ctas_on = np.zeros(len(u), np.int64)
+        pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)
+        np.add.at(ctas_on, pairs[0], 1)
+        shared = ctas_on >= 2
+        st.hot_ops = int(count[shared].max()) if shared.any() else 0
+
+
+def atomic_class(base: InstrClass, st: PcMemory, gpu: GPUSpec, name: str, launch_scale: float,
+                 active_sms: int) -> InstrClass | None:
+    """lambda of a global atomic when operations on one address serialise at the L2 (the GPU's
+    ``atomics.global_same_address_per_clk``, GPU-wide): the larger of (a) its lanes on one
+    address per request, one after the other, and (b) its SM's share of the launch's operations
+    on its hottest grid-wide address (the sample's count x ``launch_scale`` = CTAs of the launch
+    per sampled CTA); None when the database has no such rate or nothing serialises."""
+    rate = gpu.atomics.get("global_same_address_per_clk") if getattr(gpu, "atomics", None) else None
+    if not rate or not st.requests:
+        return None
+    per_request = st.same_address_lanes / st.requests / rate
+    total_requests = st.requests * launch_scale
+    grid_wide = st.hot_ops * launch_scale / rate * max(1, active_sms) / total_requests if st.hot_ops else 0.0
+    lam = max(per_request, grid_wide)
+    if lam <= base.cpi:
+        return None
+    src = (f"mapper g from {base.name}: same-address atomics serialise at {rate:g}/clock GPU-wide; "
+           f"{st.same_address_lanes / st.requests:.3g} lanes on one address per request"
+           + (f", the hottest address takes {st.hot_ops * launch_scale:.4g} operations over the launch" if st.hot_ops else ""))
+    return InstrClass(name, base.subsystem, lam, base.latency + max(0.0, lam - base.cpi), src, True)
 
 
 @dataclass
@@ -325,12 +393,14 @@ def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
 
 
 def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu: GPUSpec,
-               label: Mapping[int, str] | None = None, dram_cpi: float | None = None) -> MemoryMapping:
+               label: Mapping[int, str] | None = None, dram_cpi: float | None = None,
+               launch_scale: float = 1.0, active_sms: int = 1) -> MemoryMapping:
     """Adjusted classes for the memory PCs in ``stats`` whose base class (mapper f) is ``base_class[pc]``.
 
     Classes are named ``<base>@<label>`` (label: the PTX line by default) so reports can say which
     instruction got which lambda/Lambda. ``dram_cpi``: a DRAM request's lambda at the launch's
-    achievable bandwidth share (else the base class's)."""
+    achievable bandwidth share (else the base class's); ``launch_scale`` (CTAs of the launch per
+    sampled CTA) and ``active_sms`` scale same-address atomics to the whole launch."""
     out = MemoryMapping(stats=dict(stats))
     l2 = gpu.classes.get(L2_CLASS)
     l1 = l1_class(gpu) if any(s.l1_hits for s in stats.values()) else None
@@ -344,7 +414,10 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
         if base is None:
             raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{base_class[pc]}'")
         name = f"{base.name}@{label[pc] if label and pc in label else pc}"
-        if st.space == "global":
+        if st.space == "global" and st.lane_ops:
+            out.classes[pc] = atomic_class(base, st, gpu, name, launch_scale, active_sms) or \
+                global_class(base, st, l2, name, dram_cpi, l1)
+        elif st.space == "global":
             out.classes[pc] = global_class(base, st, l2, name, dram_cpi, l1)
         elif st.space == "shared":
             out.classes[pc] = shared_class(base, st, name)

@@ -50,6 +50,7 @@ class GPUSpec:
     limits: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Any] = field(default_factory=dict)   # caches and DRAM (mapper g), see _MEMORY_KEYS
     launch: dict[str, Any] = field(default_factory=dict)   # overhead_us, block_dispatch_cycles
+    atomics: dict[str, Any] = field(default_factory=dict)  # global_same_address_per_clk, ...
     sustained_clock_ghz: float | None = None               # the clock under load (else clock_ghz)
     sources: dict[str, str] = field(default_factory=dict)
     path: str = ""
@@ -185,7 +186,7 @@ def parse_gpu(doc: Document) -> GPUSpec:
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
         limits=dict(d.get("limits") or {}), memory=_memory(doc, d), sources=dict(d.get("sources") or {}),
-        launch=_numbers(doc, d, "launch", _LAUNCH_KEYS),
+        launch=_numbers(doc, d, "launch", _LAUNCH_KEYS), atomics=_numbers(doc, d, "atomics", _ATOMICS_KEYS),
         sustained_clock_ghz=_number(doc, d, "sustained_clock_ghz", "GPU spec") if "sustained_clock_ghz" in d else None,
         path=doc.path, **ints,
     )
@@ -196,6 +197,8 @@ _MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_p
                 "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
 #: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
 _LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles"}
+#: the ``atomics`` section: same-address atomics' serialisation
+_ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}
 
 
 def _memory(doc: Document, d: dict) -> dict[str, Any]:
