@@ -205,7 +205,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.memory_trace import launch_memory
 
             gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, blocks,
-                                                                          n_blocks, g3)
+                                                                          n_blocks, g3, b3)
             if not what_if:
                 alternatives = {}
         prof_gpu = prof

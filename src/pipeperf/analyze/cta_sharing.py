@@ -19,7 +19,7 @@ from typing import Iterable
 import numpy as np
 
 from pipeperf.ptx.defuse import DefUse
-from pipeperf.ptx.ir import Address, Function, SpecialRegister
+from pipeperf.ptx.ir import Address, Function, Immediate, Register, SpecialRegister
 
 DIMS = ("x", "y", "z")
 _LOADS = frozenset({"ld", "ldu", "atom", "ldmatrix", "suld", "tex", "tld4"})
@@ -77,3 +77,160 @@ def sharing_by_pc(func: Function, pcs: Iterable[int], grid: tuple[int, int, int]
         d = address_cta_dims(func, pc, du)
         out[pc] = (d, ctas_sharing(d, grid, wave_ctas))
     return out
+
+
+# --- CTA keys: which CTAs touch the same addresses, by evaluating the address's CTA-uniform part
+
+_NONUNIFORM = object()        # a value that differs between threads of a CTA (or over time)
+_FROM_MEMORY = object()       # a value loaded from (non-parameter) memory
+
+_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "min": np.minimum, "max": np.maximum,
+}
+
+
+def _int_div(a, b):
+    return np.where(b != 0, np.floor_divide(a, np.where(b != 0, b, 1)), 0)
+
+
+def _int_rem(a, b):
+    return np.where(b != 0, np.remainder(a, np.where(b != 0, b, 1)), 0)
+
+
+class _CtaEvaluator:
+    """Evaluates, for the CTAs of ``ctas`` (n x 3 coordinates), the values of an instruction's
+    address that are the same for every thread of a CTA and depend on ``%ctaid`` (e.g.
+    ``(blockIdx.x % blockRun) * 1024``): equal values mean the CTAs address the same memory at that
+    instruction for the same thread and iteration. Integer arithmetic on such values is evaluated
+    with NumPy; anything else (thread indices, loop-carried registers, loads) ends the uniform
+    part, and the uniform ctaid-dependent values feeding it form the key."""
+
+    def __init__(self, func: Function, defuse: DefUse, ctas: np.ndarray, grid: tuple[int, int, int],
+                 block: tuple[int, int, int], params: dict[str, int | float]):
+        self.func, self.du, self.params = func, defuse, params
+        self.special = {f"%ctaid.{d}": ctas[:, k].astype(np.int64) for k, d in enumerate(DIMS)}
+        self.special.update({f"%nctaid.{d}": int(grid[k]) for k, d in enumerate(DIMS)})
+        self.special.update({f"%ntid.{d}": int(block[k]) for k, d in enumerate(DIMS)})
+        self.memo: dict[int, object] = {}
+        self.keys: dict[int, np.ndarray] = {}      # defining pc -> ctaid-dependent uniform value
+        self.from_memory = False
+
+    def key_of(self, pc: int) -> list[np.ndarray] | None:
+        """The key arrays of instruction ``pc``'s address (empty: no CTA dependence; None: the
+        address comes from memory, nothing can be said)."""
+        x = self.func.instructions[pc]
+        for op in x.srcs:
+            if type(op) is Address and op.base is not None and getattr(op.base, "name", "").startswith("%"):
+                v = self._reg(pc, op.base.name)
+                if isinstance(v, np.ndarray):
+                    self.keys[-1] = v
+        if self.from_memory:
+            return None
+        return list(self.keys.values())
+
+    def _reg(self, at: int, name: str):
+        defs = self.du.reaching[at].get(name, ())
+        if len(defs) != 1:
+            for j in defs:                    # a loop-carried value: not uniform, but its inputs may be
+                self._ins(j)
+            return _NONUNIFORM
+        return self._ins(defs[0])
+
+    def _operand(self, at: int, op):
+        t = type(op)
+        if t is Immediate:
+            return op.value
+        if t is SpecialRegister:
+            return self.special.get(op.name, _NONUNIFORM)
+        if t is Register:
+            return self._reg(at, op.name)
+        return _NONUNIFORM
+
+    def _ins(self, j: int):
+        if j in self.memo:
+            return self.memo[j]
+        self.memo[j] = _NONUNIFORM            # cycles through loops end here
+        x = self.func.instructions[j]
+        root, space = x.op.root, x.op.space
+        if root in ("ld", "ldu") and space == "param":
+            a = next((o for o in x.srcs if type(o) is Address), None)
+            name = getattr(a.base, "name", None) if a is not None else None
+            v = self.params.get(name, _NONUNIFORM) if name else _NONUNIFORM
+            self.memo[j] = v
+            return v
+        if root in _LOADS:
+            self.from_memory = True
+            return _NONUNIFORM
+        vals = [self._operand(j, o) for o in x.srcs]
+        v = _apply(x, vals)
+        if v is _NONUNIFORM:                  # the uniform ctaid-dependent inputs become the key
+            for o, val in zip(x.srcs, vals):
+                if isinstance(val, np.ndarray) and type(o) is Register:
+                    self.keys[hash((j, o.name))] = val
+        self.memo[j] = v
+        return v
+
+
+def _apply(x, vals: list):
+    """The value of instruction ``x`` from uniform operand values, or _NONUNIFORM."""
+    if any(v is _NONUNIFORM for v in vals) or not vals:
+        return _NONUNIFORM
+    if any(isinstance(v, float) for v in vals):
+        return _NONUNIFORM
+    root = x.op.root
+    v = [np.int64(a) if not isinstance(a, np.ndarray) else a for a in vals]
+    if root in ("mov", "cvt", "cvta") and len(v) == 1:
+        return vals[0]
+    if root in _BINARY and len(v) == 2:
+        return _BINARY[root](v[0], v[1])
+    if root == "mad" and len(v) == 3:
+        return v[0] * v[1] + v[2]
+    if root == "div" and len(v) == 2:
+        return _int_div(v[0], v[1])
+    if root == "rem" and len(v) == 2:
+        return _int_rem(v[0], v[1])
+    if root == "shl" and len(v) == 2:
+        return np.left_shift(v[0], v[1])
+    if root == "shr" and len(v) == 2:
+        return np.right_shift(v[0], v[1])
+    if root == "neg" and len(v) == 1:
+        return -v[0]
+    return _NONUNIFORM
+
+
+def cta_keys(func: Function, pcs: Iterable[int], grid: tuple[int, int, int], block: tuple[int, int, int],
+             params: dict[str, int | float], n_ctas: int, defuse: DefUse | None = None
+             ) -> dict[int, np.ndarray | None]:
+    """Per global memory PC, an int64 key for each of the first ``n_ctas`` CTAs (launch order):
+    CTAs with equal keys address the same memory there (for the same thread and iteration);
+    None when the address depends on loaded values."""
+    du = defuse or DefUse(func)
+    c = np.arange(min(int(n_ctas), math.prod(grid)), dtype=np.int64)
+    ctas = np.stack([c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1])], axis=1)
+    out: dict[int, np.ndarray | None] = {}
+    for pc in pcs:
+        ev = _CtaEvaluator(func, du, ctas, grid, block, params)
+        parts = ev.key_of(pc)
+        if parts is None:
+            out[pc] = None
+            continue
+        parts = [np.broadcast_to(p, c.shape) for p in parts]
+        if not parts:
+            out[pc] = np.zeros(len(c), np.int64)
+            continue
+        _, key = np.unique(np.stack(parts, axis=1), axis=0, return_inverse=True)
+        out[pc] = key.reshape(-1).astype(np.int64)
+    return out
+
+
+def reuse_within(keys: np.ndarray, distance_limit: float) -> float:
+    """Share of the CTAs whose previous CTA (in launch order) with the same key is at most
+    ``distance_limit`` CTAs earlier: the CTAs that find their data still in the cache."""
+    n = len(keys)
+    if n < 2:
+        return 0.0
+    order = np.lexsort((np.arange(n), keys))
+    k, pos = keys[order], order
+    near = (k[1:] == k[:-1]) & ((pos[1:] - pos[:-1]) <= distance_limit)
+    return float(near.sum()) / n

@@ -8,12 +8,13 @@ bytes per lane from the PTX instruction (element type x vector width).
 
 from __future__ import annotations
 
+import math
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import KINDS, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
+from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
     ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
@@ -114,7 +115,8 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                    traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
                    resident_ctas: int = 1, active_sms: int | None = None,
-                   launch_scale: float = 1.0) -> MemoryMapping:
+                   launch_scale: float = 1.0, block: tuple[int, int, int] = (1, 1, 1),
+                   params: dict | None = None) -> MemoryMapping:
     """Mapper g for one GPU: statistics per PC (cache capacities scaled to the sample: the L2 to
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
@@ -125,14 +127,39 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas))
     if grid is not None and wave_ctas > 1:
-        from pipeperf.analyze.cta_sharing import sharing_by_pc
-
-        glob = [pc for pc, st in stats.items() if st.space == "global"]
-        for pc, (_, share) in sharing_by_pc(func, glob, grid, wave_ctas).items():
-            stats[pc].shared_by = share
+        share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
+                          len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
     return map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
+
+
+#: CTAs (in launch order) whose address keys the cross-CTA reuse model looks at, at least
+REUSE_WINDOW = 65536
+
+
+def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tuple[int, int, int],
+                      block: tuple[int, int, int], params: dict, wave_ctas: int, warps_per_cta: int | None,
+                      traced_ctas: int) -> None:
+    """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
+    (:func:`~pipeperf.analyze.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
+    address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
+    when the CTAs launched in between touch less than the L2 holds (each touches what a traced
+    CTA touches, its own re-touches left out). CTAs are taken to run in launch order."""
+    from pipeperf.analyze.cta_sharing import cta_keys, reuse_within
+
+    glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
+    if not glob:
+        return
+    n = min(math.prod(grid), max(8 * wave_ctas, REUSE_WINDOW))
+    per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
+    l2_bytes = gpu.memory.get("l2_bytes")
+    limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
+    for pc, keys in cta_keys(func, glob, grid, block, params, n).items():
+        if keys is None:
+            continue
+        f = reuse_within(keys, limit)
+        stats[pc].shared_by = 1.0 / (1.0 - f) if f < 1.0 else float(n)
 
 
 def read_share(stats: Mapping[int, PcMemory], func) -> float:
@@ -154,7 +181,7 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
 
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int]
+                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1)
                   ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
     class name overrides for the IDG builder, one report row per memory PC, notes, and per
@@ -176,7 +203,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
                         resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),
-                        launch_scale=scale)
+                        launch_scale=scale, block=block, params=getattr(prof, "params", {}))
     rows = []
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]

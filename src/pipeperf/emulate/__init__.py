@@ -132,6 +132,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
     prof.counts["partial"] = sample is not None
     prof.counts["sampling"] = why
+    prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return prof
 
 

@@ -44,6 +44,8 @@ class Profile:
     traces: Mapping[int, list] = field(default_factory=dict)   # a TraceLog from the emulator
     #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
     memory_log: list = field(default_factory=list)
+    #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
+    params: dict[str, int | float] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
         return self.counts[key]
