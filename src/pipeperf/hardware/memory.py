@@ -371,14 +371,16 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
 
     The database gives the bandwidth published stream benchmarks achieve reading (``dram_read_gbs``),
     writing (``dram_write_gbs``) and copying one read to one write (``dram_copy_gbs``); a mix in
-    between is interpolated linearly in the read share between those three points. The vendor
+    between is interpolated linearly in the read share between those three points (a point the
+    database lacks takes the nearest one it has: read from copy, write from copy). The vendor
     peak is not reached by any access stream, so it is never used here."""
     m = gpu.memory
-    read = m.get("dram_read_gbs")
-    if not read:
+    known = [m.get(k) for k in ("dram_read_gbs", "dram_copy_gbs", "dram_write_gbs") if m.get(k)]
+    if not known:
         return None
-    write = m.get("dram_write_gbs") or read
-    copy = m.get("dram_copy_gbs") or min(read, write)
+    read = m.get("dram_read_gbs") or m.get("dram_copy_gbs") or known[0]   # a missing point: the nearest known
+    copy = m.get("dram_copy_gbs") or min(known)
+    write = m.get("dram_write_gbs") or copy
     f = min(1.0, max(0.0, read_fraction))
     bw = write + (copy - write) * f / 0.5 if f <= 0.5 else copy + (read - copy) * (f - 0.5) / 0.5
     bytes_per_cycle_per_sm = bw / gpu.run_clock_ghz / max(1, min(active_sms, gpu.cores))
