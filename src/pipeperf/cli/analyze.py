@@ -34,6 +34,15 @@ def register(subparsers) -> None:
     p.add_argument("--max-nodes", type=int, default=200_000, metavar="N",
                    help="cut each warp's trace at N instructions (default 200000)")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="preprocessor definition for nvcc (repeat)")
+    p.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
+                   help="include directory for nvcc (repeat)")
+    p.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
+                   help="any other nvcc flag, e.g. --nvcc-flag=-std=c++17 (repeat)")
+    p.add_argument("--max-blocks-per-sm", type=int, metavar="N",
+                   help="cap the resident blocks per SM below the occupancy limit (as a shared-memory "
+                        "carve-out or launch bound of the program does)")
     p.add_argument("--scheduler", choices=("rr", "gto"), default="rr", help="Pipeline simulator's scheduler")
     p.add_argument("--fast-forward", type=int, default=4, metavar="R",
                    help="a long launch of identical blocks is simulated for R and 2R rounds of resident "
@@ -50,6 +59,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def nvcc_flags(args: argparse.Namespace) -> list[str]:
+    """-D, -I (absolute, since nvcc runs in a temporary folder) and --nvcc-flag, in that order."""
+    from pathlib import Path
+
+    return ([f"-D{d}" for d in args.defines] + [f"-I{Path(i).resolve()}" for i in args.includes]
+            + list(args.nvcc_flag))
+
+
 def run(args: argparse.Namespace) -> int:
     from pipeperf.analyze import analyze
     from pipeperf.errors import PipeperfError
@@ -59,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
                 sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
-                all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if)
+                all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if,
+                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args))
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 
