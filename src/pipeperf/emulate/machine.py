@@ -734,7 +734,7 @@ class Machine:
         sp["%ctaid.y"] = ((cta_global // gx) % gy).astype(u)
         sp["%ctaid.z"] = (cta_global // (gx * gy)).astype(u)
         for n, v in (("%ntid.x", bx), ("%ntid.y", by), ("%ntid.z", bz), ("%nctaid.x", gx),
-                     ("%nctaid.y", gy), ("%nctaid.z", gz), ("%warpsize", 32)):
+                     ("%nctaid.y", gy), ("%nctaid.z", gz), ("WARP_SZ", 32)):
             sp[n] = u(v)
         sp["%laneid"] = st.lane.astype(u)
         sp["%warpid"] = (tid // 32).astype(u)
