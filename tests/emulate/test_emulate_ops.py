@@ -135,7 +135,8 @@ def test_named_arguments_by_ptx_name_and_position():
     ("set.eq.u32.bf16x2 %r2, %r1, %r1;", "bf16 comparisons"),
     ("min.xorsign.abs.f16x2 %r2, %r1, %r1;", "xorsign"),
     ("set.eq.s32 %r2, %r1, %r1;", "destination type"),
-    ("add.bf16x2 %r2, %r1, %r1;", "type .bf16x2"),
+    ("add.bf16x2 %r2, %r1, %r1;", r"instruction add\.bf16x2 \(type \.bf16x2\)"),
+    ("cvt.rn.satfinite.f16x2.f32 %r2, %r1, %r1;", "only cvt.rn"),
 ])
 def test_semantics_we_do_not_model_are_refused(line, what):
     ptx = HEAD + """
@@ -255,6 +256,10 @@ NAN16 = float("nan")
     ("abs.f16x2 %r3, %r1;", h2(-1, 2), 0, h2(1, 2)),
     ("add.sat.f16x2 %r3, %r1, %r2;", h2(0.75, -3), h2(0.5, 1), h2(1, 0)),
     ("fma.rn.relu.f16x2 %r3, %r1, %r2, %r2;", h2(-2, 2), h2(1, 1), h2(0, 3)),
+    # cvt.rn.f16x2.f32 d, a, b: a into the upper lane, b into the lower; ex2 on each lane
+    ("cvt.rn.f16x2.f32 %r3, %r1, %r2;", f32(1.0), f32(-2.0), h2(-2, 1)),
+    ("cvt.rn.relu.f16x2.f32 %r3, %r1, %r2;", f32(-1.0), f32(3.0), h2(3, 0)),
+    ("ex2.approx.f16x2 %r3, %r1;", h2(1, 3), 0, h2(2, 8)),
     # WARP_SZ: the warp size as a run-time constant
     ("mov.u32 %r4, WARP_SZ; add.s32 %r3, %r4, %r1;", 10, 0, 42),
 ])

@@ -87,7 +87,9 @@ class Program:
                 try:
                     h = m.compile(x, full=needed is None or i in needed)
                 except Unsupported as exc:
-                    why = "" if str(exc) == x.opcode else f" ({exc})"
+                    why = str(exc)
+                    why = why[len(x.opcode):].strip() if why.startswith(x.opcode) else f"({why})"
+                    why = f" {why}" if why else ""
                     h = _raiser(m, x, f"unsupported instruction {x.opcode}{why}")
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:

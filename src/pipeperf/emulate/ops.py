@@ -627,11 +627,14 @@ def _mulhi(a, b, dt: np.dtype):
 
 def _sfu(ins: Instruction, m) -> Handler:
     dt = _dt(ins)
-    a = getter(ins.srcs[0], dt, m)
-    dst = setter(ins.dsts[0], dt)
     root = ins.root
     f = {"sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
          "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "rcp": lambda x: 1 / x}[root]
+    if ins.types and ins.types[-1] == "f16x2":   # ex2/tanh.approx.f16x2: each lane
+        a2, d2 = getter(ins.srcs[0], NP["b32"], m), setter(ins.dsts[0], NP["b32"])
+        return lambda st, ix: d2(st, ix, _pack(f(_halves(a2(st, ix)).astype(F64)).astype(F16)))
+    a = getter(ins.srcs[0], dt, m)
+    dst = setter(ins.dsts[0], dt)
 
     def h(st, ix):
         x = a(st, ix)
@@ -639,7 +642,27 @@ def _sfu(ins: Instruction, m) -> Handler:
     return h
 
 
+def _cvt_f16x2(ins: Instruction, m) -> Handler:
+    """``cvt.rn{.relu}.f16x2.f32 d, a, b``: a rounded into the upper lane, b into the lower."""
+    if ins.types[1:] != ("f32",) or _mode(ins) != "rn" or "satfinite" in ins.modifiers:
+        raise Unsupported(f"{ins.opcode} (only cvt.rn{{.relu}}.f16x2.f32 packs halves)")
+    ga, gb = getter(ins.srcs[0], F32, m), getter(ins.srcs[1], F32, m)
+    dst = setter(ins.dsts[0], NP["b32"])
+    relu = "relu" in ins.modifiers
+
+    def h(st, ix):
+        hi = np.atleast_1d(np.asarray(ga(st, ix), F32).astype(F16))
+        lo = np.atleast_1d(np.asarray(gb(st, ix), F32).astype(F16))
+        r = np.stack(np.broadcast_arrays(lo, hi), axis=-1)
+        if relu:
+            r = _canonical_nan(np.where(r < 0, F16.type(0), r).astype(F16))
+        dst(st, ix, _pack(r))
+    return h
+
+
 def _cvt(ins: Instruction, m) -> Handler:
+    if ins.types and ins.types[0] == "f16x2":
+        return _cvt_f16x2(ins, m)
     dt_d, dt_s = NP[ins.types[0]], NP[ins.types[1]]
     a = getter(ins.srcs[0], dt_s, m)
     dst = setter(ins.dsts[0], dt_d)
