@@ -117,3 +117,26 @@ def test_trace_file(cli, tmp_path):
     w0 = doc["warps"]["0"]
     ld = [e for e in w0 if e["opcode"] == "ld.global.f32"]
     assert len(ld) == 2 and len(ld[0]["addresses"]) == 32 and ld[0]["active"] == 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_profile_half2_compare_by_hand(cli, tmp_path, arch):
+    """`pipeperf profile` of the corpus kernel of packed-half comparisons and warpSize: per thread
+    i < n2 = 250, ten f16x2 instructions after the bounds check (8 set, max, min.NaN); 10 warps
+    branch once, the one holding i = 224..255 divergently. Outputs: test_emulate_corpus."""
+    from kernel_corpus import make_case
+    case = make_case("half2_compare")
+    args = []
+    for p, a in zip(case.spec.params, case.args):
+        if p.pointer:
+            np.save(tmp_path / f"{p.name}.npy", a)
+            args += ["--arg", str(tmp_path / f"{p.name}.npy")]
+        else:
+            args += ["--arg", str(a)]
+    ptx = str(KERNELS / "ptx" / f"half2_compare.{arch}.ptx")
+    rc, out, err = cli("profile", ptx, "--grid", "2", "--block", "160", *args, "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["inst_fp_16"] == 10 * 250
+    assert d["flop_count_hp"] == 0                      # comparisons and min/max are no FLOPs
+    assert d["branches"] == 10 and d["divergent_branches"] == 1

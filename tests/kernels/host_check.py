@@ -22,6 +22,7 @@ HOST_UNSUPPORTED = {
     "reduce_cg": "cooperative groups",
     "half_arith": "fp16 arithmetic intrinsics",
     "half2_axpy": "half2 arithmetic intrinsics",
+    "half2_compare": "half2 comparison intrinsics",
     "wmma_gemm": "tensor cores (wmma)",
     "mma_sync_m16n8k16": "tensor cores (inline-asm mma.sync)",
     "async_copy_scale": "cp.async pipeline primitives",

@@ -456,6 +456,43 @@ def _half2_axpy(rng, spec):
     return Ref({"x": x, "y": y}, {"y": fp16_round(a * x.astype(f64) + y.astype(f64))})
 
 
+@ref("half2_compare")
+def _half2_compare(rng, spec):
+    n2 = spec.scalars["n2"]
+    pool = np.array([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 6e-8, 65504.0, np.inf, -np.inf, np.nan], f16)
+    a = rng.choice(pool, (n2, 2))
+    b = rng.choice(pool, (n2, 2))
+    kind = rng.integers(0, 4, n2)
+    b[kind == 0] = a[kind == 0]                       # both lanes equal (NaN lanes stay unordered)
+    b[kind == 1, 0] = a[kind == 1, 0]                 # the low lane equal
+    x, y = a.astype(f64), b.astype(f64)
+    nan = np.isnan(x) | np.isnan(y)
+    one, canon = 0x3C00, 0x7FFF                       # f16 1.0 and CUDA's canonical NaN
+
+    def bits(v):                                      # f16 bit patterns of float64 values
+        return np.asarray(v, f64).astype(f16).view(np.uint16).astype(np.int64)
+
+    def flag(t, on=one):
+        return np.where(t, on, 0)
+
+    # max ignores a NaN operand (canonical NaN when both are); min.NaN returns NaN if either is;
+    # both order -0 below +0
+    hi = np.where(np.isnan(x), y, np.where(np.isnan(y), x, np.where(x > y, x, y)))
+    hi = np.where((x == 0) & (y == 0), np.where(np.signbit(x), y, x), hi)
+    hi_bits = np.where(np.isnan(x) & np.isnan(y), canon, bits(hi))
+    lo = np.where((x == 0) & (y == 0), np.where(np.signbit(x), x, y), np.where(x < y, x, y))
+    lo_bits = np.where(nan, canon, bits(lo))
+    partner = a.view(np.uint16).astype(np.int64)[np.arange(n2) ^ 1]
+    lanes = np.stack([flag(x == y), flag(x > y), flag((x != y) | nan), flag(np.isnan(x)),
+                      hi_bits, lo_bits, partner], axis=1)          # (n2, 7, 2)
+    h = (lanes[..., 0] | lanes[..., 1] << 16).astype(u32).ravel()
+    mask = flag((x < y) | nan, 0xFFFF)
+    both = ((x == y).all(1) * 1) | ((x > y).all(1) * 2) | ((x <= y).all(1) * 4)
+    tid = np.arange(n2) % spec.block[0]
+    u = np.stack([mask[:, 0] | mask[:, 1] << 16, both, 32 * 1000 + tid % 32], axis=1).astype(u32).ravel()
+    return Ref({"a": a.ravel(), "b": b.ravel()}, {"h": h, "u": u})
+
+
 def _gemm_case(rng, spec):
     m, n, k = spec.scalars["M"], spec.scalars["N"], spec.scalars["K"]
     a, b = small_ints(rng, -3, 3, m * k, f16), small_ints(rng, -3, 3, k * n, f16)

@@ -222,6 +222,7 @@ def test_immediates(text, value):
     ("[param0+0]", Address(Symbol("param0"), 0)),
     ("[256]", Address(None, 256)),
     ("%ctaid.y", SpecialRegister("%ctaid.y")),
+    ("WARP_SZ", SpecialRegister("WARP_SZ")),     # predefined run-time constant (warpSize), not a symbol
     ("%r12", Register("%r12")),
     ("$L__BB0_2", Symbol("$L__BB0_2")),
     ("_", Sink()),

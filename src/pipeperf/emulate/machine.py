@@ -87,7 +87,9 @@ class Program:
                 try:
                     h = m.compile(x, full=needed is None or i in needed)
                 except Unsupported as exc:
-                    why = "" if str(exc) == x.opcode else f" ({exc})"
+                    why = str(exc)
+                    why = why[len(x.opcode):].strip() if why.startswith(x.opcode) else f"({why})"
+                    why = f" {why}" if why else ""
                     h = _raiser(m, x, f"unsupported instruction {x.opcode}{why}")
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:
@@ -734,7 +736,7 @@ class Machine:
         sp["%ctaid.y"] = ((cta_global // gx) % gy).astype(u)
         sp["%ctaid.z"] = (cta_global // (gx * gy)).astype(u)
         for n, v in (("%ntid.x", bx), ("%ntid.y", by), ("%ntid.z", bz), ("%nctaid.x", gx),
-                     ("%nctaid.y", gy), ("%nctaid.z", gz), ("%warpsize", 32)):
+                     ("%nctaid.y", gy), ("%nctaid.z", gz), ("WARP_SZ", 32)):
             sp[n] = u(v)
         sp["%laneid"] = st.lane.astype(u)
         sp["%warpid"] = (tid // 32).astype(u)

@@ -144,8 +144,77 @@ def _mode(ins: Instruction) -> str:
     return "rn"
 
 
-def _f16x2(a):
-    return a.view(F16) if isinstance(a, np.ndarray) else np.asarray(a, np.uint32).view(F16)
+def _halves(a) -> np.ndarray:
+    """The two f16 lanes of packed f16x2 values (raw ``uint32``, per thread or one immediate) as a
+    ``(n, 2)`` float16 array; column 0 is bits 0-15, column 1 bits 16-31 (PTX ISA 5.2.5)."""
+    return np.ascontiguousarray(np.atleast_1d(np.asarray(a, np.uint32))).view(F16).reshape(-1, 2)
+
+
+def _pack(h: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`_halves`: ``(n, 2)`` 16-bit lanes -> ``n`` raw ``uint32`` words."""
+    return np.ascontiguousarray(h).view(np.uint32).reshape(-1)
+
+
+#: PTX's canonical NaN (the result of min/max/fma.relu when it is NaN), by float width
+_CANON_NAN = {2: np.uint16(0x7FFF).view(F16), 4: np.uint32(0x7FFFFFFF).view(F32)}
+#: 1.0 as written by ``set`` into a float destination, raw bits per destination type
+_ONE_BITS = {"f32": 0x3F800000, "f16": 0x3C00, "f16x2": 0x3C00}
+
+
+def _canonical_nan(r: np.ndarray) -> np.ndarray:
+    nan = _CANON_NAN.get(r.dtype.itemsize) if r.dtype.kind == "f" else None
+    return r if nan is None else np.where(np.isnan(r), nan, r).astype(r.dtype)
+
+
+def _min_max(ins: Instruction):
+    """NumPy function of float ``min``/``max`` with its modifiers: a NaN input is ignored
+    (``fmin``), or propagated with ``.NaN``; NaN results are canonical; -0.0 < +0.0 (as
+    cuda_fp16.hpp's host versions of __hmin/__hmax spell out). ``.xorsign.abs`` is refused."""
+    if "xorsign" in ins.modifiers:
+        raise Unsupported(f"{ins.opcode} (.xorsign.abs)")
+    if "relu" in ins.modifiers:
+        raise Unsupported(f"{ins.opcode} (.relu)")
+    lo = ins.root == "min"
+    if "NaN" in ins.modifiers:
+        f = np.minimum if lo else np.maximum
+    else:
+        f = np.fmin if lo else np.fmax
+
+    def mm(a, b):
+        r = np.asarray(f(a, b))
+        zeros = (a == 0) & (b == 0)
+        if np.any(zeros):
+            neg_a = np.signbit(a)
+            r = np.where(zeros, np.where(neg_a, a, b) if lo else np.where(neg_a, b, a), r)
+        return _canonical_nan(np.asarray(r))
+    return mm
+
+
+def _packed_half(ins: Instruction, m) -> Handler:
+    """f16x2 arithmetic: the two 16-bit lanes of each operand computed independently (PTX ISA
+    9.7.4: add sub mul fma min max neg abs, with .sat, .relu and min/max .NaN)."""
+    root, mods = ins.root, ins.modifiers
+    if root in ("min", "max"):
+        op = _min_max(ins)
+    else:
+        op = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "neg": np.negative,
+              "abs": np.abs,
+              "fma": lambda a, b, c: (np.asarray(a, F64) * b + c).astype(F16),
+              }.get(root)
+    if op is None:
+        raise Unsupported(ins.opcode)
+    srcs = [getter(s, NP["b32"], m) for s in ins.srcs]
+    dst = setter(ins.dsts[0], NP["b32"])
+    sat, relu = "sat" in mods, "relu" in mods
+
+    def h(st, ix):
+        r = np.asarray(op(*[_halves(g(st, ix)) for g in srcs]), F16)
+        if sat:
+            r = np.where(np.isnan(r), F16.type(0), np.clip(r, 0, 1)).astype(F16)
+        elif relu:
+            r = _canonical_nan(np.where(r < 0, F16.type(0), r).astype(F16))
+        dst(st, ix, _pack(r))
+    return h
 
 
 CMP = {
@@ -170,6 +239,91 @@ def _compare(c: str, a, b, is_float: bool):
     raise Unsupported(f"setp comparison .{c}")
 
 
+_BOOL_OPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def _known_comparison(c: str) -> bool:
+    return c in CMP or c in ("num", "nan") or (c.endswith("u") and c[:-1] in CMP)
+
+
+def _flush_subnormals(x: np.ndarray) -> np.ndarray:
+    """``.ftz``: subnormal float inputs read as zero of the same sign."""
+    x = np.asarray(x)
+    return np.where(np.abs(x) < np.finfo(x.dtype).tiny, np.copysign(x.dtype.type(0), x), x)
+
+
+def _cmp(ins: Instruction, m) -> Handler:
+    """``set`` and ``setp`` (PTX ISA 9.7.3.x, and 9.7.4.x for f16/f16x2): compare a with b -- each
+    16-bit lane separately for f16x2 -- and combine the result t with predicate c when a
+    .and/.or/.xor is given. setp writes p = BoolOp(t, c) and q = BoolOp(!t, c), but for f16x2
+    p = BoolOp(t[lo], c) and q = BoolOp(t[hi], c). set writes, per result (per 16-bit lane for
+    f16x2), all ones to an integer destination and 1.0 to a float one (f16x2: 0x3C00 per
+    lane), zero otherwise."""
+    mods = ins.modifiers
+    c = mods[0] if mods else ""
+    if not _known_comparison(c):
+        raise Unsupported(f"{ins.opcode} (comparison .{c})")
+    stype = ins.types[-1] if ins.types else "b32"
+    if stype in ("bf16", "bf16x2"):
+        raise Unsupported(f"{ins.opcode} (bf16 comparisons)")
+    packed = stype == "f16x2"
+    sdt = NP["b32"] if packed else NP[stype]
+    is_f = packed or sdt.kind == "f"
+    ftz = "ftz" in mods and is_f
+    bool_op = next((_BOOL_OPS[x] for x in mods if x in _BOOL_OPS), None)
+    if (bool_op is None) != (len(ins.srcs) == 2):
+        raise Unsupported(f"{ins.opcode} (needs a .and/.or/.xor with a third, predicate source)")
+    a_g, b_g = getter(ins.srcs[0], sdt, m), getter(ins.srcs[1], sdt, m)
+    c_g = getter(ins.srcs[2], np.dtype(np.bool_), m) if bool_op is not None else None
+
+    def compare(st, ix):
+        a, b = a_g(st, ix), b_g(st, ix)
+        if packed:
+            a, b = _halves(a), _halves(b)
+        if ftz:
+            a, b = _flush_subnormals(a), _flush_subnormals(b)
+        t = np.asarray(_compare(c, a, b, is_f))
+        if bool_op is None:
+            return t, None
+        cc = np.asarray(c_g(st, ix))
+        return t, (cc[..., None] if packed and cc.ndim else cc)
+
+    if ins.root == "setp":
+        d0 = setter(ins.dsts[0], np.dtype(np.bool_))
+        d1 = setter(ins.dsts[1], np.dtype(np.bool_)) if len(ins.dsts) > 1 else None
+
+        def h(st, ix):
+            t, cc = compare(st, ix)
+            if packed:
+                p, q = t[:, 0], t[:, 1]
+            else:
+                p, q = t, ~t
+            if bool_op is not None:
+                cc = cc[:, 0] if packed and cc.ndim else cc
+                p, q = bool_op(p, cc), bool_op(q, cc)
+            d0(st, ix, p)
+            if d1:
+                d1(st, ix, q)
+        return h
+
+    dtype = ins.types[0] if len(ins.types) == 2 else ""
+    allowed = ("f16x2", "u32", "s32") if packed else ("u32", "s32", "f32", "u16", "s16", "f16")
+    if dtype not in allowed:
+        raise Unsupported(f"{ins.opcode} (set needs a destination type among .{', .'.join(allowed)})")
+    width = 2 if packed else NP[dtype].itemsize
+    raw = RAW[width]
+    one = raw.type(_ONE_BITS.get(dtype, (1 << (8 * width)) - 1))
+    dst = setter(ins.dsts[0], NP["b32"] if packed else raw)
+
+    def h(st, ix):
+        t, cc = compare(st, ix)
+        if bool_op is not None:
+            t = bool_op(t, cc)
+        r = np.where(t, one, raw.type(0)).astype(raw)
+        dst(st, ix, _pack(r) if packed else r)
+    return h
+
+
 # ----------------------------------------------------------------- compile
 def compile_instruction(ins: Instruction, m) -> Handler:
     """Closure executing ``ins``; ``m`` is the machine (memory, symbols, counters)."""
@@ -177,7 +331,12 @@ def compile_instruction(ins: Instruction, m) -> Handler:
     fn = _BUILDERS.get(root)
     if fn is None:
         raise Unsupported(ins.opcode)
-    return fn(ins, m)
+    try:
+        return fn(ins, m)
+    except KeyError as exc:  # a type the emulator has no NumPy view of (NP), e.g. bf16x2
+        if exc.args and exc.args[0] in ins.types:
+            raise Unsupported(f"{ins.opcode} (type .{exc.args[0]})") from None
+        raise
 
 
 def _dt(ins: Instruction, k: int = -1) -> np.dtype:
@@ -191,29 +350,13 @@ def _arith(ins: Instruction, m) -> Handler:
     dt = NP[t]
     mods = ins.modifiers
     if t == "f16x2":
-        srcs = [getter(s, NP["b32"], m) for s in ins.srcs]
-        dst = setter(ins.dsts[0], NP["b32"])
-        op = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-              "fma": lambda a, b, c: (a.astype(F32) * b.astype(F32) + c.astype(F32)).astype(F16)
-              }.get(root)
-        if op is None:
-            raise Unsupported(ins.opcode)
-
-        def h2(st, ix):
-            vals = [_f16x2(g(st, ix)) for g in srcs]
-            n = max(np.size(v) for v in vals)
-            vals = [np.broadcast_to(v, (n,)) if np.size(v) < n else v for v in vals]
-            r = np.ascontiguousarray(op(*vals), F16)
-            dst(st, ix, r.view(np.uint32))
-        return h2
+        return _packed_half(ins, m)
     wide = "wide" in mods
     hi = "hi" in mods
     if "cc" in mods:
         raise Unsupported(f"{ins.opcode} (carry chains)")
     if "sat" in mods and dt.kind != "f":
         raise Unsupported(f"{ins.opcode} (integer saturation)")
-    if root == "setp" and len(ins.srcs) > 2:
-        raise Unsupported(f"{ins.opcode} (setp with a combining predicate)")
     srcs = [getter(s, dt, m) for s in ins.srcs]
     out_dt = NP[{"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}[t]] if wide else dt
     dst = setter(ins.dsts[0], out_dt)
@@ -302,8 +445,12 @@ def _arith(ins: Instruction, m) -> Handler:
             dst(st, ix, np.where(b == 0, a, r).astype(dt))
         return h
     if root in ("min", "max"):
-        f = (np.fmin if root == "min" else np.fmax) if is_f else (np.minimum if root == "min"
-                                                                   else np.maximum)
+        if is_f:
+            f = _min_max(ins)
+        elif "relu" in mods:
+            raise Unsupported(f"{ins.opcode} (.relu)")
+        else:
+            f = np.minimum if root == "min" else np.maximum
 
         def h(st, ix):
             dst(st, ix, f(srcs[0](st, ix), srcs[1](st, ix)))
@@ -334,17 +481,6 @@ def _arith(ins: Instruction, m) -> Handler:
             else:
                 r = np.where(big, dt.type(0), np.right_shift(a, bb))
             dst(st, ix, np.asarray(r).astype(dt))
-        return h
-    if root == "setp":
-        c = ins.modifiers[0]
-        d0 = setter(ins.dsts[0], np.dtype(np.bool_))
-        d1 = setter(ins.dsts[1], np.dtype(np.bool_)) if len(ins.dsts) > 1 else None
-
-        def h(st, ix):
-            r = _compare(c, srcs[0](st, ix), srcs[1](st, ix), is_f)
-            d0(st, ix, r)
-            if d1:
-                d1(st, ix, ~r)
         return h
     if root == "selp":
         p = getter(ins.srcs[2], np.dtype(np.bool_), m)
@@ -491,11 +627,14 @@ def _mulhi(a, b, dt: np.dtype):
 
 def _sfu(ins: Instruction, m) -> Handler:
     dt = _dt(ins)
-    a = getter(ins.srcs[0], dt, m)
-    dst = setter(ins.dsts[0], dt)
     root = ins.root
     f = {"sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
          "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "rcp": lambda x: 1 / x}[root]
+    if ins.types and ins.types[-1] == "f16x2":   # ex2/tanh.approx.f16x2: each lane
+        a2, d2 = getter(ins.srcs[0], NP["b32"], m), setter(ins.dsts[0], NP["b32"])
+        return lambda st, ix: d2(st, ix, _pack(f(_halves(a2(st, ix)).astype(F64)).astype(F16)))
+    a = getter(ins.srcs[0], dt, m)
+    dst = setter(ins.dsts[0], dt)
 
     def h(st, ix):
         x = a(st, ix)
@@ -503,7 +642,27 @@ def _sfu(ins: Instruction, m) -> Handler:
     return h
 
 
+def _cvt_f16x2(ins: Instruction, m) -> Handler:
+    """``cvt.rn{.relu}.f16x2.f32 d, a, b``: a rounded into the upper lane, b into the lower."""
+    if ins.types[1:] != ("f32",) or _mode(ins) != "rn" or "satfinite" in ins.modifiers:
+        raise Unsupported(f"{ins.opcode} (only cvt.rn{{.relu}}.f16x2.f32 packs halves)")
+    ga, gb = getter(ins.srcs[0], F32, m), getter(ins.srcs[1], F32, m)
+    dst = setter(ins.dsts[0], NP["b32"])
+    relu = "relu" in ins.modifiers
+
+    def h(st, ix):
+        hi = np.atleast_1d(np.asarray(ga(st, ix), F32).astype(F16))
+        lo = np.atleast_1d(np.asarray(gb(st, ix), F32).astype(F16))
+        r = np.stack(np.broadcast_arrays(lo, hi), axis=-1)
+        if relu:
+            r = _canonical_nan(np.where(r < 0, F16.type(0), r).astype(F16))
+        dst(st, ix, _pack(r))
+    return h
+
+
 def _cvt(ins: Instruction, m) -> Handler:
+    if ins.types and ins.types[0] == "f16x2":
+        return _cvt_f16x2(ins, m)
     dt_d, dt_s = NP[ins.types[0]], NP[ins.types[1]]
     a = getter(ins.srcs[0], dt_s, m)
     dst = setter(ins.dsts[0], dt_d)
@@ -589,11 +748,12 @@ def _nop(ins: Instruction, m) -> Handler:
 
 
 _BUILDERS: dict[str, Callable[[Instruction, Any], Handler]] = {}
-for _r in ("add sub mul mad fma div rem min max abs neg and or xor not shl shr setp selp popc "
+for _r in ("add sub mul mad fma div rem min max abs neg and or xor not shl shr selp popc "
            "clz bfind brev bfi bfe shf prmt").split():
     _BUILDERS[_r] = _arith
 for _r in ("sin", "cos", "lg2", "ex2", "tanh", "rsqrt"):
     _BUILDERS[_r] = _sfu
+_BUILDERS["set"] = _BUILDERS["setp"] = _cmp
 
 
 def _sqrt_rcp(ins: Instruction, m) -> Handler:

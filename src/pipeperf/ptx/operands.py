@@ -32,7 +32,10 @@ SPECIAL_REGISTERS = frozenset("""
     %globaltimer_lo %globaltimer_hi %total_smem_size %aggr_smem_size %dynamic_smem_size
     %current_graph_exec %reserved_smem_offset_begin %reserved_smem_offset_end
     %reserved_smem_offset_cap %reserved_smem_offset_0 %reserved_smem_offset_1
-""".split()) | frozenset(f"%envreg{i}" for i in range(32))
+""".split()) | frozenset(f"%envreg{i}" for i in range(32)) | frozenset({"WARP_SZ"})
+#: Predefined identifiers without a ``%`` (PTX ISA 4.4 / 10): ``WARP_SZ``, the warp size as a
+#: run-time constant (what CUDA's ``warpSize`` compiles to). Read like a special register.
+PREDEFINED_CONSTANTS = frozenset({"WARP_SZ"})
 
 IDENT = r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)"
 _REG_RE = re.compile(r"%[\w$]+(?:\.[xyzw])?\Z")
@@ -172,5 +175,7 @@ def parse_operand(text: str, regs_without_percent: frozenset[str] | set[str] = f
     if _IDENT_RE.match(text):
         if text in regs_without_percent:
             return Register(text)
+        if text in PREDEFINED_CONSTANTS:
+            return SpecialRegister(text)
         return Symbol(text)
     raise BadOperand(text)
