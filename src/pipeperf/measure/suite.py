@@ -11,6 +11,7 @@ measured order.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import math
 from collections import defaultdict
@@ -128,6 +129,11 @@ def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
     if not kfile.is_file():
         raise doc.error(f"{where}: kernel_file '{c['kernel_file']}' does not exist under {root}", c)
     seconds = ms.get("seconds")
+    if isinstance(seconds, str):              # YAML 1.1 reads 1e-5 (no dot) as a string
+        try:
+            seconds = float(seconds)
+        except ValueError:
+            pass
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise doc.error(f"{where}: measured.seconds must be a positive number, got {seconds!r}", ms)
 
@@ -139,13 +145,26 @@ def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
         return tuple(v)
 
     mb = ln.get("max_blocks_per_sm")
+    arch = ln.get("arch") or _gpu_target(str(c["gpu"]))
     launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),
                     tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
-                    None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()),
-                    ln.get("arch"))
+                    None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch)
     return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
                 c.get("order_group"), str(ms.get("quote", "")), reference)
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_target(gpu: str) -> str | None:
+    """The nvcc target of a case on ``gpu`` that names none: the GPU's own compute capability or
+    the nearest one nvcc builds for (None for an unknown GPU: the case then fails with analyze's error)."""
+    from pipeperf.hardware.spec import load_gpu
+    from pipeperf.ptx.compile import target_for
+
+    try:
+        return target_for(load_gpu(gpu).compute_capability)
+    except PipeperfError:
+        return None
 
 
 def selector(gpus: Sequence[str] = (), families: Sequence[str] = (), ids: Sequence[str] = ()

@@ -36,6 +36,23 @@ def _condense(output: str, limit: int = 3) -> str:
     return text or "no message"
 
 
+#: compute capabilities nvcc 13 builds for (``nvcc --list-gpu-arch``; sm_70 and older were dropped)
+NVCC_TARGETS = (75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121)
+
+
+def target_for(compute_capability: str) -> str:
+    """The nvcc target a GPU of ``compute_capability`` (e.g. '8.6') is analysed from: its own
+    when nvcc builds for it, else the nearest older one it builds for, else the oldest (sm_75 for
+    Volta and older GPUs, whose PTX content is the same: the report says which target was used)."""
+    try:
+        major, minor = (int(x) for x in str(compute_capability).split("."))
+    except ValueError:
+        return DEFAULT_ARCH
+    cc = major * 10 + minor
+    older = [t for t in NVCC_TARGETS if t <= cc]
+    return f"sm_{max(older) if older else min(NVCC_TARGETS)}"
+
+
 def check_arch(arch: str) -> str:
     if not _ARCH_RE.match(arch):
         raise PipeperfError(f"bad GPU architecture '{arch}': expected e.g. sm_75, sm_80, sm_90")

@@ -1,0 +1,123 @@
+"""The validation suite runner: loading, per-case errors, MAPE tables, order groups, the CLI."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeperf.errors import PipeperfError
+from pipeperf.measure.suite import Case, CaseResult, Launch, load_suite, order_checks, run_suite, selector, \
+    summarise
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "validation"
+KERNELS = ROOT / "tests" / "kernels"
+nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+
+def test_the_bundled_suite_meets_its_coverage():
+    """At least 80 published cases, 5 GPUs, 8 distinct kernels, and the families the issue names."""
+    cases = load_suite(SUITE)
+    assert len(cases) >= 80
+    assert len({c.gpu for c in cases}) >= 5
+    assert len({(Path(c.launch.kernel_file).name, c.launch.kernel) for c in cases}) >= 8
+    fams = {c.family for c in cases}
+    assert {"dram", "l2", "launch"} <= fams and fams & {"compute-fp32", "compute-fp64", "compute-int"}
+    assert all(c.seconds > 0 and c.quote for c in cases)
+    assert all(c.launch.arch for c in cases), "every case is compiled for its GPU's target"
+
+
+def _suite(tmp_path: Path, cases: str) -> Path:
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "cases").mkdir()
+    shutil.copy(KERNELS / "saxpy.cu", tmp_path / "kernels" / "saxpy.cu")
+    (tmp_path / "cases" / "t.yaml").write_text(
+        "source: {repository: example/none, commit: 0123456789abcdef0123456789abcdef01234567}\ncases:\n" + cases)
+    return tmp_path
+
+
+_CASE = """  - id: {id}
+    family: dram
+    kernel_file: kernels/saxpy.cu
+    kernel: saxpy
+    gpu: {gpu}
+    launch: {{grid: [64], block: [256], args: ["n=16384", "a=2.0", "x=rand:f32:16384", "y=zeros:f32:16384"]}}
+    measured: {{seconds: {s}, how: given, quote: "a line", includes_launch: false}}
+    order_group: g
+"""
+
+
+@nvcc
+def test_run_suite_gives_ape_and_mape_per_model(tmp_path):
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5) + _CASE.format(id="b", gpu="hopper_h100", s=2e-5))
+    cases = load_suite(root)
+    assert [c.launch.arch for c in cases] == ["sm_75", "sm_90"]        # each GPU from its own target
+    res = run_suite(cases)
+    assert [r.case.id for r in res] == ["a", "b"] and all(r.error is None for r in res)
+    for r in res:
+        p = r.predicted["pipeline"]
+        assert p > 0 and r.ape("pipeline") == pytest.approx(abs(p - r.case.seconds) / r.case.seconds)
+    s = summarise(res)
+    assert s.overall["pipeline"] == pytest.approx(100 * sum(r.ape("pipeline") for r in res) / 2, abs=0.01)
+    assert set(s.by_gpu) == {"volta_v100", "hopper_h100"} and s.counts["predicted"] == 2
+
+
+@nvcc
+def test_a_case_on_an_unknown_gpu_fails_alone(tmp_path):
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5) + _CASE.format(id="b", gpu="no_such_gpu", s=1e-5))
+    res = run_suite(load_suite(root))
+    assert res[0].error is None and "unknown GPU 'no_such_gpu'" in res[1].error
+    assert summarise(res).counts["failed"] == 1
+
+
+def test_bad_case_files_are_one_line_errors(tmp_path):
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=-1))
+    with pytest.raises(PipeperfError, match="measured.seconds must be a positive number") as e:
+        load_suite(root)
+    assert e.value.line is not None and "t.yaml" in str(e.value.file)
+    (root / "cases" / "t.yaml").write_text((root / "cases" / "t.yaml").read_text().replace("family: dram", "family: gpu"))
+    with pytest.raises(PipeperfError, match="family 'gpu' is not one of"):
+        load_suite(root)
+    (root / "cases" / "u.yaml").write_text("cases: [1]\n")
+    with pytest.raises(PipeperfError):
+        load_suite(root)
+
+
+def test_duplicate_ids_are_refused(tmp_path):
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5) * 2)
+    with pytest.raises(PipeperfError, match="case id 'a' already used"):
+        load_suite(root)
+
+
+def test_selector_filters_by_gpu_family_and_id():
+    cases = load_suite(SUITE, selector(gpus=["hopper_h200"], families=["dram"], ids=["gpu-stream/*"]))
+    assert cases and all(c.gpu == "hopper_h200" and c.family == "dram" and c.id.startswith("gpu-stream/")
+                         for c in cases)
+
+
+def _result(id_: str, measured: float, predicted: float, group: str = "g") -> CaseResult:
+    launch = Launch("k.cu", "k", (1,), (32,), ())
+    return CaseResult(Case(id_, "dram", "volta_v100", launch, measured, True, "f:1", group), {"pipeline": predicted})
+
+
+def test_order_checks_compare_every_pair_with_the_measured_order():
+    ok = order_checks([_result("slow", 3.0, 30.0), _result("fast", 1.0, 10.0), _result("mid", 2.0, 20.0)], ["pipeline"])
+    assert ok[0]["measured_order"] == ["fast", "mid", "slow"] and ok[0]["in_order"]["pipeline"] is True
+    bad = order_checks([_result("slow", 3.0, 10.0), _result("fast", 1.0, 20.0)], ["pipeline"])
+    assert bad[0]["in_order"]["pipeline"] is False
+    tie = order_checks([_result("x", 1.0, 20.0), _result("y", 1.005, 10.0)], ["pipeline"])
+    assert tie[0]["in_order"]["pipeline"] is True            # measured within 1 %: either order
+
+
+@nvcc
+def test_cli_prints_the_mape_tables_and_draws_the_scatter(tmp_path, cli):
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5))
+    png = tmp_path / "s.png"
+    rc, out, err = cli("validate", "--suite", str(root), "--plot", str(png))
+    assert rc == 0, err
+    assert "MAPE % by GPU" in out and "volta_v100 (1)" in out and "MAPE % by family" in out
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+    rc, out, err = cli("validate", "--suite", str(root), "--family", "l1")
+    assert rc == 2 and "no case of the suite matches" in err
