@@ -16,7 +16,8 @@ derived number (the string then says how it was derived).
 A spec may say ``base: NAME`` (a bundled GPU) or ``base: PATH`` (relative to the file) and
 override anything: the mappings ``classes``, ``memory``, ``launch``, ``atomics``, ``limits``,
 ``measured`` and ``sources`` merge key by key (a class named in the file replaces the base's
-class of that name whole), every other key replaces the base's value.
+class of that name whole; ``key: null`` drops an inherited entry, and with it its citation),
+every other key replaces the base's value.
 """
 
 from __future__ import annotations
@@ -248,16 +249,25 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
         else:
             origins.update({k: (part.path, v) for k, v in part._lines.items()})
     merged = dict(base.data)
+    removed: list[str] = []
     for key, value in d.items():
         if key == "base":
             continue
         old = merged.get(key)
         if key in _MERGED and isinstance(old, dict) and isinstance(value, dict):
             new = {**old, **value}
+            for k in [k for k, v in value.items() if v is None]:   # `key: null` drops an inherited entry
+                del new[k]
+                if key in _SECTIONS and f"{key}.{k}" not in (d.get("sources") or {}):
+                    removed.append(f"{key}.{k}")
             origins[id(new)] = (doc.path, doc.line_of(value))
             merged[key] = new
         else:
             merged[key] = value
+    if removed and isinstance(merged.get("sources"), dict):       # and the citation of a dropped field
+        kept = {k: v for k, v in merged["sources"].items() if k not in removed}
+        origins[id(kept)] = origins.get(id(merged["sources"]), (doc.path, None))
+        merged["sources"] = kept
     merged["base"] = ref
     origins[id(merged)] = (doc.path, doc.line_of(d))
     return _ChainDocument(merged, doc.path, origins)
