@@ -352,7 +352,8 @@ def _section(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, A
 
 
 def _sources(doc: Document, d: dict, sections: dict[str, dict]) -> dict[str, Any]:
-    """``sources``: dotted key -> citation string or {source, estimate}; every key must name a field."""
+    """``sources``: dotted key -> citation string or {source, estimate}; a ``memory.``/``launch.``/
+    ``atomics.`` key must name a field of the spec (other keys, e.g. a fit's ``measurements``, are notes)."""
     raw = d.get("sources") or {}
     if not isinstance(raw, dict):
         raise doc.error("'sources' must map field names (e.g. memory.l2_bytes) to citations", d)
@@ -363,7 +364,7 @@ def _sources(doc: Document, d: dict, sections: dict[str, dict]) -> dict[str, Any
     estimates: set[str] = set()
     for key, value in raw.items():
         key = str(key)
-        if key not in present:
+        if key.split(".")[0] in _SECTIONS and key not in present:    # other keys are free-form notes
             raise doc.error(f"sources: '{key}' names no field of this GPU spec", raw)
         if isinstance(value, dict):
             bad = set(value) - {"source", "estimate"}
