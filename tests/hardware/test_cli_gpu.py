@@ -20,3 +20,17 @@ def test_show_prints_sources_and_json(cli):
 def test_unknown_gpu(cli):
     rc, _, err = cli("gpu", "show", "geforce256")
     assert rc == 2 and "unknown GPU 'geforce256'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_list_and_show_new_entries(cli):
+    rc, out, _ = cli("gpu", "list")
+    assert rc == 0
+    for name in ("volta_v100_pcie", "ampere_a100_80gb", "ampere_a100_pcie", "ampere_a100_pcie_80gb", "hopper_h100_pcie",
+                 "hopper_h200", "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_l40s", "ada_rtx4090"):
+        assert name in out
+    rc, out, _ = cli("gpu", "show", "hopper_h200")
+    assert rc == 0 and "base hopper_h100" in out and "memory.dram_peak_gbs" in out and "4800" in out
+    rc, out, _ = cli("gpu", "show", "ada_l40", "--json")
+    d = json.loads(out)
+    assert d["memory"]["l2_bytes"] == 100663296 and d["sustained_clock_ghz"] == 1.605
+    assert "sustained_clock_ghz" in d["estimates"] and d["sources"]["memory.dram_read_gbs"]

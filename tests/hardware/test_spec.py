@@ -77,3 +77,76 @@ def test_bad_specs(tmp_path, text, msg):
     with pytest.raises(PipeperfError, match=msg) as e:
         load_gpu(p)
     assert str(e.value).startswith(str(p))
+
+
+# --- base: inheritance -------------------------------------------------------------------------
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_base_merges_mappings_and_replaces_scalars(tmp_path):
+    p = _write(tmp_path, "h100_slow.yaml", """\
+base: hopper_h100
+name: h100_slow
+clock_ghz: 1.5
+memory: {dram_peak_gbs: 1000, dram_read_gbs: 900}
+launch: {overhead_us: null}
+classes:
+  mul_f32: {subsystem: alu, cpi: 0.5, latency: 5, source: test}
+sources:
+  clock_ghz: test clock
+  memory.dram_peak_gbs: test peak
+  memory.dram_read_gbs: {source: "derived: test", estimate: true}
+""")
+    g, base = load_gpu(p), load_gpu("hopper_h100")
+    assert (g.name, g.base, g.clock_ghz, g.cores) == ("h100_slow", "hopper_h100", 1.5, base.cores)
+    assert g.sustained_clock_ghz == base.sustained_clock_ghz          # scalars not given are inherited
+    assert g.classes["mul_f32"].cpi == 0.5 and g.classes["fma_f32"] == base.classes["fma_f32"]
+    assert g.memory["l2_bytes"] == base.memory["l2_bytes"] and g.memory["dram_peak_gbs"] == 1000
+    assert "overhead_us" not in g.launch and "launch.overhead_us" not in g.sources
+    assert g.sources["cores"] == base.sources["cores"] and g.sources["clock_ghz"] == "test clock"
+    assert "memory.dram_read_gbs" in g.estimates and "memory.dram_peak_gbs" not in g.estimates
+
+
+def test_base_by_relative_path_and_chain(tmp_path):
+    _write(tmp_path, "a.yaml", "base: example_table2\nname: a\ncores: 3\n")
+    _write(tmp_path, "b.yaml", "base: a.yaml\nname: b\nclock_ghz: 2\n")
+    g = load_gpu(tmp_path / "b.yaml")
+    assert (g.name, g.cores, g.clock_ghz) == ("b", 3, 2) and "comp" in g.classes
+
+
+def test_sustained_clock_defaults_to_clock():
+    g = load_gpu("example_table2")
+    assert g.sustained_clock_ghz == g.clock_ghz and g.run_clock_ghz == g.clock_ghz
+
+
+@pytest.mark.parametrize("files,msg,line", [
+    ({"x.yaml": "# comment\nname: x\nbase: nosuchgpu\n"}, "unknown base GPU 'nosuchgpu'", 3),
+    ({"x.yaml": "name: x\nbase: missing.yaml\n"}, "base spec file 'missing.yaml' does not exist", 2),
+    ({"x.yaml": "name: x\nbase: y.yaml\n", "y.yaml": "name: y\nbase: x.yaml\n"}, "cycle of bases: x.yaml -> y.yaml -> x.yaml", "y.yaml:2"),
+    ({"x.yaml": "name: x\nbase: x.yaml\n"}, "cycle of bases", 2),
+    ({"x.yaml": "base: hopper_h100\ncores: 2\n"}, "must give its own 'name'", 1),
+    ({"x.yaml": "name: x\nbase: hopper_h100\nsources: {memory.nothing: a}\n"}, "sources: 'memory.nothing' names no field", 3),
+    ({"x.yaml": "name: x\nbase: hopper_h100\nmemory: {l2_bytes: -1}\n"}, "memory: 'l2_bytes' must be >= 0", 3),
+    ({"x.yaml": "name: x\nbase: hopper_h100\nlaunch: {overhead: 1}\n"}, "launch: unknown key 'overhead'", 3),
+])
+def test_base_errors_name_file_and_line(tmp_path, files, msg, line):
+    for name, text in files.items():
+        _write(tmp_path, name, text)
+    with pytest.raises(PipeperfError, match=msg) as e:
+        load_gpu(tmp_path / "x.yaml")
+    where = line if isinstance(line, str) else f"x.yaml:{line}"      # the file whose base closes a cycle
+    assert str(e.value).startswith(f"{tmp_path / where}: ")
+    assert len(str(e.value).splitlines()) == 1
+
+
+def test_error_in_a_base_names_the_base_file(tmp_path):
+    _write(tmp_path, "y.yaml", "name: y\ncores: 1\nclock_ghz: 1\nissue_limit: 1\n"
+                               "classes:\n  a: {subsystem: s, cpi: 0, latency: 1}\n")
+    _write(tmp_path, "x.yaml", "name: x\nbase: y.yaml\n")
+    with pytest.raises(PipeperfError, match="cpi must be > 0") as e:
+        load_gpu(tmp_path / "x.yaml")
+    assert str(e.value).startswith(f"{tmp_path / 'y.yaml'}:6: ")

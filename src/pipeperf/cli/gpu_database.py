@@ -28,10 +28,11 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([g.to_dict() for g in rows], indent=1))
             return 0
-        print(f"{'name':<18} {'full name':<34} {'cores':>5} {'GHz':>6} {'IL':>4} {'classes':>7}")
+        print(f"{'name':<22} {'full name':<34} {'cc':>4} {'cores':>5} {'GHz':>6} {'load':>6} {'IL':>4} "
+              f"{'classes':>7}  base")
         for g in rows:
-            print(f"{g.name:<18} {g.full_name[:34]:<34} {g.cores:>5} {g.clock_ghz:>6.3f} {g.issue_limit:>4g} "
-                  f"{len(g.classes):>7}")
+            print(f"{g.name:<22} {g.full_name[:34]:<34} {g.compute_capability or '-':>4} {g.cores:>5} "
+                  f"{g.clock_ghz:>6.3f} {g.sustained_clock_ghz:>6.3f} {g.issue_limit:>4g} {len(g.classes):>7}  {g.base}")
         return 0
     g = load_gpu(args.name)
     if args.json:
@@ -39,7 +40,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{g.name}: {g.full_name} ({g.architecture}), {g.cores} cores at {g.clock_ghz:g} GHz, "
           f"warp {g.warp_size}, issue limit {g.issue_limit:g}, max {g.max_warps_per_core} warps / "
-          f"{g.max_groups_per_core} groups per core")
+          f"{g.max_groups_per_core} groups per core" + (f"; base {g.base}" if g.base else ""))
+    if g.sources:
+        print(f"{'field':<36} {'value':>12}  source")
+        for key, value in g.fields().items():
+            est = " (estimate)" if key in g.estimates else ""
+            print(f"{key:<36} {value:>12g}  {g.sources.get(key, '')}{est}")
     print(f"{'class':<24} {'subsystem':<9} {'lambda':>7} {'Lambda':>7}  source")
     for c in g.classes.values():
         est = " (estimate)" if c.estimate else ""

@@ -4,16 +4,32 @@ A spec gives the compute units P, the clock, the warp size, the issue limit IL,
 occupancy limits, the subsystem set S and, per instruction class, mapper f:
 class -> (subsystem, lambda = CPI, Lambda = latency). Specs live as YAML files in
 ``hardware/gpus/`` (every number with its source) or in a user's file.
+
+Besides the classes a spec may carry sourced machine facts for the memory and launch models:
+``sustained_clock_ghz`` (the SM clock under sustained load; defaults to ``clock_ghz``), ``memory``
+(cache sizes, line/sector bytes, DRAM peak and achievable stream bandwidths, whole-GPU L2
+bytes/clk), ``launch`` (fixed kernel-launch overhead, per-SM block dispatch cost) and ``atomics``
+(same-address atomic rates). ``sources`` maps each such field's dotted key (``clock_ghz``,
+``memory.dram_read_gbs``) to its citation: a string, or ``{source: ..., estimate: true}`` for a
+derived number (the string then says how it was derived).
+
+A spec may say ``base: NAME`` (a bundled GPU) or ``base: PATH`` (relative to the file) and
+override anything: the mappings ``classes``, ``memory``, ``launch``, ``atomics``, ``limits``,
+``measured`` and ``sources`` merge key by key (a class named in the file replaces the base's
+class of that name whole; ``key: null`` drops an inherited entry, and with it its citation),
+every other key replaces the base's value.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.files import read_text
 from pipeperf.util.yamlio import Document, load_document
 
 GPU_DIR = Path(__file__).with_name("gpus")
@@ -50,10 +66,16 @@ class GPUSpec:
     limits: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Any] = field(default_factory=dict)   # caches and DRAM (mapper g), see _MEMORY_KEYS
     launch: dict[str, Any] = field(default_factory=dict)   # overhead_us, block_dispatch_cycles
-    atomics: dict[str, Any] = field(default_factory=dict)  # global_same_address_per_clk, ...
-    sustained_clock_ghz: float | None = None               # the clock under load (else clock_ghz)
-    sources: dict[str, str] = field(default_factory=dict)
+    atomics: dict[str, Any] = field(default_factory=dict)  # same-address atomic rates, see _ATOMICS_KEYS
+    sustained_clock_ghz: float | None = None               # the clock under load; None -> clock_ghz
+    sources: dict[str, str] = field(default_factory=dict)  # dotted field key -> citation
+    estimates: frozenset[str] = frozenset()                # dotted keys whose numbers are derived
+    base: str = ""                                         # the spec this one inherits from, if any
     path: str = ""
+
+    def __post_init__(self) -> None:
+        if self.sustained_clock_ghz is None:
+            object.__setattr__(self, "sustained_clock_ghz", self.clock_ghz)
 
     @property
     def subsystems(self) -> list[str]:
@@ -79,9 +101,17 @@ class GPUSpec:
 
     @property
     def run_clock_ghz(self) -> float:
-        """The clock cycles are converted to seconds with: the sustained clock under load where
-        the database gives one, else ``clock_ghz``."""
+        """The clock cycles are converted to seconds with under sustained load (``sustained_clock_ghz``)."""
         return self.sustained_clock_ghz or self.clock_ghz
+
+    def fields(self) -> dict[str, float]:
+        """Every numeric machine fact outside ``classes`` by dotted key (what ``sources`` cites)."""
+        out: dict[str, float] = {k: getattr(self, k) for k in _NUMERIC_TOP}
+        for section in _SECTIONS:
+            for k, v in getattr(self, section).items():
+                if k != "source" and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    out[f"{section}.{k}"] = v
+        return out
 
     def with_issue_limit(self, issue_limit: float) -> "GPUSpec":
         return replace(self, issue_limit=issue_limit)
@@ -92,6 +122,10 @@ class GPUSpec:
             "clock_ghz": self.clock_ghz, "issue_limit": self.issue_limit,
             "warp_size": self.warp_size, "max_warps_per_core": self.max_warps_per_core,
             "max_groups_per_core": self.max_groups_per_core,
+            "sustained_clock_ghz": self.sustained_clock_ghz, "compute_capability": self.compute_capability,
+            "memory": {k: v for k, v in self.memory.items() if k != "source"}, "launch": dict(self.launch),
+            "atomics": dict(self.atomics), "sources": dict(self.sources), "estimates": sorted(self.estimates),
+            **({"base": self.base} if self.base else {}),
             "classes": {k: {"subsystem": c.subsystem, "cpi": c.cpi, "latency": c.latency}
                         for k, c in self.classes.items()},
         }
@@ -108,13 +142,21 @@ def load_gpu(name_or_path: str | Path) -> GPUSpec:
     p = Path(text)
     if p.suffix in (".yaml", ".yml", ".json") or p.exists():
         return parse_gpu(load_document(p))
-    candidate = GPU_DIR / f"{text.lower()}.yaml"
-    if candidate.exists():
-        return parse_gpu(load_document(candidate))
-    aliases = _aliases()
-    if text.lower() in aliases:
-        return parse_gpu(load_document(GPU_DIR / f"{aliases[text.lower()]}.yaml"))
+    bundled = _bundled_path(text)
+    if bundled is not None:
+        return parse_gpu(load_document(bundled))
     raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
+
+
+def _bundled_path(name: str) -> Path | None:
+    """The bundled spec file of a name or alias, or None."""
+    candidate = GPU_DIR / f"{name.lower()}.yaml"
+    if candidate.exists():
+        return candidate
+    aliases = _aliases()
+    if name.lower() in aliases:
+        return GPU_DIR / f"{aliases[name.lower()]}.yaml"
+    return None
 
 
 def _aliases() -> dict[str, str]:
@@ -128,13 +170,112 @@ def _aliases() -> dict[str, str]:
 
 _TOP_KEYS = {"name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
-             "limits", "sources", "notes", "measured", "memory", "launch", "sustained_clock_ghz",
-             "atomics"}
+             "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "sustained_clock_ghz",
+             "base"}
 _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
+#: the ``memory`` section: caches for mapper g's cache models, DRAM peak and achievable bandwidths
+_MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
+                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
+#: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
+_LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles"}
+#: the ``atomics`` section: whole-GPU same-address global atomics per clock (resolved in L2),
+#: cycles per conflicting lane of a same-address shared-memory atomic
+_ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}
+_SECTIONS = {"memory": _MEMORY_KEYS, "launch": _LAUNCH_KEYS, "atomics": _ATOMICS_KEYS}
+#: top-level numbers that ``sources`` cites by their own name
+_NUMERIC_TOP = ("cores", "clock_ghz", "sustained_clock_ghz", "issue_limit", "warp_size", "max_warps_per_core",
+                "max_groups_per_core")
+#: mappings a spec with a ``base`` merges key by key with its base's
+_MERGED = {"classes", "memory", "launch", "atomics", "limits", "measured", "sources"}
+
+
+class _ChainDocument(Document):
+    """The merged data of a spec and its bases; errors name the file and line each value came from."""
+
+    def __init__(self, data: Any, path: str, origins: dict[int, tuple[str, int | None]]):
+        super().__init__(data, path, {})
+        self._origins = origins
+
+    def line_of(self, obj: Any) -> int | None:
+        return self._origins.get(id(obj), (self.path, None))[1]
+
+    def error(self, message: str, obj: Any = None) -> PipeperfError:
+        path, line = self._origins.get(id(obj), (self.path, None)) if obj is not None else (self.path, None)
+        return PipeperfError(message, file=path, line=line)
+
+
+def _key_line(doc: Document, key: str) -> int | None:
+    """The line of a top-level key (the loader keeps only mappings' lines)."""
+    try:
+        text = read_text(Path(doc.path))
+    except PipeperfError:
+        return doc.line_of(doc.data)
+    m = re.search(rf"^{re.escape(key)}\s*:", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else doc.line_of(doc.data)
+
+
+def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
+    """``doc`` with its ``base`` chain merged in (or ``doc`` itself when it has none)."""
+    d = doc.data
+    if not isinstance(d, dict) or "base" not in d:
+        return doc
+    here = str(Path(doc.path).resolve())
+    chain = chain + (here,)
+    ref = d["base"]
+    line = _key_line(doc, "base")
+    if not isinstance(ref, str) or not ref:
+        raise PipeperfError(f"'base' must name a bundled GPU or a spec file, got {ref!r}", file=doc.path, line=line)
+    if ref.endswith((".yaml", ".yml", ".json")) or "/" in ref:
+        base_path = Path(ref) if Path(ref).is_absolute() else Path(doc.path).parent / ref
+        if not base_path.exists():
+            raise PipeperfError(f"base spec file '{ref}' does not exist", file=doc.path, line=line)
+    else:
+        base_path = _bundled_path(ref)
+        if base_path is None:
+            raise PipeperfError(f"unknown base GPU '{ref}' (expected a spec file or one of "
+                                f"{', '.join(available_gpus())})", file=doc.path, line=line)
+    if str(base_path.resolve()) in chain:
+        names = " -> ".join(Path(p).name for p in chain + (str(base_path.resolve()),))
+        raise PipeperfError(f"cycle of bases: {names}", file=doc.path, line=line)
+    if "name" not in d:
+        raise doc.error("a GPU spec with a 'base' must give its own 'name'", d)
+    base = _resolve_base(load_document(base_path), chain)
+    if not isinstance(base.data, dict):
+        raise base.error("expected a mapping with name, cores, clock_ghz, issue_limit and classes")
+    origins: dict[int, tuple[str, int | None]] = {}
+    for part in (base, doc):
+        if isinstance(part, _ChainDocument):
+            origins.update(part._origins)
+        else:
+            origins.update({k: (part.path, v) for k, v in part._lines.items()})
+    merged = dict(base.data)
+    removed: list[str] = []
+    for key, value in d.items():
+        if key == "base":
+            continue
+        old = merged.get(key)
+        if key in _MERGED and isinstance(old, dict) and isinstance(value, dict):
+            new = {**old, **value}
+            for k in [k for k, v in value.items() if v is None]:   # `key: null` drops an inherited entry
+                del new[k]
+                if key in _SECTIONS and f"{key}.{k}" not in (d.get("sources") or {}):
+                    removed.append(f"{key}.{k}")
+            origins[id(new)] = (doc.path, doc.line_of(value))
+            merged[key] = new
+        else:
+            merged[key] = value
+    if removed and isinstance(merged.get("sources"), dict):       # and the citation of a dropped field
+        kept = {k: v for k, v in merged["sources"].items() if k not in removed}
+        origins[id(kept)] = origins.get(id(merged["sources"]), (doc.path, None))
+        merged["sources"] = kept
+    merged["base"] = ref
+    origins[id(merged)] = (doc.path, doc.line_of(d))
+    return _ChainDocument(merged, doc.path, origins)
 
 
 def parse_gpu(doc: Document) -> GPUSpec:
-    """Validate a GPU spec document; every problem names the file and line."""
+    """Validate a GPU spec document (with its ``base`` chain merged in); every problem names the file and line."""
+    doc = _resolve_base(doc)
     d = doc.data
     if not isinstance(d, dict):
         raise doc.error("expected a mapping with name, cores, clock_ghz, issue_limit and classes")
@@ -165,6 +306,7 @@ def parse_gpu(doc: Document) -> GPUSpec:
             raise doc.error(f"class '{cname}': latency must be >= 0, got {lat}", c)
         classes[str(cname)] = InstrClass(str(cname), str(c["subsystem"]), cpi, lat,
                                          str(c.get("source", "")), bool(c.get("estimate", False)))
+    sections = {name: _section(doc, d, name, keys) for name, keys in _SECTIONS.items()}
     cores = _number(doc, d, "cores", "GPU spec")
     clock = _number(doc, d, "clock_ghz", "GPU spec")
     il = _number(doc, d, "issue_limit", "GPU spec")
@@ -174,6 +316,11 @@ def parse_gpu(doc: Document) -> GPUSpec:
         raise doc.error(f"'clock_ghz' must be > 0, got {clock}", d)
     if il <= 0:
         raise doc.error(f"'issue_limit' must be > 0 (use .inf for none), got {il}", d)
+    sustained = None
+    if "sustained_clock_ghz" in d:
+        sustained = _number(doc, d, "sustained_clock_ghz", "GPU spec")
+        if sustained <= 0:
+            raise doc.error(f"'sustained_clock_ghz' must be > 0, got {sustained}", d)
     ints = {}
     for key, default in (("warp_size", 32), ("max_warps_per_core", 64), ("max_groups_per_core", 32)):
         v = d.get(key, default)
@@ -185,29 +332,13 @@ def parse_gpu(doc: Document) -> GPUSpec:
         full_name=str(d.get("full_name", "")), vendor=str(d.get("vendor", "")),
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
-        limits=dict(d.get("limits") or {}), memory=_memory(doc, d), sources=dict(d.get("sources") or {}),
-        launch=_numbers(doc, d, "launch", _LAUNCH_KEYS), atomics=_numbers(doc, d, "atomics", _ATOMICS_KEYS),
-        sustained_clock_ghz=_number(doc, d, "sustained_clock_ghz", "GPU spec") if "sustained_clock_ghz" in d else None,
-        path=doc.path, **ints,
+        limits=dict(d.get("limits") or {}), path=doc.path, sustained_clock_ghz=sustained,
+        base=str(d.get("base", "")), **sections, **_sources(doc, d, sections), **ints,
     )
 
 
-#: the ``memory`` section: cache sizes for mapper g's cache models, achievable DRAM bandwidths
-_MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
-                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
-#: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
-_LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles"}
-#: the ``atomics`` section: same-address atomics' serialisation
-_ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}
-
-
-def _memory(doc: Document, d: dict) -> dict[str, Any]:
-    """The optional ``memory`` section (:data:`_MEMORY_KEYS`, each > 0, plus a ``source``)."""
-    return _numbers(doc, d, "memory", _MEMORY_KEYS)
-
-
-def _numbers(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, Any]:
-    """An optional section of positive numbers (and a free-text ``source``)."""
+def _section(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, Any]:
+    """An optional section of positive numbers (and, for old files, a free-text ``source``)."""
     m = d.get(key) or {}
     if not isinstance(m, dict):
         raise doc.error(f"'{key}' must be a mapping of {', '.join(sorted(allowed))}", d)
@@ -216,8 +347,37 @@ def _numbers(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, A
         raise doc.error(f"{key}: unknown key '{sorted(bad)[0]}' (expected {', '.join(sorted(allowed))})", m)
     for k in set(m) & allowed:
         if _number(doc, m, k, key) < 0:
-            raise doc.error(f"{key}: '{k}' must be >= 0", m)
+            raise doc.error(f"{key}: '{k}' must be >= 0, got {m[k]!r}", m)
     return dict(m)
+
+
+def _sources(doc: Document, d: dict, sections: dict[str, dict]) -> dict[str, Any]:
+    """``sources``: dotted key -> citation string or {source, estimate}; a ``memory.``/``launch.``/
+    ``atomics.`` key must name a field of the spec (other keys, e.g. a fit's ``measurements``, are notes)."""
+    raw = d.get("sources") or {}
+    if not isinstance(raw, dict):
+        raise doc.error("'sources' must map field names (e.g. memory.l2_bytes) to citations", d)
+    known = set(_NUMERIC_TOP) | {"name", "full_name", "vendor", "architecture", "compute_capability"}
+    present = {k for k in known if k in d} | {"sustained_clock_ghz"}
+    present |= {f"{s}.{k}" for s, m in sections.items() for k in m if k != "source"}
+    sources: dict[str, str] = {}
+    estimates: set[str] = set()
+    for key, value in raw.items():
+        key = str(key)
+        if key.split(".")[0] in _SECTIONS and key not in present:    # other keys are free-form notes
+            raise doc.error(f"sources: '{key}' names no field of this GPU spec", raw)
+        if isinstance(value, dict):
+            bad = set(value) - {"source", "estimate"}
+            if bad or not isinstance(value.get("source"), str):
+                raise doc.error(f"sources: '{key}' must be a string or {{source: ..., estimate: true}}", value)
+            sources[key] = value["source"]
+            if value.get("estimate", False):
+                estimates.add(key)
+        elif isinstance(value, str):
+            sources[key] = value
+        else:
+            raise doc.error(f"sources: '{key}' must be a string or {{source: ..., estimate: true}}", raw)
+    return {"sources": sources, "estimates": frozenset(estimates)}
 
 
 def _number(doc: Document, mapping: dict, key: str, where: str) -> float:

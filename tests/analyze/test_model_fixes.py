@@ -1,0 +1,151 @@
+"""The physical fixes of the Pipeline model, each pinned on a small case worked out by hand:
+DRAM at the achievable bandwidth shared by the SMs, the cost of dispatching blocks, same-address
+atomics serialised at the L2, an L1 hit on a neighbour's load, the sampled last block's weight."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeperf.analyze import analyze
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+KERNELS = r'''
+extern "C" __global__ void copy(const float* a, float* b, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[i]; }
+
+extern "C" __global__ void nearly_empty(int* p)
+{ if (threadIdx.x > 1000) p[0] = 1; }
+
+extern "C" __global__ void atomic_sum(const float* x, float* sum, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(sum, x[i]); }
+
+extern "C" __global__ void tree_sum(const float* x, float* sum, int n)
+{
+    __shared__ float s[256];
+    unsigned t = threadIdx.x, i = blockIdx.x * 256 + t;
+    s[t] = i < (unsigned)n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned k = 128; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+    if (t == 0) atomicAdd(sum, s[0]);
+}
+
+extern "C" __global__ void stencil3(const float* in, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def cu(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("fixes") / "fixes.cu"
+    p.write_text(KERNELS)
+    return p
+
+
+def _gpu(tmp: Path, name: str, extra: str) -> str:
+    """A V100 whose memory/launch facts the test sets (the classes are the database's)."""
+    f = tmp / f"{name}.yaml"
+    f.write_text(f"base: volta_v100\nname: {name}\n{extra}")
+    return str(f)
+
+
+def test_dram_copy_runs_at_the_achievable_bandwidth(cu, tmp_path):
+    """A 64 MB + 64 MB copy at full occupancy is bandwidth-bound: 2 * 4 B * n / copy bandwidth
+    (1 read : 1 write), whatever the vendor peak; halving the bandwidth doubles the time."""
+    n = 1 << 24
+    args = [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"]
+    times = []
+    for gbs in (600, 300):
+        g = _gpu(tmp_path, f"v{gbs}", "memory: {dram_peak_gbs: 900, dram_read_gbs: %d, dram_write_gbs: %d, "
+                 "dram_copy_gbs: %d, l2_bytes: 6291456}\nlaunch: {overhead_us: 0, block_dispatch_cycles: 0}\n"
+                 % (gbs, gbs, gbs))
+        a = analyze(cu, [n // 256], [256], args, [g], kernel="copy", arch="sm_75", what_if=False)
+        times.append(a.predictions[0].seconds)
+        assert a.predictions[0].seconds == pytest.approx(2 * 4 * n / (gbs * 1e9), rel=0.05)
+    assert times[1] == pytest.approx(2 * times[0], rel=0.03)
+
+
+def test_read_write_mix_picks_the_bandwidth_between_the_published_points(cu, tmp_path):
+    """Read 900, copy 600, write 300 GB/s: a copy (half read) runs at 600."""
+    n = 1 << 24
+    g = _gpu(tmp_path, "mix", "memory: {dram_read_gbs: 900, dram_write_gbs: 300, dram_copy_gbs: 600, "
+             "l2_bytes: 6291456}\nlaunch: {overhead_us: 0, block_dispatch_cycles: 0}\n")
+    a = analyze(cu, [n // 256], [256], [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"], [g],
+                kernel="copy", arch="sm_75", what_if=False)
+    assert a.predictions[0].seconds == pytest.approx(2 * 4 * n / 600e9, rel=0.05)
+
+
+def test_block_dispatch_cost_on_a_million_one_warp_blocks(cu, tmp_path):
+    """2^20 blocks of one warp on 80 SMs, 32 resident each: every SM runs ceil(2^20/80) = 13108
+    blocks in 410 rounds of its 32 slots, and every round after the first waits the dispatch
+    cost: with the blocks' own few instructions far from the issue limit, the time grows by
+    (410 - 1) * 200 cycles when the cost goes from 200 to 400 cycles."""
+    cyc = []
+    for d in (200, 400):
+        g = _gpu(tmp_path, f"d{d}", f"launch: {{overhead_us: 0, block_dispatch_cycles: {d}}}\n")
+        a = analyze(cu, [1 << 20], [32], ["p=zeros:i32:1"], [g], kernel="nearly_empty", arch="sm_75",
+                    what_if=False)
+        assert a.predictions[0].blocks_per_sm == 32
+        cyc.append(a.predictions[0].cycles)
+    rounds = -(-(-(-(1 << 20) // 80)) // 32)
+    assert rounds == 410
+    assert cyc[1] - cyc[0] == pytest.approx((rounds - 1) * 200, rel=0.02)
+
+
+def test_launch_overhead_is_reported_apart_from_the_kernel_time(cu, tmp_path):
+    g = _gpu(tmp_path, "o", "launch: {overhead_us: 4.5, block_dispatch_cycles: 0}\n")
+    a = analyze(cu, [4], [32], ["p=zeros:i32:1"], [g], kernel="nearly_empty", arch="sm_75", what_if=False)
+    p = a.predictions[0]
+    assert p.launch_overhead_seconds == pytest.approx(4.5e-6)
+    assert p.seconds < 1e-6 and p.to_dict()["launch_overhead_seconds"] == pytest.approx(4.5e-6)
+
+
+def test_same_address_atomics_serialise_and_lose_to_a_tree(cu, tmp_path):
+    """2^20 atomicAdd on one float at 1 per clock GPU-wide take at least 2^20 clocks; the shared
+    tree does one atomic per block of 256 and must be predicted faster."""
+    n = 1 << 20
+    g = _gpu(tmp_path, "at", "atomics: {global_same_address_per_clk: 1}\n"
+             "launch: {overhead_us: 0, block_dispatch_cycles: 0}\n")
+    args = [f"x=rand:f32:{n}", "sum=zeros:f32:1", f"n={n}"]
+    at = analyze(cu, [n // 256], [256], args, [g], kernel="atomic_sum", arch="sm_75", what_if=False).predictions[0]
+    tree = analyze(cu, [n // 256], [256], args, [g], kernel="tree_sum", arch="sm_75", what_if=False).predictions[0]
+    assert at.cycles >= 0.95 * n
+    assert at.cycles == pytest.approx(n, rel=0.1)
+    assert tree.seconds < at.seconds / 4
+
+
+def test_l1_serves_the_neighbours_of_a_stencil(cu, tmp_path):
+    """in[i-1] and in[i+1] touch the sectors in[i] brought into L1 (within the same warp's
+    request stream): with an L1 most of their sectors hit it, without one none do."""
+    n = 1 << 20
+    args = [f"in=zeros:f32:{n}", f"out=zeros:f32:{n}", f"n={n}"]
+    rows = {}
+    for name, l1 in (("l1", 131072), ("nol1", 0)):
+        g = _gpu(tmp_path, name, f"memory: {{l1_bytes: {l1}, l2_bytes: 6291456, dram_copy_gbs: 800}}\n")
+        a = analyze(cu, [n // 256], [256], args, [g], kernel="stencil3", arch="sm_75", what_if=False)
+        rows[name] = sorted(r.get("l1_hit_rate", 0.0) for r in a.predictions[0].memory
+                            if r["space"] == "global" and r["opcode"].startswith("ld"))
+    assert len(rows["l1"]) == 3
+    assert rows["l1"][-1] >= 0.8 and rows["l1"][-2] >= 0.8      # two of the three loads hit L1
+    assert max(rows["nol1"]) == 0.0
+
+
+def test_the_nearly_empty_last_block_stands_for_itself(cu, tmp_path):
+    """A grid of 4097 blocks of 1024 threads whose last block has one active thread: the sample
+    (8 CTAs, the last among them) must not weigh the last block's 31 idle warps as 1/8 of the
+    launch: the prediction equals that of the 4096 full blocks within 1 %."""
+    n = 4096 * 1024
+    args = [f"a=zeros:f32:{n + 1}", f"b=zeros:f32:{n + 1}"]
+    full = analyze(cu, [4096], [1024], args + [f"n={n}"], ["volta_v100"], kernel="copy", arch="sm_75",
+                   what_if=False).predictions[0]
+    tail = analyze(cu, [4097], [1024], args + [f"n={n + 1}"], ["volta_v100"], kernel="copy", arch="sm_75",
+                   what_if=False).predictions[0]
+    assert tail.seconds == pytest.approx(full.seconds, rel=0.02)
+    w = sorted(c["weight"] for c in tail.warp_classes)
+    assert w[0] < 0.01 * w[-1]

@@ -1,0 +1,87 @@
+"""Every bundled GPU beyond the seed papers' cites every number: each numeric field outside
+``classes`` has a ``sources`` entry, each class a ``source``; derived numbers are flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeperf.hardware.spec import available_gpus, load_gpu
+
+SEED = {"fermi_c2050", "kepler_gtx650ti", "maxwell_k620", "pascal_gtx1060", "turing_rtx2070", "amd_r9_380",
+        "example_table2"}
+SOURCED = sorted(set(available_gpus()) - SEED)
+NEW = ["volta_v100_pcie", "ampere_a100_80gb", "ampere_a100_pcie", "ampere_a100_pcie_80gb", "hopper_h100_pcie",
+       "hopper_h200", "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_l40s", "ada_rtx4090"]
+DERIVED_WORDS = ("derived", "range", "approximate", "to be measured", "only the boost clock")
+
+
+def test_new_entries_are_bundled():
+    assert set(NEW) <= set(SOURCED)
+
+
+@pytest.mark.parametrize("name", SOURCED)
+def test_every_field_and_class_has_a_source(name):
+    g = load_gpu(name)
+    fields = g.fields()
+    for key in fields:
+        assert g.sources.get(key, "").strip(), f"{name}: {key} has no entry in sources"
+    for c in g.classes.values():
+        assert c.source.strip(), f"{name}: class {c.name} has no source"
+    assert g.estimates <= set(fields)
+
+
+@pytest.mark.parametrize("name", SOURCED)
+def test_estimates_say_how_they_were_derived(name):
+    g = load_gpu(name)
+    for key in g.estimates:
+        assert any(w in g.sources[key] for w in DERIVED_WORDS) or "analogy" in g.sources[key], (name, key)
+    for c in g.classes.values():
+        if c.estimate:
+            assert any(w in c.source for w in DERIVED_WORDS), (name, c.name)
+
+
+@pytest.mark.parametrize("name", SOURCED)
+def test_memory_and_launch_facts_are_sane(name):
+    g = load_gpu(name)
+    m = g.memory
+    assert (m["l1_line_bytes"], m["sector_bytes"]) == (128, 32)
+    assert 64 * 1024 <= m["l1_bytes"] <= 256 * 1024 < m["l2_bytes"]
+    for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs"):
+        if k in m:                                  # achievable stream bandwidths: below the peak
+            assert 0.7 * m["dram_peak_gbs"] < m[k] < m["dram_peak_gbs"], (k, m[k])
+    assert 0 < g.sustained_clock_ghz <= g.clock_ghz
+    if "overhead_us" in g.launch:
+        assert 1 < g.launch["overhead_us"] < 10
+
+
+@pytest.mark.parametrize("name", SOURCED)
+def test_global_load_cpi_follows_peak_bandwidth(name):
+    """ld_global_s32: 128 B per warp load over (peak GB/s / (SMs x boost GHz)) bytes per SM-clock."""
+    g = load_gpu(name)
+    expect = 128 * g.cores * g.clock_ghz / g.memory["dram_peak_gbs"]
+    assert g.classes["ld_global_s32"].cpi == pytest.approx(expect, abs=0.06)
+    assert g.classes["st_global"].cpi == g.classes["atom_global"].cpi == g.classes["ld_global_s32"].cpi
+
+
+@pytest.mark.parametrize("name,cc,sms,warps,blocks,fp32,fp64", [
+    ("ampere_a40", "8.6", 84, 48, 16, 0.25, 16), ("ampere_rtx3090", "8.6", 82, 48, 16, 0.25, 16),
+    ("ada_l40", "8.9", 142, 48, 24, 0.25, 16), ("ada_l40s", "8.9", 142, 48, 24, 0.25, 16),
+    ("ada_rtx4090", "8.9", 128, 48, 24, 0.25, 16), ("hopper_h100_pcie", "9.0", 114, 64, 32, 0.25, 0.5),
+    ("hopper_h200", "9.0", 132, 64, 32, 0.25, 0.5), ("volta_v100_pcie", "7.0", 80, 64, 32, 0.5, 1),
+    ("ampere_a100_80gb", "8.0", 108, 64, 32, 0.5, 1), ("ampere_a100_pcie_80gb", "8.0", 108, 64, 32, 0.5, 1),
+])
+def test_machine_facts(name, cc, sms, warps, blocks, fp32, fp64):
+    """CUDA C Programming Guide: resident warps/blocks per SM and arithmetic throughput per cc."""
+    g = load_gpu(name)
+    assert (g.compute_capability, g.cores, g.max_warps_per_core, g.max_groups_per_core) == (cc, sms, warps, blocks)
+    assert g.classes["fma_f32"].cpi == fp32 and g.classes["fma_f64"].cpi == fp64
+    assert g.classes["cos_f32"].cpi == 2 and g.classes["add_s32"].cpi == 0.5
+
+
+def test_same_chip_entries_inherit_through_base():
+    assert load_gpu("hopper_h200").base == "hopper_h100"
+    h200, h100 = load_gpu("hopper_h200"), load_gpu("hopper_h100")
+    assert h200.classes["mul_f32"] == h100.classes["mul_f32"]
+    assert h200.memory["dram_peak_gbs"] == 4800 and h100.memory["dram_peak_gbs"] == 3350
+    assert "launch.overhead_us" not in load_gpu("hopper_h100_pcie").sources   # dropped with `null`
+    assert load_gpu("ampere_a100_pcie_80gb").base == "ampere_a100_pcie"
