@@ -25,7 +25,8 @@ from pipeperf.util.yamlio import Document, load_document
 
 FAMILIES = ("dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int", "latency",
             "launch", "atomics")
-_CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes"}
+_CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes",
+              "calibrates"}
 _LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes"}
 _MEASURED_KEYS = {"seconds", "how", "quote", "file", "includes_launch", "notes"}
 
@@ -59,6 +60,7 @@ class Case:
     order_group: str | None = None
     quote: str = ""
     reference: str = ""           # repository@commit:path (or paper, table)
+    calibrates: tuple[str, ...] = ()   # GPU database fields this measurement is the source of
 
 
 @dataclass
@@ -151,7 +153,8 @@ def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
                     None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch)
     return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
-                c.get("order_group"), str(ms.get("quote", "")), reference)
+                c.get("order_group"), str(ms.get("quote", "")), reference,
+                tuple(str(x) for x in (c.get("calibrates") or ())))
 
 
 @functools.lru_cache(maxsize=None)
@@ -272,7 +275,9 @@ def _mape(values: list[float | None]) -> float | None:
 
 
 def summarise(results: Sequence[CaseResult]) -> SuiteSummary:
-    ok = [r for r in results if r.error is None]
+    """MAPE over the predicted cases, leaving out those a database constant was read from
+    (``calibrates``): predicting the number a constant was derived from tests nothing."""
+    ok = [r for r in results if r.error is None and not r.case.calibrates]
     models = sorted({m for r in ok for m in r.predicted}, key=lambda m: (m != "pipeline", m))
 
     def table(key: Callable[[CaseResult], str]) -> dict[str, dict[str, float | None]]:
@@ -281,7 +286,9 @@ def summarise(results: Sequence[CaseResult]) -> SuiteSummary:
             groups[key(r)].append(r)
         return {k: {m: _mape([r.ape(m) for r in rs]) for m in models} for k, rs in sorted(groups.items())}
 
-    counts = {"cases": len(results), "predicted": len(ok), "failed": len(results) - len(ok),
+    calib = [r.case.id for r in results if r.error is None and r.case.calibrates]
+    counts = {"cases": len(results), "predicted": len(ok), "calibration": len(calib),
+              "failed": sum(1 for r in results if r.error is not None),
               "by_gpu": _count(r.case.gpu for r in ok), "by_family": _count(r.case.family for r in ok),
               "kernels": len({(r.case.launch.kernel_file, r.case.launch.kernel) for r in ok})}
     return SuiteSummary(models, {m: _mape([r.ape(m) for r in ok]) for m in models},

@@ -19,7 +19,9 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
     shown = [m for m in (models or DEFAULT_SHOWN) if m in s.models] or s.models
     c = s.counts
     lines = [f"validation suite: {c['predicted']} of {c['cases']} cases predicted, {c['kernels']} kernels, "
-             f"{len(c['by_gpu'])} GPUs" + (f"; {c['failed']} failed (below)" if c["failed"] else "")]
+             f"{len(c['by_gpu'])} GPUs" + (f"; {c['failed']} failed (below)" if c["failed"] else "")
+             + (f"; {c['calibration']} left out of the MAPE: a database constant was read from them"
+                if c.get("calibration") else "")]
     w0 = max([len("MAPE %")] + [len(k) for k in list(s.by_gpu) + list(s.by_family)]) + 8
     widths = [max(8, len(m)) for m in shown]
 
