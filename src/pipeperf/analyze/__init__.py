@@ -155,7 +155,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             sweep: bool = False, scheduler: str = "rr", memory: bool = True,
             all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
             what_if: bool = True, max_blocks_per_sm: int | None = None,
-            nvcc_flags: Sequence[str] = ()) -> Analysis:
+            nvcc_flags: Sequence[str] = (), warm_l2: bool = False) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -166,7 +166,9 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     simulates the launch with its bank conflicts removed and its global accesses coalesced,
     where it has any (mapper g's what-ifs), to say what fixing them would gain.
     ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
-    program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc."""
+    program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc.
+    ``warm_l2``: the launch follows one over the same buffers (back-to-back launches), so data
+    that fits in L2 is there from the start; by default L2 starts cold."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -205,7 +207,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.memory_trace import launch_memory
 
             gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, blocks,
-                                                                          n_blocks, g3, b3)
+                                                                          n_blocks, g3, b3, warm_l2)
             if not what_if:
                 alternatives = {}
         prof_gpu = prof
@@ -270,13 +272,13 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
     preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
-    for name, v in analytical_predictions(kg, gpu, [resident], n_core).items():
+    for name, v in analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz).items():
         preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
         if "unsupported" in v:
             preds[name]["unsupported"] = v["unsupported"]
     profile = {"cycles": r.cycles, "warps_on_core": r.warps_on_core, "groups_on_core": r.groups_on_core,
                "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
-               "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles,
+               "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles, "clock_ghz": r.clock_ghz,
                "fast_forward": r.fast_forward}
     sw = None
     if opts.sweep:
@@ -284,7 +286,7 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler, fast_forward)
         warps = [g * wpb for g in groups]
         curves = {PIPELINE: [x.seconds for x in runs]}
-        for name, v in analytical_predictions(kg, gpu, warps, n_core).items():
+        for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
             curves[name] = v["seconds"]
         sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
     what = {}

@@ -116,19 +116,23 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
                    resident_ctas: int = 1, active_sms: int | None = None,
                    launch_scale: float = 1.0, block: tuple[int, int, int] = (1, 1, 1),
-                   params: dict | None = None) -> MemoryMapping:
+                   params: dict | None = None, warm_l2: bool = False) -> MemoryMapping:
     """Mapper g for one GPU: statistics per PC (cache capacities scaled to the sample: the L2 to
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
     ignores some ``%ctaid`` dimension count the CTAs of a wave that share them
     (:mod:`pipeperf.analyze.cta_sharing`). DRAM requests cost the launch's share of the achievable
     bandwidth for its read/write mix, shared by ``active_sms`` SMs; same-address atomics
-    serialise over the launch (``launch_scale`` CTAs per sampled CTA)."""
+    serialise over the launch (``launch_scale`` CTAs per sampled CTA). ``warm_l2``: the launch
+    finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
+    so when what the whole launch touches fits in L2 its first touches hit too."""
     stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas))
     if grid is not None and wave_ctas > 1:
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
                           len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
+    if warm_l2:
+        warm_start(stats, gpu, launch_scale)
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
     return map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
@@ -162,6 +166,23 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
         stats[pc].shared_by = 1.0 / (1.0 - f) if f < 1.0 else float(n)
 
 
+def warm_start(stats: dict[int, PcMemory], gpu: GPUSpec, launch_scale: float) -> bool:
+    """A launch whose data a previous launch left in L2: when its footprint (the distinct sectors
+    each traced CTA touches, over the CTAs sharing them, times the CTAs of the launch per traced
+    CTA) fits in the GPU's L2, every global access hits L2. Returns whether it fits."""
+    l2_bytes = gpu.memory.get("l2_bytes")
+    glob = [st for st in stats.values() if st.space == "global" and st.sectors]
+    if not l2_bytes or not glob:
+        return False
+    footprint = sum((st.sectors - st.intra_hits) / max(1.0, st.shared_by) for st in glob) * SECTOR * launch_scale
+    if footprint > float(l2_bytes):
+        return False
+    for st in glob:
+        st.l2_hits = st.sectors
+        st.intra_hits = st.sectors
+    return True
+
+
 def read_share(stats: Mapping[int, PcMemory], func) -> float:
     """The share of the launch's DRAM sectors that are read (loads' misses over loads' misses plus
     the sectors stores and atomics write; atomics count as both), from the traced sample."""
@@ -181,7 +202,7 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
 
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1)
+                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False
                   ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
     class name overrides for the IDG builder, one report row per memory PC, notes, and per
@@ -203,7 +224,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
                         resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),
-                        launch_scale=scale, block=block, params=getattr(prof, "params", {}))
+                        launch_scale=scale, block=block, params=getattr(prof, "params", {}), warm_l2=warm_l2)
     rows = []
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]

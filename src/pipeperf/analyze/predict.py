@@ -59,9 +59,11 @@ def warps_per_core(n_blocks: int, warps_per_block: int, cores: int) -> int:
     return math.ceil(n_blocks / cores) * warps_per_block
 
 
-def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_warps_core: int
-                           ) -> dict[str, dict[str, list]]:
-    """{model: {"cycles": [...], "seconds": [...], "unsupported": reason?}} at each occupancy."""
+def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_warps_core: int,
+                           clock_ghz: float | None = None) -> dict[str, dict[str, list]]:
+    """{model: {"cycles": [...], "seconds": [...], "unsupported": reason?}} at each occupancy
+    (seconds at ``clock_ghz``: the Pipeline run's clock under its load, else the sustained clock)."""
+    clock = clock_ghz or gpu.run_clock_ghz
     ev = evaluate(kg, gpu, warps, list(ANALYTICAL))
     out: dict[str, dict[str, list]] = {}
     for name, curve in ev.curves.items():
@@ -70,7 +72,7 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
                          "unsupported": curve.unsupported}
             continue
         cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.wpc]
-        out[name] = {"cycles": cyc, "seconds": [c / (gpu.run_clock_ghz * 1e9) if c else None for c in cyc]}
+        out[name] = {"cycles": cyc, "seconds": [c / (clock * 1e9) if c else None for c in cyc]}
     return out
 
 

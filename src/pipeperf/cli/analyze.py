@@ -40,6 +40,9 @@ def register(subparsers) -> None:
                    help="include directory for nvcc (repeat)")
     p.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                    help="any other nvcc flag, e.g. --nvcc-flag=-std=c++17 (repeat)")
+    p.add_argument("--warm-l2", action="store_true",
+                   help="the launch follows one over the same buffers: data that fits in L2 is there from "
+                        "the start (default: L2 starts cold)")
     p.add_argument("--max-blocks-per-sm", type=int, metavar="N",
                    help="cap the resident blocks per SM below the occupancy limit (as a shared-memory "
                         "carve-out or launch bound of the program does)")
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
                 sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
                 all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if,
-                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args))
+                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2)
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 

@@ -383,7 +383,8 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
     write = m.get("dram_write_gbs") or copy
     f = min(1.0, max(0.0, read_fraction))
     bw = write + (copy - write) * f / 0.5 if f <= 0.5 else copy + (read - copy) * (f - 0.5) / 0.5
-    bytes_per_cycle_per_sm = bw / gpu.run_clock_ghz / max(1, min(active_sms, gpu.cores))
+    # cycles at the boost clock: a DRAM-bound kernel keeps the arithmetic light, so it runs at boost
+    bytes_per_cycle_per_sm = bw / gpu.clock_ghz / max(1, min(active_sms, gpu.cores))
     return REF_SECTORS * SECTOR / bytes_per_cycle_per_sm
 
 

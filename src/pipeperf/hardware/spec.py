@@ -99,6 +99,15 @@ class GPUSpec:
         classes.update(overrides)
         return replace(self, classes=classes)
 
+    def clock_at(self, activity: float) -> float:
+        """The SM clock of a kernel that keeps the arithmetic pipelines ``activity`` (0..1) busy:
+        light loads (memory-bound kernels) run at the boost clock ``clock_ghz``, full arithmetic
+        load at the measured ``sustained_clock_ghz`` (where power or thermal limits pull it down),
+        linearly in between, as the power drawn grows with the arithmetic activity."""
+        a = min(1.0, max(0.0, float(activity)))
+        hi = max(self.clock_ghz, self.run_clock_ghz)    # a spec whose clock_ghz is a base clock: no drop
+        return hi - (hi - self.run_clock_ghz) * a
+
     @property
     def run_clock_ghz(self) -> float:
         """The clock cycles are converted to seconds with under sustained load (``sustained_clock_ghz``)."""
@@ -177,7 +186,7 @@ _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
 _MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
                 "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
 #: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
-_LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles"}
+_LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles", "blocks_per_clk"}
 #: the ``atomics`` section: whole-GPU same-address global atomics per clock (resolved in L2),
 #: cycles per conflicting lane of a same-address shared-memory atomic
 _ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}

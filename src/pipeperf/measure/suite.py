@@ -27,7 +27,7 @@ FAMILIES = ("dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compu
             "launch", "atomics")
 _CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes",
               "calibrates"}
-_LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes"}
+_LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes", "warm_l2"}
 _MEASURED_KEYS = {"seconds", "how", "quote", "file", "includes_launch", "notes"}
 
 
@@ -44,6 +44,7 @@ class Launch:
     max_blocks_per_sm: int | None = None
     nvcc_flags: tuple[str, ...] = ()
     arch: str | None = None
+    warm_l2: bool = False         # the measured launch followed one over the same buffers
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
     arch = ln.get("arch") or _gpu_target(str(c["gpu"]))
     launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),
                     tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
-                    None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch)
+                    None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch,
+                    bool(ln.get("warm_l2", False)))
     return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
                 c.get("order_group"), str(ms.get("quote", "")), reference,
@@ -232,7 +234,8 @@ def _analyse(launch: Launch, gpus: list[str]) -> dict[str, Any]:
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
-                max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False)
+                max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False,
+                warm_l2=launch.warm_l2)
     return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
                     "overhead": p.launch_overhead_seconds} for p in a.predictions}
 

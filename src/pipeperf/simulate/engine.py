@@ -62,11 +62,13 @@ def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, star
 @njit(cache=True)
 def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
              warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
-             record, dispatch):
+             record, dispatch, interval):
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued). A waiting group takes a
     finished group's slots ``dispatch`` cycles after it finished (retiring one block and
-    dispatching the next)."""
+    dispatching the next), and never sooner than ``interval`` cycles after the core's previous
+    group started: the GPU's block scheduler hands out blocks at a finite rate shared by all
+    cores (the first resident groups too start ``interval`` apart)."""
     gs = group_size
     M = min(n_resident, n_groups)
     n_slots = M * gs
@@ -117,8 +119,10 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
 
     next_group = 0
     groups_done = 0
+    last_start = 0.0
     for m in range(M):
-        _load_group(m, next_group, 0.0, gs, warp_cls, length, slot_warp, slot_cls, head, start,
+        last_start = m * interval
+        _load_group(m, next_group, last_start, gs, warp_cls, length, slot_warp, slot_cls, head, start,
                     est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, False, hsub, sub, off, wake, sub_count, lastiss)
         next_group += 1
     end_time = 0.0
@@ -310,6 +314,9 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
                 groups_done += 1
                 if next_group < n_groups:
                     t0 = fin + dispatch
+                    if t0 < last_start + interval:
+                        t0 = last_start + interval
+                    last_start = t0
                     _load_group(m, next_group, t0, gs, warp_cls, length, slot_warp, slot_cls, head,
                                 start, est, grp_unissued, grp_arrivals, grp_max_comp, order, n_slots, True,
                                 hsub, sub, off, wake, sub_count, lastiss)

@@ -22,6 +22,8 @@ from pipeperf.idg.kernel import KernelGraph
 from pipeperf.simulate import engine
 
 SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
+#: subsystems whose activity sets the clock under load (GPUSpec.clock_at)
+ARITHMETIC = ("alu", "dpu", "sfu", "tensor")
 
 
 @dataclass
@@ -60,6 +62,7 @@ class SimResult:
     profile: ExecutionProfile | None = field(default=None, repr=False)
     issue_cycles: float = 0.0        # cycles in which at least one instruction issued
     fast_forward: dict | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
+    clock_ghz: float = 0.0           # the clock cycles were converted with (GPUSpec.clock_at)
 
     @property
     def bound_by(self) -> str:
@@ -126,6 +129,9 @@ class PreparedKernel:
         self.minlam = np.full(len(self.subsystems), np.inf)
         np.minimum.at(self.minlam, self.sub, self.lam)
         self.minlam[~np.isfinite(self.minlam)] = 1.0
+        # the block scheduler's GPU-wide rate, as the interval between block starts on one SM
+        rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
+        self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
             scheduler: str = "rr", profile: bool = False, check_limits: bool = True,
@@ -177,16 +183,19 @@ class PreparedKernel:
                                                                  scheduler, profile)
         cycles = float(end)
         n_warps = n_groups * group_size
+        busy_share = {s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)}
+        clock = gpu.clock_at(max((v for k, v in busy_share.items() if k in ARITHMETIC), default=0.0))
         return SimResult(
             cycles=cycles,
-            seconds=cycles / (gpu.run_clock_ghz * 1e9),
+            seconds=cycles / (clock * 1e9),
             warps_per_cycle=n_warps / cycles if cycles > 0 else math.inf,
             ipc=issued / cycles if cycles > 0 else math.inf,
-            subsystem_busy={s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)},
+            subsystem_busy=busy_share,
             warps=warps, group_size=group_size, groups_per_core=groups_per_core,
             groups_total=total_groups, groups_on_core=n_groups, warps_on_core=n_warps,
             instructions_on_core=int(issued), scheduler=scheduler, gpu=gpu.name,
             kernel=self.kernel.name, profile=prof, issue_cycles=float(issue_cycles), fast_forward=ff,
+            clock_ghz=clock,
         )
 
     def _engine(self, warp_cls: np.ndarray, group_size: int, n_groups: int, groups_per_core: int,
@@ -196,7 +205,7 @@ class PreparedKernel:
             self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
-            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)))
+            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval)
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")
