@@ -7,10 +7,12 @@ Run:  python3 benchmarks/validation_suite.py [--jobs 2] [--out out/validation] [
 ``--without`` turns fixes of the Pipeline model off, to report the suite's MAPE before and after
 each (issue 15): ``dram`` (achievable DRAM bandwidth shared by the active SMs, read/write mix:
 off = the vendor-peak-derived memory class), ``l1`` (L1 hits of global loads), ``dispatch``
-(block dispatch cost), ``overhead`` (the fixed launch overhead), ``clock`` (sustained clock under
-load: off = the boost clock), ``atomics`` (same-address serialisation), ``weights`` (a sampled
+(block dispatch: the GPU-wide block rate and the per-slot cost), ``overhead`` (the fixed launch
+overhead), ``clock`` (the clock under load from the arithmetic activity: off = the database's
+``clock_ghz``), ``atomics`` (same-address serialisation), ``weights`` (a sampled
 CTA stands for its stratum of the grid: off = every sampled CTA weighs the same), ``reuse``
-(cross-CTA reuse from the address's CTA-dependent part: off = the ctaid-dimension rule of before).
+(cross-CTA reuse from the address's CTA-dependent part: off = the ctaid-dimension rule of before),
+``warm`` (data left in L2 by the previous launch over the same buffers: off = L2 starts cold).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -28,7 +30,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
-FIXES = ("dram", "l1", "dispatch", "overhead", "clock", "atomics", "weights", "reuse")
+FIXES = ("dram", "l1", "dispatch", "overhead", "clock", "atomics", "weights", "reuse", "warm")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -47,6 +49,7 @@ def switch_off(fixes: set[str]) -> None:
             mem.pop("l1_bytes", None)
         if "dispatch" in fixes:
             launch.pop("block_dispatch_cycles", None)
+            launch.pop("blocks_per_clk", None)
         if "overhead" in fixes:
             launch.pop("overhead_us", None)
         extra = {}
@@ -70,6 +73,10 @@ def switch_off(fixes: set[str]) -> None:
             for pc, (_, share) in sharing_by_pc(func, glob, grid, wave_ctas).items():
                 stats[pc].shared_by = share
         mt.share_across_ctas = dims_rule
+    if "warm" in fixes:
+        import pipeperf.analyze.memory_trace as mt
+
+        mt.warm_start = lambda stats, gpu, launch_scale: False
 
 
 def main() -> int:
