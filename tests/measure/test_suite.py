@@ -121,3 +121,20 @@ def test_cli_prints_the_mape_tables_and_draws_the_scatter(tmp_path, cli):
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
     rc, out, err = cli("validate", "--suite", str(root), "--family", "l1")
     assert rc == 2 and "no case of the suite matches" in err
+
+
+FAST_SUBSET = ["gpu-small-kernels/h200/b256/n53097", "gpu-small-kernels/a40/b1024/n304919",
+               "gpu-stream/a40/triad/b512", "mixbench/gtx1060/sp/it0000", "gpu-l2-cache/h200/run8"]
+
+
+@nvcc
+def test_a_fast_subset_of_the_published_cases_stays_accurate():
+    """A handful of real cases (launch-bound, DRAM-bound, L2-bound, on three GPUs) predicted end
+    to end: the Pipeline model within 25 % of each measurement (the whole suite is
+    benchmarks/validation_suite.py)."""
+    cases = load_suite(SUITE, selector(ids=FAST_SUBSET))
+    assert sorted(c.id for c in cases) == sorted(FAST_SUBSET)
+    res = run_suite(cases)
+    for r in res:
+        assert r.error is None, (r.case.id, r.error)
+        assert r.ape("pipeline") < 0.25, (r.case.id, r.predicted["pipeline"], r.case.seconds)
