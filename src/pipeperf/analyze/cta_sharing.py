@@ -224,13 +224,43 @@ def cta_keys(func: Function, pcs: Iterable[int], grid: tuple[int, int, int], blo
     return out
 
 
+def random_replacement_hit_rate(footprint_over_capacity: float) -> float:
+    """Steady-state hit rate of a cyclic working set ``x`` times the cache's size under random
+    replacement: a line survives the (1 - h) x C misses between two of its uses with probability
+    exp(-(1 - h) x), so h = exp(-(1 - h) x); 1 when it fits (x <= 1), falling smoothly past it
+    (x = 1.02 -> 0.96, 1.5 -> 0.42, 2 -> 0.20). GPU L2s are not LRU (their hit rate falls
+    gradually past the capacity, te42kyfo/gpu-benches gpu-l2-cache), so this replaces LRU's cliff."""
+    x = float(footprint_over_capacity)
+    if x <= 1.0:
+        return 1.0
+    lo, hi = 0.0, 1.0 - 1e-12           # the root below 1: f(h) = exp(-(1-h)x) - h, f(lo) > 0 > f(hi-)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if math.exp(-(1.0 - mid) * x) - mid > 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def reuse_within(keys: np.ndarray, distance_limit: float) -> float:
-    """Share of the CTAs whose previous CTA (in launch order) with the same key is at most
-    ``distance_limit`` CTAs earlier: the CTAs that find their data still in the cache."""
+    """Share of the CTAs that find their data still in the cache: each CTA reuses what the
+    previous CTA with the same key (in launch order) brought in, with the probability that it
+    survived the ``d`` CTAs launched in between (:func:`random_replacement_hit_rate` of d over
+    ``distance_limit``, the CTAs whose data fills the cache)."""
     n = len(keys)
     if n < 2:
         return 0.0
     order = np.lexsort((np.arange(n), keys))
     k, pos = keys[order], order
-    near = (k[1:] == k[:-1]) & ((pos[1:] - pos[:-1]) <= distance_limit)
-    return float(near.sum()) / n
+    same = k[1:] == k[:-1]
+    if not same.any():
+        return 0.0
+    d = (pos[1:] - pos[:-1])[same].astype(float)
+    if not math.isfinite(distance_limit):
+        return float(same.sum()) / n
+    x = d / max(distance_limit, 1e-12)
+    # the hit rate depends only on the distance: evaluate it once per distinct value
+    ux, inv = np.unique(np.round(x, 4), return_inverse=True)
+    h = np.array([random_replacement_hit_rate(v) for v in ux])[inv]
+    return float(h.sum()) / n
