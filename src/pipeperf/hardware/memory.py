@@ -361,7 +361,14 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
            + ("" if l2 is not None else " (no L2 class: hits as DRAM)")
            + (f"; DRAM {lam_dram:.3g} cycles per {REF_SECTORS * SECTOR} B at the achievable bandwidth"
               if dram_cpi is not None else ""))
-    return InstrClass(name, base.subsystem, lam, Lam, src, True)
+    # a load served by L1 (nearly) alone uses the L1/shared-memory pipeline, not the path to L2
+    # and DRAM: the two run side by side on the SM, so it must not queue behind DRAM requests
+    sub = l1.subsystem if l1 is not None and q1 >= L1_ONLY else base.subsystem
+    return InstrClass(name, sub, lam, Lam, src, True)
+
+
+#: share of a load's sectors that must hit L1 for it to be issued to the L1 pipeline alone
+L1_ONLY = 0.95
 
 
 def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> float | None:
