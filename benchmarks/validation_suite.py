@@ -1,7 +1,7 @@
 """The whole validation suite (validation/): every published case predicted by every model, the
 MAPE tables, the scatter plot and the JSON of every case, with the wall time of the run.
 
-Run:  python3 benchmarks/validation_suite.py [--jobs 2] [--out out/validation] [--case GLOB ...]
+Run:  python3 benchmarks/validation_suite.py [--jobs 2] [--out out/validation] [--case GLOB ...] [--every K]
       python3 benchmarks/validation_suite.py --without dram,l1,...   # the model as it was before those fixes
 
 ``--without`` turns fixes of the Pipeline model off, to report the suite's MAPE before and after
@@ -86,6 +86,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "out" / "validation"))
     ap.add_argument("--case", action="append", default=[], metavar="GLOB")
     ap.add_argument("--gpu", action="append", default=[])
+    ap.add_argument("--every", type=int, default=1, metavar="K",
+                    help="only every K-th case (a deterministic sample, for per-fix comparisons)")
     ap.add_argument("--without", default="", help=f"comma-separated fixes to turn off: {', '.join(FIXES)}, all")
     a = ap.parse_args()
     off = set(FIXES) if a.without == "all" else {x for x in a.without.split(",") if x}
@@ -96,7 +98,7 @@ def main() -> int:
     from pipeperf.measure.suite import load_suite, results_json, run_suite, selector, summarise
     from pipeperf.report.suite_report import format_summary, plot_suite
 
-    cases = load_suite(a.suite, selector(a.gpu, (), a.case))
+    cases = load_suite(a.suite, selector(a.gpu, (), a.case))[::max(1, a.every)]
     t0 = time.perf_counter()
     res = run_suite(cases, jobs=a.jobs, progress=lambda d, n: print(f"\r{d}/{n} launches", end="", file=sys.stderr))
     wall = time.perf_counter() - t0
@@ -104,7 +106,7 @@ def main() -> int:
     s = summarise(res)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    tag = "without-" + "-".join(sorted(off)) if off else "all-fixes"
+    tag = ("without-" + "-".join(sorted(off)) if off else "all-fixes") + (f"-every{a.every}" if a.every > 1 else "")
     (out / f"suite-{tag}.json").write_text(results_json(res, s))
     plot_suite(res, out / f"suite-{tag}.png")
     print(format_summary(s))
