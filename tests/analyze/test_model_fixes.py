@@ -149,3 +149,52 @@ def test_the_nearly_empty_last_block_stands_for_itself(cu, tmp_path):
     assert tail.seconds == pytest.approx(full.seconds, rel=0.02)
     w = sorted(c["weight"] for c in tail.warp_classes)
     assert w[0] < 0.01 * w[-1]
+
+
+def test_the_block_scheduler_rate_spaces_block_starts(cu, tmp_path):
+    """At 0.5 blocks per clock GPU-wide on 80 SMs an SM starts a block every 160 cycles at best:
+    2^20 nearly empty one-warp blocks (13108 per SM) take at least 13107 * 160 cycles."""
+    g = _gpu(tmp_path, "rate", "launch: {overhead_us: 0, block_dispatch_cycles: 0, blocks_per_clk: 0.5}\n")
+    p = analyze(cu, [1 << 20], [32], ["p=zeros:i32:1"], [g], kernel="nearly_empty", arch="sm_75",
+                what_if=False).predictions[0]
+    assert p.cycles == pytest.approx(13107 * 160, rel=0.01)
+
+
+def test_warm_l2_serves_a_launch_whose_data_fits(cu, tmp_path):
+    """A 2 x 2 MB copy after a launch over the same buffers finds them in a 6 MB L2: every
+    sector hits, and the launch is faster than from a cold L2; 2 x 64 MB does not fit: no change."""
+    for n, fits in ((1 << 19, True), (1 << 24, False)):
+        args = [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"]
+        cold, warm = (analyze(cu, [n // 256], [256], args, ["volta_v100"], kernel="copy", arch="sm_75",
+                              what_if=False, warm_l2=w).predictions[0] for w in (False, True))
+        rates = [r["l2_hit_rate"] for r in warm.memory if r["space"] == "global"]
+        if fits:
+            assert rates == [1.0, 1.0] and warm.seconds < 0.8 * cold.seconds
+        else:
+            assert max(rates) < 0.5 and warm.seconds == pytest.approx(cold.seconds, rel=1e-6)
+
+
+def test_the_clock_follows_the_arithmetic_load(tmp_path):
+    """Boost 2.0 GHz, 1.5 GHz under full arithmetic load: a memory-bound run (no arithmetic) at
+    2.0, a fully busy ALU at 1.5, half busy at 1.75; a spec whose clock_ghz is a base clock below
+    its sustained clock runs at the sustained clock whatever the load."""
+    from pipeperf.hardware.spec import load_gpu
+
+    g = load_gpu(_gpu(tmp_path, "clk", "clock_ghz: 2.0\nsustained_clock_ghz: 1.5\n"))
+    assert (g.clock_at(0.0), g.clock_at(1.0), g.clock_at(0.5)) == (2.0, 1.5, 1.75)
+    base = load_gpu(_gpu(tmp_path, "base", "clock_ghz: 1.41\nsustained_clock_ghz: 1.62\n"))
+    assert base.clock_at(0.0) == base.clock_at(1.0) == 1.62
+
+
+def test_an_l1_only_load_uses_the_l1_pipeline(cu, tmp_path):
+    """The stencil's loads that hit L1 alone go to the L1/shared pipeline (lsu), the one that
+    brings the sectors from DRAM stays on the memory pipeline."""
+    from pipeperf.hardware.memory import L1_ONLY
+
+    n = 1 << 20
+    a = analyze(cu, [n // 256], [256], [f"in=zeros:f32:{n}", f"out=zeros:f32:{n}", f"n={n}"], ["volta_v100"],
+                kernel="stencil3", arch="sm_75", what_if=False).predictions[0]
+    loads = [r for r in a.memory if r["space"] == "global" and r["opcode"].startswith("ld")]
+    l1_only = [r for r in loads if r["l1_hit_rate"] >= L1_ONLY]
+    assert l1_only and len(l1_only) < len(loads)
+    assert a.bound.subsystem_busy.get("lsu", 0) > 0

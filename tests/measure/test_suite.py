@@ -138,3 +138,13 @@ def test_a_fast_subset_of_the_published_cases_stays_accurate():
     for r in res:
         assert r.error is None, (r.case.id, r.error)
         assert r.ape("pipeline") < 0.25, (r.case.id, r.predicted["pipeline"], r.case.seconds)
+
+
+def test_cases_a_constant_was_read_from_are_left_out_of_the_mape():
+    launch = Launch("k.cu", "k", (1,), (32,), ())
+    scored = CaseResult(Case("a", "dram", "volta_v100", launch, 1.0, True, "f:1"), {"pipeline": 1.1})
+    calib = CaseResult(Case("b", "launch", "volta_v100", launch, 1.0, True, "f:2", calibrates=("launch.overhead_us",)),
+                       {"pipeline": 3.0})
+    s = summarise([scored, calib])
+    assert s.overall["pipeline"] == pytest.approx(10.0) and s.counts["calibration"] == 1
+    assert s.counts["predicted"] == 1 and "launch" not in s.by_family

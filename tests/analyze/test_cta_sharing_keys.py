@@ -1,0 +1,75 @@
+"""CTA keys from the address's CTA-uniform part, and the reuse they give within the L2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeperf.analyze.cta_sharing import cta_keys, random_replacement_hit_rate, reuse_within
+from pipeperf.ptx import parse_ptx
+from pipeperf.ptx.compile import compile_cu
+
+import shutil
+
+nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+SRC = r'''
+extern "C" __global__ void modk(const double* B, double* out, int k)
+{ out[threadIdx.x] = B[(blockIdx.x % k) * 1024 + threadIdx.x]; }
+extern "C" __global__ void rows(const float* A, float* out, int n)
+{ out[blockIdx.y * n + threadIdx.x] = A[blockIdx.y * n + threadIdx.x]; }
+extern "C" __global__ void gather(const int* idx, const float* x, float* out)
+{ out[threadIdx.x] = x[idx[blockIdx.x * 32 + threadIdx.x]]; }
+'''
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    p = tmp_path_factory.mktemp("keys") / "k.cu"
+    p.write_text(SRC)
+    return parse_ptx(compile_cu(p, "sm_80"))
+
+
+def _loads(func):
+    return [i for i, x in enumerate(func.instructions) if x.op.root == "ld" and x.op.space == "global"]
+
+
+@nvcc
+def test_blockidx_mod_k_gives_k_keys(module):
+    f = next(fn for fn in module.functions if fn.name == "modk")
+    pcs = _loads(f)
+    keys = cta_keys(f, pcs, (100, 1, 1), (32, 1, 1), {"modk_param_2": 8}, 100)[pcs[0]]
+    assert len(np.unique(keys)) == 8
+    assert (keys[:8] != keys[0]).sum() == 7 and keys[8] == keys[0] and keys[17] == keys[1]
+
+
+@nvcc
+def test_an_address_of_blockidx_y_only_is_shared_along_x(module):
+    f = next(fn for fn in module.functions if fn.name == "rows")
+    pcs = _loads(f)
+    keys = cta_keys(f, pcs, (4, 3, 1), (32, 1, 1), {"rows_param_2": 32}, 12)[pcs[0]]
+    assert keys.tolist() == [keys[0]] * 4 + [keys[4]] * 4 + [keys[8]] * 4 and len(set(keys.tolist())) == 3
+
+
+@nvcc
+def test_an_address_from_loaded_values_has_no_key(module):
+    f = next(fn for fn in module.functions if fn.name == "gather")
+    pcs = _loads(f)
+    out = cta_keys(f, pcs, (10, 1, 1), (32, 1, 1), {}, 10)
+    assert out[pcs[-1]] is None
+
+
+def test_random_replacement_falls_smoothly_past_the_capacity():
+    assert random_replacement_hit_rate(0.5) == 1.0 and random_replacement_hit_rate(1.0) == 1.0
+    for x in (1.02, 1.5, 2.0, 5.0):
+        h = random_replacement_hit_rate(x)
+        assert h == pytest.approx(np.exp(-(1 - h) * x), abs=1e-9) and 0 < h < 1
+    assert random_replacement_hit_rate(1.5) > random_replacement_hit_rate(2.0) > random_replacement_hit_rate(5.0)
+
+
+def test_reuse_within_counts_predecessors_by_distance():
+    keys = np.arange(1000) % 8                      # every key reappears 8 CTAs later
+    assert reuse_within(keys, float("inf")) == pytest.approx(992 / 1000)
+    assert reuse_within(keys, 16.0) == pytest.approx(992 / 1000)     # 8 CTAs fit: all reuse
+    assert reuse_within(keys, 4.0) == pytest.approx(992 / 1000 * random_replacement_hit_rate(2.0))
+    assert reuse_within(np.arange(10), 100.0) == 0.0
