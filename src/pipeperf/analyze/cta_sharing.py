@@ -179,6 +179,8 @@ def _apply(x, vals: list):
     if any(isinstance(v, float) for v in vals):
         return _NONUNIFORM
     root = x.op.root
+    if "hi" in x.op.modifiers:                # the upper half of a product: not evaluated here
+        return _NONUNIFORM
     v = [np.int64(a) if not isinstance(a, np.ndarray) else a for a in vals]
     if root in ("mov", "cvt", "cvta") and len(v) == 1:
         return vals[0]
