@@ -57,7 +57,9 @@ def plot_suite(results: Sequence[CaseResult], path: str | Path, model: str = "pi
     import matplotlib.pyplot as plt
 
     pts = [(r.case.seconds, r.predicted.get(model), r.case.gpu) for r in results
-           if r.error is None and r.predicted.get(model)]
+           if r.error is None and r.predicted.get(model) and not r.case.calibrates]
+    calib = [(r.case.seconds, r.predicted.get(model)) for r in results
+             if r.error is None and r.predicted.get(model) and r.case.calibrates]
     fig, ax = plt.subplots(figsize=(7, 6.5))
     gpus = sorted({g for _, _, g in pts})
     cmap = plt.get_cmap("tab10" if len(gpus) <= 10 else "tab20")
@@ -65,6 +67,9 @@ def plot_suite(results: Sequence[CaseResult], path: str | Path, model: str = "pi
         xs = [m for m, _, gg in pts if gg == g]
         ys = [p for _, p, gg in pts if gg == g]
         ax.scatter(xs, ys, s=16, color=cmap(i % cmap.N), label=f"{g} ({len(xs)})", alpha=0.85)
+    if calib:
+        ax.scatter([m for m, _ in calib], [p for _, p in calib], s=30, facecolors="none", edgecolors="black",
+                   label=f"calibration ({len(calib)}, not scored)")
     if pts:
         lo = min(min(m, p) for m, p, _ in pts) / 1.5
         hi = max(max(m, p) for m, p, _ in pts) * 1.5
