@@ -184,7 +184,7 @@ class PreparedKernel:
         cycles = float(end)
         n_warps = n_groups * group_size
         busy_share = {s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)}
-        clock = gpu.clock_at(max((v for k, v in busy_share.items() if k in ARITHMETIC), default=0.0))
+        clock = gpu.clock_at(self.arithmetic_activity(busy_share))
         return SimResult(
             cycles=cycles,
             seconds=cycles / (clock * 1e9),
@@ -197,6 +197,16 @@ class PreparedKernel:
             kernel=self.kernel.name, profile=prof, issue_cycles=float(issue_cycles), fast_forward=ff,
             clock_ghz=clock,
         )
+
+    def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
+        """How hard the run drives the arithmetic units, 0..1, for the clock under load: each
+        arithmetic pipeline's busy share weighted by its lanes relative to the FP32 pipeline's
+        (its smallest CPI over theirs), summed. Power follows the lanes that switch: an L40's two
+        FP64 units kept busy draw little, its 128 FP32 lanes kept busy draw the board's limit."""
+        idx = {s: i for i, s in enumerate(self.subsystems)}
+        ref = self.minlam[idx["alu"]] if "alu" in idx else 1.0
+        total = sum(busy_share[s] * min(1.0, ref / self.minlam[idx[s]]) for s in ARITHMETIC if s in idx)
+        return min(1.0, total)
 
     def _engine(self, warp_cls: np.ndarray, group_size: int, n_groups: int, groups_per_core: int,
                 scheduler: str, profile: bool):
