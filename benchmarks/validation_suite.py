@@ -7,7 +7,9 @@ Run:  python3 benchmarks/validation_suite.py [--jobs 2] [--out out/validation] [
 ``--without`` turns fixes of the Pipeline model off, to report the suite's MAPE before and after
 each (issue 15): ``dram`` (achievable DRAM bandwidth shared by the active SMs, read/write mix:
 off = the vendor-peak-derived memory class), ``l1`` (L1 hits of global loads), ``dispatch``
-(block dispatch: the GPU-wide block rate and the per-slot cost), ``overhead`` (the fixed launch
+(the GPU-wide block dispatch rate), ``turnaround`` (a block slot's retire-and-dispatch latency),
+``posted`` (a block retires once its global stores have left the SM: off = it waits for their
+latency), ``overhead`` (the fixed launch
 overhead), ``clock`` (the clock under load from the arithmetic activity: off = the database's
 ``clock_ghz``), ``atomics`` (same-address serialisation), ``weights`` (a sampled
 CTA stands for its stratum of the grid: off = every sampled CTA weighs the same), ``reuse``
@@ -30,7 +32,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
-FIXES = ("dram", "l1", "dispatch", "overhead", "clock", "atomics", "weights", "reuse", "warm")
+FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -48,8 +50,9 @@ def switch_off(fixes: set[str]) -> None:
         if "l1" in fixes:
             mem.pop("l1_bytes", None)
         if "dispatch" in fixes:
-            launch.pop("block_dispatch_cycles", None)
             launch.pop("blocks_per_clk", None)
+        if "turnaround" in fixes:
+            launch.pop("block_dispatch_cycles", None)
         if "overhead" in fixes:
             launch.pop("overhead_us", None)
         extra = {}
@@ -60,6 +63,10 @@ def switch_off(fixes: set[str]) -> None:
         return dataclasses.replace(g, memory=mem, launch=launch, **extra)
 
     spec_mod.load_gpu = load_without
+    if "posted" in fixes:
+        import pipeperf.simulate.simulator as sim_mod
+
+        sim_mod.POSTED_CLASSES = frozenset()
     if "weights" in fixes:
         import pipeperf.emulate.sampling as sampling
 

@@ -60,7 +60,7 @@ def _head_ready(s, off, length, dep_ptr, dep_idx, bar_prev, slot_cls, head, star
 
 
 @njit(cache=True)
-def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
+def run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
              warp_cls, group_size, n_groups, n_resident, n_sub, issue_limit, scheduler,
              record, dispatch, interval):
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
@@ -291,8 +291,9 @@ def run_core(off, length, sub, lam, Lam, is_bar, bar_prev, dep_ptr, dep_idx, min
             else:
                 cp = x + Lam[g]
                 comp[s, h] = cp
-                if cp > grp_max_comp[m]:
-                    grp_max_comp[m] = cp
+                cr = x + Lret[g]        # what the block waits for before it retires
+                if cr > grp_max_comp[m]:
+                    grp_max_comp[m] = cr
                 if record:
                     rec_comp[nr] = cp
             if record:

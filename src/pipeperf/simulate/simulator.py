@@ -84,6 +84,10 @@ class SimResult:
         }
 
 
+#: classes whose result nothing waits for at the block's end (posted writes)
+POSTED_CLASSES = frozenset({"st_global"})
+
+
 class PreparedKernel:
     """A kernel's IDGs mapped onto a GPU (mapper f), flattened for the engine; reusable across runs."""
 
@@ -121,6 +125,11 @@ class PreparedKernel:
         self.lam = np.concatenate(lams).astype(np.float64)
         self.Lam = np.concatenate(Lams).astype(np.float64)
         self.is_bar = np.concatenate(bars)
+        # a global store is posted: the block retires once the store has left the SM (its issue
+        # slot), not when the L2 acknowledges it; nothing in the warp waits for its result
+        posted = np.array([str(n).split("@")[0] in POSTED_CLASSES for n in np.concatenate(names)], dtype=bool) \
+            if names else np.zeros(0, bool)
+        self.Lret = np.where(posted, self.lam, self.Lam)
         self.bar_prev = np.concatenate(bprev)
         self.dep_ptr = np.concatenate(ptrs + [np.array([ptr_base])]).astype(np.int64)
         self.dep_idx = np.concatenate(idxs) if idxs else np.zeros(0, np.int64)
@@ -212,7 +221,7 @@ class PreparedKernel:
                 scheduler: str, profile: bool):
         """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None)."""
         status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
-            self.off, self.length, self.sub, self.lam, self.Lam, self.is_bar, self.bar_prev,
+            self.off, self.length, self.sub, self.lam, self.Lam, self.Lret, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
             float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval)
