@@ -108,7 +108,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     sample = S.resolve_ctas(ctas, nblocks, traced_ctas)
     why = "all CTAs requested"
     if sample is not None:
-        safe, why = S.sampling_safe(func, module, memory=memory or mode == "full")
+        safe, why = S.sampling_safe(func, module, memory=memory or mode == "full", launch=launch)
         if not safe:
             sample = None
             why = "emulated every CTA: " + why

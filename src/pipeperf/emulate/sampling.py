@@ -183,7 +183,7 @@ def _may_alias(x, w, prov: dict[str, set[str]]) -> bool:
 
 
 def sampling_safe(func: Function, module: Module | None = None,
-                  memory: bool = True) -> tuple[bool, str]:
+                  memory: bool = True, launch=None) -> tuple[bool, str]:
     """(safe, reason): whether emulating a subset of ``func``'s CTAs gives each emulated warp
     the trace it has in the whole launch, in full and in hybrid mode alike (both execute the
     branch and address slice exactly). ``memory=False``: addresses are not traced, only branch
@@ -194,12 +194,18 @@ def sampling_safe(func: Function, module: Module | None = None,
     are judged whole: any global read in a callee against any global write. Accesses through
     different pointer parameters (provenance, :func:`_provenance`) or distinct named variables
     do not alias: the emulator gives each pointer argument its own buffer (an index running
-    from one buffer into another is undefined behaviour in CUDA too)."""
+    from one buffer into another is undefined behaviour in CUDA too). With the ``launch``
+    (grid, block, argument values), a global read and a write whose addresses are affine in the
+    thread and block indices with slices no two CTAs share (:func:`pipeperf.ptx.affine.cta_disjoint`:
+    each CTA reads and writes only its own part) do not make it unsafe either."""
     ins = func.instructions
     if any(x.root == "call" for x in ins):
         return _whole_module_rule(func, module)
     writers = [x for x in ins if x.op.root in _WRITES_MEMORY]
     prov = _provenance(func)
+    pc_of = {id(x): k for k, x in enumerate(ins)}
+    own = _OwnSlices(func, launch) if launch is not None else None
+    own_slices: set[int] = set()
     regs: set[str] = set()
     for x in ins:
         if x.guard is not None:
@@ -225,6 +231,9 @@ def sampling_safe(func: Function, module: Module | None = None,
             for w in writers:
                 if not _may_alias(x, w, prov):
                     continue
+                if own is not None and _space(x) not in _PRIVATE and own.disjoint(i, pc_of[id(w)]):
+                    own_slices.add(x.line)
+                    continue                 # each CTA reads and writes only its own slice
                 if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
                     regs |= _regs(w.operands)   # the store's value and address join
                     g = _copy_source_conflict(w, writers, prov) if w.op.root == "cp.async" \
@@ -236,7 +245,39 @@ def sampling_safe(func: Function, module: Module | None = None,
                 return False, (f"`{x.opcode}` at {where} feeds control flow or addresses and may "
                                f"read global memory that `{w.opcode}` (line {w.line}) writes: "
                                f"skipped CTAs' writes could change the sampled CTAs' paths")
+    if own_slices:
+        return True, ("branches and addresses read only their CTA's own slice of the memory the kernel "
+                      f"writes (affine addresses disjoint across CTAs: the loads at line"
+                      f"{'s' if len(own_slices) > 1 else ''} {', '.join(map(str, sorted(own_slices)))})")
     return True, "no branch or address depends on memory that other CTAs write"
+
+
+class _OwnSlices:
+    """Whether a read and a write touch per-CTA slices that no two CTAs share, under a launch."""
+
+    def __init__(self, func: Function, launch):
+        from pipeperf.ptx.affine import AffineAddresses
+
+        params = {n: v for n, v in zip(getattr(launch, "names", []) or [p.name for p in func.params],
+                                       launch.args)}
+        params.update({p.name: v for p, v in zip(func.params, launch.args)})
+        self.aff = AffineAddresses(func, launch.grid, launch.block, params)
+
+    def disjoint(self, read_pc: int, write_pc: int) -> bool:
+        from pipeperf.ptx.affine import cta_disjoint
+        from pipeperf.ptx.ir import TYPE_BYTES
+
+        ins = self.aff.ins
+
+        def width(x) -> int:
+            vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
+            return TYPE_BYTES.get(x.op.types[-1], 8) * vec if x.op.types else 16
+
+        try:
+            return cta_disjoint(self.aff.address(read_pc), self.aff.address(write_pc),
+                                max(width(ins[read_pc]), width(ins[write_pc])), self.aff.range_of)
+        except (KeyError, IndexError, TypeError, ValueError):
+            return False
 
 
 def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str]:
