@@ -57,6 +57,19 @@ def test_generated_values_do_not_depend_on_page_order(spec):
         assert np.all(whole == (1 if kind == "ones" else 0))
 
 
+@pytest.mark.parametrize("t", ["f32", "f64", "f16", "i32", "u8"])
+def test_first_page_keeps_the_values_of_the_whole_buffer_generator(t):
+    """Before pages, every rand input was ``default_rng(0)`` drawn whole; page 0 of seed 0 is
+    that stream's start, so inputs of at most one page keep their values; later pages differ."""
+    buf = parse_arg_value(f"rand:{t}:{2 * PAGE_BYTES}", lazy=True)      # 2 to 16 pages
+    rng = np.random.default_rng(0)
+    old = (rng.random(buf.count) if buf.dtype.kind == "f" else rng.integers(0, 100, buf.count)
+           ).astype(buf.dtype)
+    new = np.asarray(buf)
+    e = buf.page_elems
+    assert np.array_equal(new[:e], old[:e]) and not np.array_equal(new[e:], old[e:])
+
+
 def _memory(bufs):
     """A GlobalMemory holding ``bufs`` after a small buffer, so that they start off a page
     boundary (their pages straddle the arena's)."""

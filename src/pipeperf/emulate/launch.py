@@ -50,8 +50,10 @@ class GeneratedBuffer:
     Element ``i`` lies in page ``q = i // (PAGE_BYTES // itemsize)``; a ``rand`` page is drawn
     from its own generator seeded with ``(seed, q)``, so every value depends only on the
     buffer's seed and its index, never on which CTAs ran or in which order pages were touched.
-    (Before pages, one generator drew the whole buffer: the values differ from those.) The
-    distributions are unchanged: floats uniform in [0, 1), integers uniform in 0..99.
+    Before pages, one ``default_rng(0)`` drew the whole buffer: with seed 0, page 0's generator
+    is that one (NumPy's seed sequence treats ``(0, 0)`` as ``0``), so a buffer of at most one
+    page holds the same values as before and a larger one the same first page; later pages
+    differ. The distributions are unchanged: floats uniform in [0, 1), integers in 0..99.
     ``np.asarray(buf)`` makes the whole array, with the same values."""
 
     generated = True
