@@ -13,7 +13,7 @@ import pytest
 from test_emulate_corpus import KERNELS
 
 from pipeperf.emulate import Launch, load_module, run_kernel, select_kernel
-from pipeperf.emulate.launch import PAGE_BYTES, GeneratedBuffer, parse_arg_value
+from pipeperf.emulate.launch import PAGE_BYTES, GeneratedBuffer, bind_args, dim3, parse_arg_value
 from pipeperf.emulate.machine import Machine
 from pipeperf.emulate.memory import GLOBAL_BASE, GlobalMemory
 from pipeperf.errors import PipeperfError
@@ -134,16 +134,15 @@ def test_out_of_bounds_stays_exact_with_generated_inputs():
 def _machine(path, grid, block, args, **kw):
     module = load_module(path)
     func = select_kernel(module, None)
-    from pipeperf.emulate.launch import bind_args, dim3
     values, names = bind_args(func, args)
     m = Machine(module, func, Launch(dim3(grid, "grid"), dim3(block, "block"), values, names), **kw)
     m.run()
-    return m, values
+    return m
 
 
 def test_generated_inputs_compute_what_their_arrays_compute():
     n = 3 * PAGE_BYTES // 4 + 100                          # pages straddle: x does not end on one
-    m, values = _machine(SAXPY, -(-n // 256), 256, [str(n), "2", f"rand:f32:{n}", f"rand:f32:{n}"])
+    m = _machine(SAXPY, -(-n // 256), 256, [str(n), "2", f"rand:f32:{n}", f"rand:f32:{n}"])
     x, y = (np.asarray(parse_arg_value(f"rand:f32:{n}")) for _ in range(2))
     run_kernel(SAXPY, -(-n // 256), 256, [n, np.float32(2), x, y])
     got = m.gmem.read_back(GLOBAL_BASE + m.gmem.starts[1], np.empty(n, np.float32))
