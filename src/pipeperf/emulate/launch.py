@@ -39,9 +39,79 @@ def dim3(value: Any, what: str) -> tuple[int, int, int]:
     return (vals[0], vals[1], vals[2])
 
 
-def parse_arg_value(text: str, rng: np.random.Generator | None = None) -> Any:
+PAGE_BYTES = 1 << 16   # generated buffers are made in pages of this many bytes, on first touch
+
+
+class GeneratedBuffer:
+    """A ``KIND:TYPE:N`` buffer (``zeros``, ``ones``, ``arange``, ``rand``) whose values are
+    made page by page (:data:`PAGE_BYTES`) when the emulated kernel first touches them, so a
+    1 GiB input of which a few sampled CTAs read a megabyte costs a megabyte.
+
+    Element ``i`` lies in page ``q = i // (PAGE_BYTES // itemsize)``; a ``rand`` page is drawn
+    from its own generator seeded with ``(seed, q)``, so every value depends only on the
+    buffer's seed and its index, never on which CTAs ran or in which order pages were touched.
+    Before pages, one ``default_rng(0)`` drew the whole buffer: with seed 0, page 0's generator
+    is that one (NumPy's seed sequence treats ``(0, 0)`` as ``0``), so a buffer of at most one
+    page holds the same values as before and a larger one the same first page; later pages
+    differ. The distributions are unchanged: floats uniform in [0, 1), integers in 0..99.
+    ``np.asarray(buf)`` makes the whole array, with the same values."""
+
+    generated = True
+
+    def __init__(self, kind: str, dtype: Any, count: int, seed: int = 0):
+        self.kind, self.dtype, self.count, self.seed = kind, np.dtype(dtype), int(count), int(seed)
+        self.page_elems = PAGE_BYTES // self.dtype.itemsize
+
+    shape = property(lambda self: (self.count,))
+    size = property(lambda self: self.count)
+    nbytes = property(lambda self: self.count * self.dtype.itemsize)
+    ndim = 1
+
+    @property
+    def n_pages(self) -> int:
+        return -(-self.count // self.page_elems)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __repr__(self) -> str:
+        return f"GeneratedBuffer({self.kind}:{self.dtype.name}:{self.count}, seed={self.seed})"
+
+    def page(self, q: int) -> np.ndarray:
+        """The values of page ``q`` (the last page may be short)."""
+        lo = q * self.page_elems
+        n = min(self.page_elems, self.count - lo)
+        if self.kind == "zeros":
+            return np.zeros(n, self.dtype)
+        if self.kind == "ones":
+            return np.ones(n, self.dtype)
+        if self.kind == "arange":
+            return np.arange(lo, lo + n).astype(self.dtype)
+        rng = np.random.default_rng((self.seed, q))
+        if self.dtype.kind == "f":
+            return rng.random(n).astype(self.dtype)
+        return rng.integers(0, 100, n).astype(self.dtype)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = np.empty(self.count, self.dtype)
+        for q in range(self.n_pages):
+            lo = q * self.page_elems
+            out[lo:lo + self.page_elems] = self.page(q)
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self) -> list:
+        return np.asarray(self).tolist()
+
+
+_KINDS = ("zeros", "ones", "arange", "rand")
+
+
+def parse_arg_value(text: str, rng: np.random.Generator | None = None, lazy: bool = False,
+                    seed: int = 0) -> Any:
     """One CLI argument value: a number, ``rand:f32:N``, ``zeros:f32:N``, ``ones:T:N``,
-    ``arange:T:N`` or ``file.npy``."""
+    ``arange:T:N`` or ``file.npy``. A ``KIND:TYPE:N`` buffer is a :class:`GeneratedBuffer`
+    (made on first touch by the emulator) when ``lazy``, else its whole NumPy array (the same
+    values). ``rand`` values come from ``seed`` (or one drawn from ``rng``) and the index."""
     if text.endswith(".npy"):
         try:
             return np.load(text)
@@ -57,19 +127,14 @@ def parse_arg_value(text: str, rng: np.random.Generator | None = None) -> Any:
             n = int(count)
         except ValueError:
             raise PipeperfError(f"--arg {text!r}: COUNT must be an integer")
-        dt = np.dtype(_SPEC_DTYPES[t])
-        rng = rng or np.random.default_rng(0)
-        if kind == "zeros":
-            return np.zeros(n, dt)
-        if kind == "ones":
-            return np.ones(n, dt)
-        if kind == "arange":
-            return np.arange(n).astype(dt)
-        if kind == "rand":
-            if dt.kind == "f":
-                return rng.random(n).astype(dt)
-            return rng.integers(0, 100, n).astype(dt)
-        raise PipeperfError(f"--arg {text!r}: unknown kind {kind!r} (zeros, ones, arange, rand)")
+        if n < 0:
+            raise PipeperfError(f"--arg {text!r}: COUNT must not be negative")
+        if kind not in _KINDS:
+            raise PipeperfError(f"--arg {text!r}: unknown kind {kind!r} (zeros, ones, arange, rand)")
+        if rng is not None:
+            seed = int(rng.integers(0, 2**63))
+        buf = GeneratedBuffer(kind, _SPEC_DTYPES[t], n, seed)
+        return buf if lazy else np.asarray(buf)
     try:
         return int(text, 0)
     except ValueError:
@@ -115,7 +180,7 @@ def bind_args(func: Function, args: Any, file: str | None = None,
         if name is None and isinstance(value, str) and re.match(r"^[A-Za-z_]\w*=", value):
             name, value = value.split("=", 1)
         if isinstance(value, str):
-            value = parse_arg_value(value)
+            value = parse_arg_value(value, lazy=True)
         if name is None:
             if pos >= n:
                 raise PipeperfError(f"kernel {func.name} takes {n} arguments, got more", file=file)

@@ -18,6 +18,7 @@ import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.counters import Counters
+from pipeperf.emulate.launch import GeneratedBuffer
 from pipeperf.emulate.memory import (CONST_BASE, GLOBAL_BASE, LOCAL_BASE, MAX_ARENA,
                                      SHARED_BASE, Arena, GlobalMemory)
 from pipeperf.emulate.ops import Unsupported, compile_instruction, getter, setter
@@ -164,12 +165,13 @@ class Machine:
             while len(self.param_bytes) % align:
                 self.param_bytes.append(0)
             self.param_off[p.name] = len(self.param_bytes)
-            if isinstance(v, np.ndarray):
+            if isinstance(v, (np.ndarray, GeneratedBuffer)):
                 if size != 8:
                     raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is .{p.type}, "
                                         f"not a pointer, but got an array", file=self.file)
                 addr = self.gmem.allocate(p.name, v.nbytes, v)
-                self.buffers.append((k, addr, v))
+                if isinstance(v, np.ndarray):     # a generated input is nobody's result
+                    self.buffers.append((k, addr, v))
                 raw = np.uint64(addr).tobytes()
             else:
                 dt = NP.get(p.type, RAW.get(size))
@@ -338,7 +340,7 @@ class Machine:
 
         def h(st, ix):
             addr = np.asarray(ag(st, ix), np.uint64)
-            arena, bidx, sp = self._resolve(st, ix, addr, space, nbytes, x)
+            arena, bidx, sp = self._resolve(st, ix, addr, space, nbytes, x, full)
             self._stats(st, ix, addr, sp, nbytes, is_load)
             if st.traced_any:
                 self.counters.record_addresses(st, ix, addr)
@@ -362,8 +364,11 @@ class Machine:
                     v[e + k] = g(st, ix)
         return h
 
-    def _resolve(self, st: State, ix, addr, space: str, nbytes: int, x: Instruction):
-        """(arena, byte index per thread, resolved space) for an access, checked."""
+    def _resolve(self, st: State, ix, addr, space: str, nbytes: int, x: Instruction,
+                 touch: bool = True):
+        """(arena, byte index per thread, resolved space) for an access, checked; with ``touch``
+        the generated input bytes a global access reaches are made first (an access whose data
+        is not emulated, as hybrid mode's skipped ones, passes False)."""
         if space == "generic":
             a0 = int(np.min(addr)) if np.size(addr) else GLOBAL_BASE
             if a0 >= GLOBAL_BASE:
@@ -381,12 +386,15 @@ class Machine:
             self._fault(st, ix, bad, int(addr[bad]), f"misaligned {nbytes}-byte {space} access", x)
         if space in ("global",):
             off = _i64(addr) - GLOBAL_BASE
-            if not self.gmem.span_ok(int(off.min()), int(off.max()), nbytes) and \
+            lo, hi = int(off.min()), int(off.max())
+            if not self.gmem.span_ok(lo, hi, nbytes) and \
                     not (ok := self.gmem.check(off, nbytes)).all():
                 bad = int(np.flatnonzero(~ok)[0])
                 self._fault(st, ix, bad, int(addr[bad]),
                             f"out-of-bounds global access of {nbytes} bytes "
                             f"(nearest: {self.gmem.owner(int(off[bad]))})", x)
+            if touch:
+                self.gmem.touch(off, nbytes, lo, hi)
             return self.gmem.arena, off, "global"
         if space == "shared":
             off = _i64(addr)
@@ -470,7 +478,7 @@ class Machine:
         def h(st, ix):
             sa = np.asarray(src_g(st, ix), np.uint64)
             da = np.asarray(dst_g(st, ix), np.uint64)
-            garena, gb, gsp = self._resolve(st, ix, sa, "global", size, x)
+            garena, gb, gsp = self._resolve(st, ix, sa, "global", size, x, full)
             sarena, sb, ssp = self._resolve(st, ix, da, "shared", size, x)
             self._stats(st, ix, sa, gsp, size, True)
             self._stats(st, ix, da, ssp, size, False)
@@ -539,7 +547,7 @@ class Machine:
 
         def h(st, ix):
             addr = np.asarray(ag(st, ix), np.uint64)
-            arena, bidx, sp = self._resolve(st, ix, addr, space, esz, x)
+            arena, bidx, sp = self._resolve(st, ix, addr, space, esz, x, full)
             self._stats(st, ix, addr, sp, esz, False)
             self.counters.atomics += G.count_warps(st.wid, ix)
             if st.traced_any:
