@@ -33,7 +33,11 @@ COMMANDS: list[str] = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given ``argv`` that names a command, only that command's module
+    is imported (the others get bare placeholders: their help is never printed then), so a
+    command does not pay for the imports of all the others."""
+    wanted = _command_of(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="pipeperf",
         description="Predict and explain GPU kernel performance without running it.",
@@ -42,12 +46,26 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"pipeperf.cli.{name}").register(sub)
+        if wanted is None or name == wanted:
+            importlib.import_module(f"pipeperf.cli.{name}").register(sub)
+        else:
+            sub.add_parser(name)
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option), if it is one of ours and
+    no option before it asks for the top-level help."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a if a in COMMANDS else None
+        if a not in ("--",):
+            return None                 # -h, --help, --version or a mistake: the whole parser
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         rc = args.func(args)

@@ -199,18 +199,42 @@ _MERGED = {"classes", "memory", "launch", "atomics", "limits", "measured", "sour
 
 
 class _ChainDocument(Document):
-    """The merged data of a spec and its bases; errors name the file and line each value came from."""
+    """The merged data of a spec and its bases; errors name the file and line each value came from.
 
-    def __init__(self, data: Any, path: str, origins: dict[int, tuple[str, int | None]]):
+    ``origins`` maps the ``id`` of a mapping to the document it came from and the object whose
+    line that document knows; lines are looked up only when asked (an error), as a Document's."""
+
+    def __init__(self, data: Any, path: str, origins: dict[int, tuple[Document, Any]]):
         super().__init__(data, path, {})
         self._origins = origins
 
+    def _where(self, obj: Any) -> tuple[str, int | None]:
+        origin = self._origins.get(id(obj))
+        if origin is None:
+            return self.path, None
+        part, source = origin
+        return part.path, part.line_of(source)
+
     def line_of(self, obj: Any) -> int | None:
-        return self._origins.get(id(obj), (self.path, None))[1]
+        return self._where(obj)[1]
 
     def error(self, message: str, obj: Any = None) -> PipeperfError:
-        path, line = self._origins.get(id(obj), (self.path, None)) if obj is not None else (self.path, None)
+        path, line = self._where(obj) if obj is not None else (self.path, None)
         return PipeperfError(message, file=path, line=line)
+
+
+def _mappings(data: Any) -> list[Any]:
+    """Every mapping in a parsed tree (the objects a Document knows the lines of)."""
+    out, stack, seen = [], [data], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict) and id(x) not in seen:
+            seen.add(id(x))
+            out.append(x)
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return out
 
 
 def _key_line(doc: Document, key: str) -> int | None:
@@ -251,12 +275,12 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
     base = _resolve_base(load_document(base_path), chain)
     if not isinstance(base.data, dict):
         raise base.error("expected a mapping with name, cores, clock_ghz, issue_limit and classes")
-    origins: dict[int, tuple[str, int | None]] = {}
+    origins: dict[int, tuple[Document, Any]] = {}
     for part in (base, doc):
         if isinstance(part, _ChainDocument):
             origins.update(part._origins)
         else:
-            origins.update({k: (part.path, v) for k, v in part._lines.items()})
+            origins.update({id(m): (part, m) for m in _mappings(part.data)})
     merged = dict(base.data)
     removed: list[str] = []
     for key, value in d.items():
@@ -269,16 +293,16 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
                 del new[k]
                 if key in _SECTIONS and f"{key}.{k}" not in (d.get("sources") or {}):
                     removed.append(f"{key}.{k}")
-            origins[id(new)] = (doc.path, doc.line_of(value))
+            origins[id(new)] = (doc, value)
             merged[key] = new
         else:
             merged[key] = value
     if removed and isinstance(merged.get("sources"), dict):       # and the citation of a dropped field
         kept = {k: v for k, v in merged["sources"].items() if k not in removed}
-        origins[id(kept)] = origins.get(id(merged["sources"]), (doc.path, None))
+        origins[id(kept)] = origins.get(id(merged["sources"]), (doc, None))
         merged["sources"] = kept
     merged["base"] = ref
-    origins[id(merged)] = (doc.path, doc.line_of(d))
+    origins[id(merged)] = (doc, d)
     return _ChainDocument(merged, doc.path, origins)
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
 from pipeperf.util.yamlio import Document, load_document
@@ -103,26 +102,33 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
     instrs = d.get("instructions")
     if not isinstance(instrs, list) or not instrs:
         raise doc.error("'instructions' must be a non-empty list of {id, class, deps}", d)
-    ids, classes, deps, bars, lines = [], [], [], [], []
+    ids, classes, deps, bars = [], [], [], []
     for k, node in enumerate(instrs):
         if not isinstance(node, dict):
             raise doc.error(f"instruction {k + 1}: expected a mapping like {{id: c1, class: comp, deps: [...]}}", d)
-        line = doc.line_of(node)
-        unknown = set(node) - _NODE_KEYS
-        if unknown:
-            raise PipeperfError(f"instruction {k + 1}: unknown key '{sorted(unknown)[0]}' "
-                                f"(expected id, class, deps, barrier)", file=doc.path, line=line)
+        if not node.keys() <= _NODE_KEYS:
+            raise doc.error(f"instruction {k + 1}: unknown key '{sorted(set(node) - _NODE_KEYS)[0]}' "
+                            f"(expected id, class, deps, barrier)", node)
         if "id" not in node or "class" not in node:
-            raise PipeperfError(f"instruction {k + 1}: needs 'id' and 'class'", file=doc.path, line=line)
-        dl = node.get("deps", []) or []
+            raise doc.error(f"instruction {k + 1}: needs 'id' and 'class'", node)
+        dl = node.get("deps") or []
         if isinstance(dl, (str, int)):
             dl = [dl]
         if not isinstance(dl, list):
-            raise PipeperfError(f"instruction '{node['id']}': 'deps' must be a list of ids", file=doc.path, line=line)
+            raise doc.error(f"instruction '{node['id']}': 'deps' must be a list of ids", node)
         ids.append(str(node["id"]))
         classes.append(str(node["class"]))
         deps.append([str(x) for x in dl])
         bars.append(bool(node.get("barrier", False)))
-        lines.append(line)
     return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
-                          where=doc.path, lines=lines)
+                          where=doc.path, lines=_NodeLines(doc, instrs))
+
+
+class _NodeLines:
+    """The line of each instruction, looked up only when an error names one."""
+
+    def __init__(self, doc: Document, nodes: list) -> None:
+        self._doc, self._nodes = doc, nodes
+
+    def __getitem__(self, i: int) -> int | None:
+        return self._doc.line_of(self._nodes[i])

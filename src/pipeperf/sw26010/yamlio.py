@@ -1,8 +1,9 @@
 """Line-aware YAML reading and field validation for SW26010 spec files.
 
 Every user mistake in a spec (missing field, negative size, unknown key) must
-become one line ``FILE:LINE: field.path: message``; this module keeps the YAML
-line of every key so the message can point at it.
+become one line ``FILE:LINE: field.path: message``; the project's line-tracking
+loader (:func:`pipeperf.util.yamlio.loads_lines`, strict: duplicate keys are errors)
+keeps the YAML line of every key so the message can point at it.
 """
 
 from __future__ import annotations
@@ -10,89 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
-
 from pipeperf.errors import PipeperfError
-from pipeperf.util.files import read_text
-
-
-class LineMap(dict):
-    """A dict that remembers the YAML line of itself and of each key."""
-
-    line: int | None = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.key_lines: dict[Any, int] = {}
-
-
-class LineList(list):
-    """A list that remembers the YAML line of itself and of each item."""
-
-    line: int | None = None
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.item_lines: list[int] = []
-
-
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineMap:
-    loader.flatten_mapping(node)
-    out = LineMap()
-    out.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        line = key_node.start_mark.line + 1
-        if not isinstance(key, (str, int, float, bool)):
-            raise yaml.constructor.ConstructorError(
-                None, None, f"unsupported key type {type(key).__name__}", key_node.start_mark
-            )
-        if key in out:
-            raise _DuplicateKey(str(key), line)
-        out[key] = loader.construct_object(value_node, deep=True)
-        out.key_lines[key] = line
-    return out
-
-
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
-    out = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    out.line = node.start_mark.line + 1
-    out.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return out
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str, line: int) -> None:
-        super().__init__(key)
-        self.key = key
-        self.line = line
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+from pipeperf.util.yamlio import load_lines, loads_lines
 
 
 def load_yaml(path: str | Path) -> Any:
-    """Parse a YAML file into LineMap/LineList objects; errors name the file."""
-    path = Path(path)
-    return loads_yaml(read_text(path, "spec"), path)
+    """Parse a YAML spec into LineMap/LineList objects; errors (duplicate keys too) name the file."""
+    return load_lines(path, "spec", strict=True)
 
 
 def loads_yaml(text: str, path: str | Path = "<string>") -> Any:
-    try:
-        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
-    except _DuplicateKey as exc:
-        raise PipeperfError(f"{exc.key}: duplicate key", file=path, line=exc.line) from None
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-        problem = exc.problem or "malformed YAML"
-        raise PipeperfError(f"invalid YAML: {problem}", file=path, line=line) from None
-    except yaml.YAMLError as exc:
-        raise PipeperfError(f"invalid YAML: {exc}", file=path) from None
+    return loads_lines(text, path, strict=True)
 
 
 class Fields:
