@@ -17,7 +17,7 @@ import gc
 import math
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -248,6 +248,29 @@ class _Options:
     grid: tuple[int, int, int] = (1, 1, 1)
 
 
+def extrapolate_cut(r, r_half, info, info_half):
+    """The run of whole traces from runs of traces cut at ``max_nodes`` (``r``) and at half of it
+    (``r_half``): cycles grow linearly in the instructions kept, at the slope between the two
+    cuts, up to the whole traces' count. Exact when the cut falls in a loop whose schedule repeats
+    (each extra period costs the same cycles); (the extrapolated run, whole / kept instructions,
+    the report's note)."""
+    n1, n2, n = info_half.instructions_kept, info.instructions_kept, info.instructions_full
+    scale = n / n2                       # whole traces over the instructions the IDGs kept
+    if n2 > n1 and r.cycles > r_half.cycles:
+        cycles = r.cycles + (r.cycles - r_half.cycles) * (n - n2) / (n2 - n1)
+    else:
+        cycles = r.cycles * scale
+    f = cycles / r.cycles
+    out = dc_replace(r, cycles=cycles, seconds=r.seconds * f, warps_per_cycle=r.warps_per_cycle / f,
+                     ipc=r.ipc * scale / f, instructions_on_core=int(round(r.instructions_on_core * scale)),
+                     issue_cycles=r.issue_cycles * f)
+    note = (f"{info.truncated_warps} of {info.warps_traced} traced warps run past {info.max_nodes:,} instructions "
+            f"({n:,} traced instructions, {n2:,} in the IDGs): the Pipeline time is extrapolated from "
+            f"simulations of the first {info_half.max_nodes:,} and {info.max_nodes:,} instructions of each "
+            f"warp (x{f:.3g}; exact where the loop's schedule repeats), and so are the analytical models")
+    return out, note
+
+
 def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency, opts: _Options,
                  overrides: dict[int, str], mem_rows: list[dict], notes: list[str],
                  alternatives: dict[str, Any]) -> tuple[GPUPrediction, int]:
@@ -268,11 +291,28 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
                                          block_weights=sample_weights(blocks_traced, opts.grid))
     prep = PreparedKernel(kg, gpu)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+    half = info_half = None
+    if info.truncated_warps and opts.max_nodes and info.instructions_full > info.instructions_kept:
+        half, info_half = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes // 2,
+                                                    opts.path, class_overrides=overrides, warps_per_group=wpb,
+                                                    block_weights=sample_weights(blocks_traced, opts.grid))
+        r_half = pipeline_runs(PreparedKernel(half, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+        r, note = extrapolate_cut(r, r_half, info, info_half)
+        notes = notes + [note]
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
     preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
-    for name, v in analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz).items():
+    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz)
+    if half is not None:                 # the models' times, extrapolated as the Pipeline's
+        short = analytical_predictions(half, gpu, [resident], n_core, r.clock_ghz)
+        n1, n2, n = info_half.instructions_kept, info.instructions_kept, info.instructions_full
+        for name, v in models.items():
+            for k in ("cycles", "seconds"):
+                a, b = short[name][k][0], v[k][0]
+                if a is not None and b is not None:
+                    v[k] = [b + (b - a) * (n - n2) / (n2 - n1) if n2 > n1 else b * n / n2]
+    for name, v in models.items():
         preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
         if "unsupported" in v:
             preds[name]["unsupported"] = v["unsupported"]

@@ -46,6 +46,8 @@ class BuildInfo:
     blocks_traced: int = 0        # complete traced blocks (the group-class weights sum to this)
     partial_blocks: int = 0       # blocks with only some warps traced: no block shape taken from them
     group_classes: int = 0
+    instructions_full: int = 0    # the traced warps' instructions, whole traces
+    instructions_kept: int = 0    # of those, the ones in the IDGs (traces cut at ``max_nodes``)
 
 
 def _regs(text: str) -> list[str]:
@@ -103,6 +105,7 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
     groups: dict[tuple, list[int]] = {}
     truncated = 0
     cut: dict[int, Sequence[Mapping]] = {}
+    full = sum(len(t) for t in traces.values())
     for wid in sorted(traces):
         t = traces[wid]
         if max_nodes is not None and len(t) > max_nodes:
@@ -112,13 +115,13 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, guard_of, source, warps_per_group, block_weights)
+                     class_of, guard_of, source, warps_per_group, block_weights, full)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
               lengths: Mapping[int, int], truncated: int, class_of, guard_of, source: str,
-              warps_per_group: int | None, block_weights: Mapping[int, float] | None
-              ) -> tuple[KernelGraph, BuildInfo]:
+              warps_per_group: int | None, block_weights: Mapping[int, float] | None,
+              full: int | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
     if warps_per_group is not None and warps_per_group < 1:
         raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
@@ -141,8 +144,10 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
     kg = KernelGraph(name, tuple(classes), source, gcs)
+    kept = int(sum(lengths.values()))
     return kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
-                         sum(len(b) for b in shapes.values()), partial, len(gcs))
+                         sum(len(b) for b in shapes.values()), partial, len(gcs),
+                         kept if full is None else int(full), kept)
 
 
 def _block_shapes(class_of_warp: Mapping[int, int], wpg: int) -> tuple[dict[tuple[int, ...], list[int]], int]:
@@ -231,4 +236,4 @@ def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_
     if not lengths:
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     return _assemble(func.name, groups, rep, lengths, truncated, class_of, guard_of, source, warps_per_group,
-                     block_weights)
+                     block_weights, sum(n for _, n in sig.values()))
