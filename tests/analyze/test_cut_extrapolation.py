@@ -76,3 +76,20 @@ def test_cut_traces_extrapolate_to_the_whole_simulation(cu, name, grid, block, a
     assert any("extrapolated" in n for n in p.notes)
     assert p.seconds == pytest.approx(q.seconds, rel=0.01)
     assert p.predictions["roofline"]["seconds"] == pytest.approx(q.predictions["roofline"]["seconds"], rel=0.01)
+
+
+@pytest.mark.parametrize("name,grid,block,args", [CASES[0], CASES[1]])
+def test_the_emulator_keeps_a_bounded_trace_and_counts_the_rest(cu, name, grid, block, args, monkeypatch):
+    """With room for 4096 entries per warp the emulator keeps that much of each trace, counts the
+    rest, and the prediction is the whole traces' within 1 %; the report says what it kept."""
+    import pipeperf.analyze as A
+
+    kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32)
+    whole = analyze(cu, grid, block, args, ["ampere_a100"], **kw)
+    monkeypatch.setattr(A, "TRACE_ENTRIES", 4096 * 32)
+    kept = analyze(cu, grid, block, args, ["ampere_a100"], **kw)
+    assert kept.truncated_warps > 0 and whole.truncated_warps == 0
+    p = kept.predictions[0]
+    assert any("keep the first 4,096 instructions" in n for n in p.notes)
+    assert p.profile["instructions_on_core"] == pytest.approx(whole.predictions[0].profile["instructions_on_core"], rel=0.001)
+    assert p.seconds == pytest.approx(whole.predictions[0].seconds, rel=0.01)

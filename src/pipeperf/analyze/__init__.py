@@ -186,7 +186,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     func = select_kernel(module, kernel)
     resources = resources_of(func.name)
     try:
-        prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas)
+        cap = max(1024, TRACE_ENTRIES // max(1, int(trace_warps)))
+        prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas, cap)
+        if max_nodes is not None:
+            max_nodes = min(int(max_nodes), cap)
     except PipeperfError as e:
         raise _at_source_line(e, module, func) from None
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
@@ -217,6 +220,11 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.wavefronts import wide_warp_traces
 
             prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
+        lengths = getattr(prof.traces, "lengths", None)
+        if memory and lengths is not None and len(lengths) and int(lengths.max()) > cap:
+            notes = notes + [f"traces keep the first {cap:,} instructions of each warp (the longest ran "
+                             f"{int(lengths.max()):,}, executed and counted): mapper g's memory statistics "
+                             "come from the kept part"]
         res = _Residency(blocks, limit, occ, limiter, source)
         pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
                                        mem_rows, notes, alternatives)
@@ -340,14 +348,21 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
                          sw, what, overhead), info.truncated_warps
 
 
+#: trace entries kept over all traced warps: each warp keeps TRACE_ENTRIES / traced warps and is
+#: counted beyond, so memory stays bounded on long loops (256 warps x 31 250 entries, with their
+#: lanes' addresses, is a few hundred MB); the IDGs are cut there too and extrapolated, and
+#: mapper g's statistics come from the kept entries (the report says so)
+TRACE_ENTRIES = 8_000_000
+
+
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
-             shared: int, all_ctas: bool):
+             shared: int, all_ctas: bool, trace_cap: int | None = None):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
     ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
-                      memory=True)
+                      memory=True, trace_cap=trace_cap)
 
 
 def _at_source_line(e: PipeperfError, module, func) -> PipeperfError:

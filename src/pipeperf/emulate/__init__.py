@@ -64,7 +64,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
                trace_warps: int = 0, arch: str | None = None, memory: bool = True,
                trace_blocks: str | Sequence[int] | None = None,
-               ctas: str | Sequence[int] | None = None) -> Profile:
+               ctas: str | Sequence[int] | None = None, trace_cap: int | None = None) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -117,7 +117,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
 
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
-              trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample)
+              trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap)
     fallback = False
     try:
         m = Machine(module, func, launch, optimistic=True, **kw)

@@ -20,7 +20,10 @@ FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2, "neg": 0, "abs": 0, "
 
 
 class Counters:
-    def __init__(self) -> None:
+    def __init__(self, trace_cap: int | None = None) -> None:
+        #: entries kept per traced warp (None: all); a warp past it is still counted
+        #: (``trace.lengths``) so a cut trace is extrapolated, not under-counted
+        self.trace_cap = trace_cap
         self.per_prog: dict[str, tuple[Any, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.branches = 0
         self.divergent_branches = 0
@@ -89,6 +92,13 @@ class Counters:
             self._tlen = np.concatenate([self._tlen, np.zeros(int(ws.max()) + 1 - len(self._tlen) + 1024, np.int64)])
         self._tlen[ws] += 1
         self._last = (static["function"], pc)
+        if self.trace_cap is not None:
+            live = self._tlen[ws] <= self.trace_cap
+            if not live.all():
+                ws, masks = ws[live], masks[live]
+                if not len(ws):
+                    self._last_block = -1
+                    return
         self._last_block = self.trace.add(static, ws, masks)
 
     def record_addresses(self, st, ix, addr) -> None:
@@ -100,8 +110,14 @@ class Counters:
         keep = tw >= 0
         if not keep.any():
             return
+        if self._last_block < 0:
+            return                                   # every warp of it is past the trace cap
         w = tw[keep]
         a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
+        if self.trace_cap is not None:
+            live = self._tlen[w] <= self.trace_cap
+            if not live.all():
+                w, a = w[live], a[live]
         a.flags.writeable = False
         starts, lengths = G.segments(w)
         ws = w[starts]

@@ -111,9 +111,10 @@ class Machine:
                  max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
-                 ctas: np.ndarray | None = None):
+                 ctas: np.ndarray | None = None, trace_cap: int | None = None):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
-        ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped."""
+        ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
+        ``trace_cap``: entries kept per traced warp (the rest are executed and counted only)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -130,7 +131,8 @@ class Machine:
                      for f in module.functions for x in f.instructions)
         # (skipped stores can only poison bytes when their addresses are computed: memory)
         self.optimistic = optimistic and mode == "hybrid" and not tensor and memory
-        self.counters = Counters()
+        self.counters = Counters(trace_cap)
+        self.counters.trace.cap = trace_cap
         B = launch.threads_per_block
         if B > 1024:
             raise PipeperfError(f"block of {B} threads exceeds the CUDA limit of 1024")

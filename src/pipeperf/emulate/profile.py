@@ -182,4 +182,10 @@ def build_profile(machine, seconds: float) -> Profile:
         static_instructions=len(machine.kernel.instructions), counts=counts,
         by_category={"warp": dict(cat_w), "thread": dict(cat_t)},
         by_opcode={"warp": dict(op_w), "thread": dict(op_t)},
-        traces=c.trace, memory_log=c.memory_log)
+        traces=_with_lengths(c), memory_log=c.memory_log)
+
+
+def _with_lengths(c):
+    """The trace log, told how many entries each traced warp executed (beyond a cap, if any)."""
+    c.trace.lengths = c._tlen
+    return c.trace

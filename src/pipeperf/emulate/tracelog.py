@@ -28,6 +28,9 @@ class TraceLog(Mapping):
         self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
         self._cache: dict[int, list[dict]] = {}
+        #: per warp id: entries executed, kept or not (set by the emulator when traces are capped)
+        self.lengths: np.ndarray | None = None
+        self.cap: int | None = None
 
     # -- writing (the emulator) ------------------------------------------------------------
     def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
@@ -115,6 +118,9 @@ class TraceLog(Mapping):
             b = block[s:e]
             seq = pcs[b[keep[b]]]
             n = len(seq)
+            if self.cap is not None and self.lengths is not None and w < len(self.lengths) \
+                    and self.lengths[w] > self.cap:
+                n += int(self.lengths[w]) - self.cap      # the entries past the cap, not kept
             if max_nodes is not None and n > max_nodes:
                 seq = seq[:max_nodes]
             out[w] = (seq.astype(np.int32).tobytes(), n)
