@@ -40,6 +40,39 @@ extern "C" __global__ void tiled(const float* A, const float* B, float* C, int n
     }
     C[row * n + col] = acc;
 }
+extern "C" __global__ void warp_sums(const float* x, float* y, int n)
+{   // a loop of loads and warp shuffles
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float v = x[(j * 4096 + i) & 1048575];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+        s += v;
+    }
+    y[i] = s;
+}
+extern "C" __global__ void hash_loop(unsigned* out, int n)
+{   // integer arithmetic only
+    unsigned h = 2166136261u ^ (blockIdx.x * blockDim.x + threadIdx.x);
+    for (int j = 0; j < n; j++) { h ^= j; h *= 16777619u; h = (h << 13) | (h >> 19); }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = h;
+}
+extern "C" __global__ void sfu_loop(float* out, int n)
+{   // special functions and fp64 in one loop
+    float a = threadIdx.x * 1e-3f;
+    double d = 1.0;
+    for (int j = 0; j < n; j++) { a = __sinf(a) + __expf(-a); d = d * 1.0000001 + a; }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = a + (float)d;
+}
+extern "C" __global__ void smem_histogram(const int* x, int* h, int n)
+{   // shared-memory atomics in a loop, a barrier before the flush
+    __shared__ int bins[64];
+    if (threadIdx.x < 64) bins[threadIdx.x] = 0;
+    __syncthreads();
+    for (int j = 0; j < n; j++) atomicAdd(&bins[(x[(j * 256 + threadIdx.x) & 262143] + j) & 63], 1);
+    __syncthreads();
+    if (threadIdx.x < 64) atomicAdd(&h[threadIdx.x], bins[threadIdx.x]);
+}
 extern "C" __global__ void strided_sum(const double* x, double* y, int n, int stride)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -54,6 +87,10 @@ CASES = [
     ("fma_loop", [16], [256], ["n=3000", "out=zeros:f32:4096"]),
     ("tiled", [8, 8], [16, 16], ["A=rand:f32:262144", "B=rand:f32:262144", "C=zeros:f32:262144", "n=512"]),
     ("strided_sum", [16], [128], ["x=rand:f64:1048576", "y=zeros:f64:2048", "n=1500", "stride=4096"]),
+    ("warp_sums", [8], [128], ["x=rand:f32:1048576", "y=zeros:f32:1024", "n=600"]),
+    ("hash_loop", [16], [256], ["out=zeros:u32:4096", "n=2500"]),
+    ("sfu_loop", [16], [128], ["out=zeros:f32:2048", "n=1500"]),
+    ("smem_histogram", [16], [256], ["x=rand:i32:262144", "h=zeros:i32:64", "n=1200"]),
 ]
 
 
