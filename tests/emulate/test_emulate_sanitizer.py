@@ -77,7 +77,12 @@ def test_infinite_loop_hits_step_budget():
 
 
 def test_grid_too_large_refused_up_front():
+    # a legal CUDA grid whose every CTA would be emulated: more threads than the emulator holds
     with pytest.raises(PipeperfError, match="exceeds the emulator's limit"):
+        run_kernel(SAXPY, 2**21 + 1, 1024, [1, np.float32(1), np.zeros(1, np.float32),
+                                             np.zeros(1, np.float32)])
+    # one CUDA itself refuses
+    with pytest.raises(PipeperfError, match="exceeds CUDA's limit"):
         run_kernel(SAXPY, 2**31, 1024, [1, np.float32(1), np.zeros(1, np.float32),
                                          np.zeros(1, np.float32)])
 
@@ -100,7 +105,7 @@ def test_argument_errors():
         run_kernel(SAXPY, 1, 32, [1, 2.0])
     with pytest.raises(PipeperfError, match="takes 4 arguments"):
         run_kernel(SAXPY, 1, 32, [1, 2.0, np.zeros(1), np.zeros(1), 5])
-    with pytest.raises(PipeperfError, match="block of 2048 threads"):
+    with pytest.raises(PipeperfError, match="block dimension x = 2048 exceeds CUDA.s limit of 1024"):
         run_kernel(SAXPY, 1, 2048, [1, 2.0, np.zeros(1, np.float32), np.zeros(1, np.float32)])
 
 

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pipeperf.emulate.launch import Launch, bind_args, cuda_param_names, dim3
+from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, cuda_param_names, dim3
 from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Module
@@ -87,6 +87,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
         aliases = cuda_param_names(Path(module.file).read_text(errors="replace"), func.name)
     values, names = bind_args(func, args, file=module.file, aliases=aliases)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared))
+    check_cuda_limits(launch.grid, launch.block)
     from pipeperf.emulate.machine import HybridFallback
     from pipeperf.emulate import sampling as S
 

@@ -39,6 +39,25 @@ def dim3(value: Any, what: str) -> tuple[int, int, int]:
     return (vals[0], vals[1], vals[2])
 
 
+#: CUDA's launch limits (CUDA C++ Programming Guide, Compute Capabilities table: maximum x-
+#: dimension of a grid 2^31-1, y and z 65535; block x and y 1024, z 64, at most 1024 threads)
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+BLOCK_LIMITS = (1024, 1024, 64)
+MAX_BLOCK_THREADS = 1024
+
+
+def check_cuda_limits(grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+    """Refuse a launch CUDA itself would refuse, in one line naming the limit."""
+    for what, dims, limits in (("grid", grid, GRID_LIMITS), ("block", block, BLOCK_LIMITS)):
+        for axis, v, lim in zip("xyz", dims, limits):
+            if v > lim:
+                raise PipeperfError(f"{what} dimension {axis} = {v} exceeds CUDA's limit of {lim} "
+                                    f"({what}Dim.{axis} <= {lim})")
+    if block[0] * block[1] * block[2] > MAX_BLOCK_THREADS:
+        raise PipeperfError(f"block of {block[0] * block[1] * block[2]} threads exceeds CUDA's limit of "
+                            f"{MAX_BLOCK_THREADS} threads per block")
+
+
 PAGE_BYTES = 1 << 16   # generated buffers are made in pages of this many bytes, on first touch
 
 

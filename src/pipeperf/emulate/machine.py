@@ -137,9 +137,10 @@ class Machine:
         if B > 1024:
             raise PipeperfError(f"block of {B} threads exceeds the CUDA limit of 1024")
         self.block_threads = B
-        total = B * launch.num_blocks
-        if total > MAX_THREADS:
-            raise PipeperfError(f"grid of {launch.num_blocks} blocks x {B} threads = {total} "
+        emulated = launch.num_blocks if self.ctas is None else len(self.ctas)
+        total = B * emulated
+        if total > MAX_THREADS:                  # only what is emulated counts: a sample of a huge grid is fine
+            raise PipeperfError(f"{emulated} emulated blocks x {B} threads = {total} "
                                 f"threads exceeds the emulator's limit of {MAX_THREADS}")
         self.cta_per_batch = max(1, batch_threads // B)
         self.gmem = GlobalMemory()
