@@ -81,3 +81,28 @@ def test_malformed_peaks_files(tmp_path, body, message):
     with pytest.raises(PipeperfError, match=message) as info:
         read_peaks_file(path)
     assert info.value.file == str(path)
+
+
+def test_gpu_database_names_give_derived_peaks():
+    """One GPU namespace: every name of `pipeperf gpu list` works for the quantitative roofline,
+    its rates derived from the database's SMs, clock under load and class CPIs."""
+    from pipeperf.hardware.spec import available_gpus, load_gpu
+
+    h = load_peaks("hopper_h100")
+    g = load_gpu("hopper_h100")
+    assert h.t_sp == pytest.approx(g.cores * g.clock_at(1.0) * 32 / g.classes["fma_f32"].cpi * 2)
+    assert h.t_ldst == pytest.approx(g.cores * g.clock_at(1.0) * 32 / g.classes["ld_shared_f32"].cpi)
+    assert "hopper_h100" in h.sources["T_SP"] and "fma_f32" in h.sources["T_SP"]
+    a = load_peaks("ampere_a100_80gb")
+    assert a.b_mem == load_gpu("ampere_a100_80gb").memory["dram_read_gbs"] and "B_mem" not in a.estimates
+    derived = 0
+    for name in available_gpus():
+        try:
+            p = load_peaks(name)
+        except PipeperfError as e:          # a database entry without a class Table 3 needs: said so
+            assert "for the quantitative roofline" in str(e), name
+            continue
+        derived += 1
+        assert all(p.value(k) > 0 for k in PARAMETERS), name
+    assert derived >= 15
+    assert load_peaks("pascal_gtx1060") == builtin_peaks()["pascal_gtx1060"]   # measured table first

@@ -188,8 +188,58 @@ def builtin_names() -> list[str]:
     return seen
 
 
+#: Table 3 parameter -> (the Pipeline database's classes that give it, first found wins;
+#: operations per lane-instruction)
+_FROM_CLASSES: dict[str, tuple[tuple[str, ...], int]] = {
+    "T_SP": (("fma_f32", "mul_f32", "add_f32"), 2),
+    "T_DP": (("fma_f64", "mul_f64", "add_f64"), 2),
+    "T_int": (("mul_s32", "add_s32"), 2),
+    "T_add": (("add_s32", "mul_s32"), 1),
+    "T_ldst": (("ld_shared_f32", "st_shared"), 1),
+}
+
+
+def peaks_from_spec(name: str) -> GpuPeaks:
+    """Table 3's parameters of a GPU of the Pipeline model's database (``pipeperf gpu list``),
+    so the quantitative roofline and ``analyze`` read one GPU database: a rate is SMs x the clock
+    under full arithmetic load (``sustained_clock_ghz``) x 32 lanes / the class's CPI (x 2 for a
+    multiply-add); B_mem is the achievable read bandwidth where the database has one, else the
+    vendor peak. Each parameter's source names the class and the database's own source."""
+    from pipeperf.hardware.spec import load_gpu
+
+    g = load_gpu(name)
+    clock = g.clock_at(1.0)
+    values: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    estimates: dict[str, str] = {}
+    for key, (classes, ops) in _FROM_CLASSES.items():
+        c = next((g.classes[k] for k in classes if k in g.classes), None)
+        if c is None:
+            raise PipeperfError(f"GPU {name!r} has none of the classes {', '.join(classes)} that give {key} "
+                                "for the quantitative roofline")
+        values[PARAMETERS[key]] = g.cores * clock * g.warp_size / c.cpi * ops
+        sources[key] = (f"derived from the GPU database entry {g.name}: {g.cores} SMs x {clock:g} GHz x "
+                        f"{g.warp_size}/{c.cpi:g} (class {c.name}){' x 2 (multiply-add)' if ops == 2 else ''}; "
+                        f"class source: {c.source}")
+        if c.estimate:
+            estimates[key] = "database estimate"
+    m = g.memory
+    bw = m.get("dram_read_gbs") or m.get("dram_copy_gbs") or m.get("dram_peak_gbs")
+    if not bw:
+        raise PipeperfError(f"GPU {name!r} has no DRAM bandwidth (memory.dram_read_gbs or dram_peak_gbs) "
+                            "for the quantitative roofline")
+    values["b_mem"] = float(bw)
+    which = next(k for k in ("dram_read_gbs", "dram_copy_gbs", "dram_peak_gbs") if m.get(k))
+    sources["B_mem"] = f"derived from the GPU database entry {g.name}: memory.{which} = {bw:g} GB/s"
+    if which == "dram_peak_gbs":
+        estimates["B_mem"] = "vendor peak"
+    return GpuPeaks(name=g.name, description=f"{g.full_name or g.name} (from the Pipeline GPU database)",
+                    sources=sources, estimates=estimates, **values)
+
+
 def load_peaks(spec: str) -> GpuPeaks:
-    """A GPU by database name/alias, or from a YAML file (``FILE.yaml`` or ``FILE.yaml:NAME``)."""
+    """A GPU by peaks-table name/alias, by a name of the Pipeline GPU database (its peaks
+    derived: :func:`peaks_from_spec`), or from a YAML file (``FILE.yaml`` or ``FILE.yaml:NAME``)."""
     path_part, _, entry_name = spec.partition(".yaml:")
     if entry_name:
         path_part += ".yaml"
@@ -211,9 +261,14 @@ def load_peaks(spec: str) -> GpuPeaks:
         return table[names[0]]
     table = builtin_peaks()
     key = spec.strip().lower()
-    if key not in table:
-        raise PipeperfError(
-            f"unknown GPU {spec!r} for the quantitative roofline; known: {', '.join(builtin_names())} "
-            "(or give a peaks YAML file, e.g. from 'pipeperf gpu import-mixbench')"
-        )
-    return table[key]
+    if key in table:
+        return table[key]
+    from pipeperf.hardware.spec import available_gpus
+
+    if key in available_gpus():
+        return peaks_from_spec(key)
+    raise PipeperfError(
+        f"unknown GPU {spec!r} for the quantitative roofline; known: {', '.join(builtin_names())}, and the "
+        f"GPU database's {', '.join(available_gpus())} (or give a peaks YAML file, e.g. from "
+        "'pipeperf gpu import-mixbench')"
+    )
