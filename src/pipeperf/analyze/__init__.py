@@ -199,7 +199,15 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
-        limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, resources, shared)
+        own = resources
+        if arch is None and Path(path).suffix == ".cu" and getattr(spec, "compute_capability", ""):
+            from pipeperf.ptx.compile import target_for
+
+            target = target_for(spec.compute_capability)
+            own = resources_of(func.name, target)
+        limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, own, shared)
+        if own is not resources:
+            source += f"; {own.get('registers', 0)} registers/thread from a build for {target}"
         if max_blocks_per_sm is not None and max_blocks_per_sm < limit:
             limit, limiter = max_blocks_per_sm, "max blocks per SM (given)"
             occ = limit * wpb_gpu / spec.max_warps_per_core
@@ -382,8 +390,9 @@ def _load(path: Path, arch: str | None, ptxas_resources, nvcc_flags: list[str] |
     from pipeperf.emulate import load_module
     from pipeperf.ptx import parse_ptx
 
+    from pipeperf.ptx.compile import DEFAULT_ARCH, compile_cu
+
     if path.suffix == ".cu":
-        from pipeperf.ptx.compile import DEFAULT_ARCH, compile_cu
 
         if not path.is_file():
             raise PipeperfError(f"no such file: {path}")
@@ -398,8 +407,21 @@ def _load(path: Path, arch: str | None, ptxas_resources, nvcc_flags: list[str] |
         module = load_module(path, arch)
         res = ptxas_resources(path, arch)
 
-    def resources_of(name: str) -> dict[str, int]:
-        if name not in res:
+    per_target: dict[str, dict] = {}
+
+    def resources_of(name: str, target: str | None = None) -> dict[str, int]:
+        """``target``: the registers and shared memory of a build for that GPU target instead
+        (a ``.cu`` compiled again for it; a GPU is analysed with its own register count)."""
+        table = res
+        if target is not None and path.suffix == ".cu" and target != (arch or DEFAULT_ARCH):
+            if target not in per_target:
+                other = compile_cu(path, arch=target, extra_args=nvcc_flags or [])
+                with tempfile.TemporaryDirectory() as d:
+                    ptx = Path(d) / (path.stem + ".ptx")
+                    ptx.write_text(other)
+                    per_target[target] = ptxas_resources(ptx, target)
+            table = per_target[target]
+        if name not in table:
             raise PipeperfError(f"ptxas reported no resources for kernel '{name}'", file=str(path))
-        return res[name]
+        return table[name]
     return module, resources_of
