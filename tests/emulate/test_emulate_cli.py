@@ -140,3 +140,23 @@ def test_profile_half2_compare_by_hand(cli, tmp_path, arch):
     assert d["inst_fp_16"] == 10 * 250
     assert d["flop_count_hp"] == 0                      # comparisons and min/max are no FLOPs
     assert d["branches"] == 10 and d["divergent_branches"] == 1
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_profile_passes_includes_and_defines_to_nvcc(tmp_path, capsys):
+    """Application code with a header and a size macro: -I and -D reach nvcc (issue 17)."""
+    from pipeperf.cli.main import main
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "scale.h").write_text("#define SCALE 3.0f\n")
+    src = tmp_path / "m.cu"
+    src.write_text('#include "scale.h"\n'
+                   'extern "C" __global__ void k(float* a) { for (int i = 0; i < REPS; i++) a[threadIdx.x] *= SCALE; }\n')
+    base = ["profile", str(src), "--grid", "1", "--block", "32", "--arg", "a=ones:f32:32", "--json"]
+    assert main(base + ["-I", str(tmp_path / "inc"), "-D", "REPS=5"]) == 0
+    five = json.loads(capsys.readouterr().out)
+    assert main(base + ["-I", str(tmp_path / "inc"), "-D", "REPS=9"]) == 0
+    nine = json.loads(capsys.readouterr().out)
+    assert nine["inst_executed_warp"] > five["inst_executed_warp"]
+    assert main(base) == 2                                     # without -I: nvcc's error, one line
+    assert "scale.h" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
 
 DESCRIPTION = """Predict a kernel launch's run time on one or more GPUs of the database, with no GPU:
@@ -34,12 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--max-nodes", type=int, default=200_000, metavar="N",
                    help="cut each warp's trace at N instructions (default 200000)")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
-                   help="preprocessor definition for nvcc (repeat)")
-    p.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR",
-                   help="include directory for nvcc (repeat)")
-    p.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
-                   help="any other nvcc flag, e.g. --nvcc-flag=-std=c++17 (repeat)")
+    add_nvcc_options(p)
     p.add_argument("--warm-l2", action="store_true",
                    help="the launch follows one over the same buffers: data that fits in L2 is there from "
                         "the start (default: L2 starts cold)")
@@ -60,14 +56,6 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"kernels": [{"name", "gpu", "occupancy", "predictions", "bound", "profile", ...}]}')
     p.set_defaults(func=run)
-
-
-def nvcc_flags(args: argparse.Namespace) -> list[str]:
-    """-D, -I (absolute, since nvcc runs in a temporary folder) and --nvcc-flag, in that order."""
-    from pathlib import Path
-
-    return ([f"-D{d}" for d in args.defines] + [f"-I{Path(i).resolve()}" for i in args.includes]
-            + list(args.nvcc_flag))
 
 
 def run(args: argparse.Namespace) -> int:

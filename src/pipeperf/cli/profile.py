@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
+
 DESCRIPTION = """Emulate one kernel launch with pipeperf's SIMT emulator and print its profile
 (instructions by category, FLOPs, branches and branch efficiency, global sectors, shared bank
 conflicts). --mode hybrid executes only what branches and addresses depend on (HyPA) and gives
@@ -31,6 +33,7 @@ def register(subparsers) -> None:
                    help="hybrid mode without memory addresses (HyPA's slice: branch conditions "
                         "only); memory statistics are then not reported")
     p.add_argument("--arch", help="nvcc target for .cu files (default: the compiler's)")
+    add_nvcc_options(p)
     p.add_argument("--max-steps", type=int, default=10_000_000,
                    help="stop after this many instruction groups (infinite-loop guard)")
     p.add_argument("--trace", metavar="FILE.json",
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
                       shared=args.shared, mode=args.mode, max_steps=args.max_steps,
-                      arch=args.arch, memory=not args.no_memory,
+                      arch=args.arch, memory=not args.no_memory, nvcc_flags=nvcc_flags(args),
                       trace_warps=args.trace_warps if args.trace else 0)
     if args.trace:
         doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),

@@ -24,8 +24,9 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Module
 
 
-def load_module(path: str | Path | Module, arch: str | None = None) -> Module:
-    """Parse a ``.ptx`` file, or compile a ``.cu`` file with nvcc first."""
+def load_module(path: str | Path | Module, arch: str | None = None,
+                nvcc_flags: Sequence[str] = ()) -> Module:
+    """Parse a ``.ptx`` file, or compile a ``.cu`` file with nvcc first (with ``nvcc_flags``)."""
     from pipeperf.ptx import parse_file, parse_ptx
 
     if isinstance(path, Module):
@@ -36,7 +37,8 @@ def load_module(path: str | Path | Module, arch: str | None = None) -> Module:
     if p.suffix == ".cu":
         from pipeperf.ptx.compile import compile_cu
 
-        text = compile_cu(p, arch=arch) if arch else compile_cu(p)
+        kw = {"arch": arch} if arch else {}
+        text = compile_cu(p, extra_args=tuple(nvcc_flags), **kw)
         m = parse_ptx(text)
         m.file = str(p)
         return m
@@ -64,7 +66,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
                trace_warps: int = 0, arch: str | None = None, memory: bool = True,
                trace_blocks: str | Sequence[int] | None = None,
-               ctas: str | Sequence[int] | None = None, trace_cap: int | None = None) -> Profile:
+               ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
+               nvcc_flags: Sequence[str] = ()) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -80,7 +83,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
 
-    module = load_module(path, arch)
+    module = load_module(path, arch, nvcc_flags)
     func = select_kernel(module, kernel)
     aliases: list[str] = []
     if module.file and str(module.file).endswith(".cu"):
