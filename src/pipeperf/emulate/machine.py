@@ -25,7 +25,7 @@ from pipeperf.emulate.ops import Unsupported, compile_instruction, getter, sette
 from pipeperf.emulate.state import NP, RAW, State
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Module,
-                             ParamList, Register, Symbol, Vector)
+                             ParamList, Register, Sink, Symbol, Vector)
 
 OP, BRA, EXIT, BAR, CALL, RET, BRX = range(7)
 MAX_THREADS = 1 << 31
@@ -155,6 +155,22 @@ class Machine:
         self.programs[kernel.name] = Program(self, kernel, needed)
 
     # ------------------------------------------------------------------ layout
+    def _aggregate_bytes(self, p, v, size: int) -> bytes:
+        """The bytes of a by-value aggregate parameter (``.param .align 8 .b8 s[56]``: a struct):
+        an array of exactly ``size`` bytes (e.g. ``zeros:u8:56`` or a .npy of the struct); a
+        number is refused rather than packed into the first byte."""
+        decl = f".param .{p.type} {p.name}" + "".join(f"[{d}]" for d in p.dims)
+        if isinstance(v, (np.ndarray, GeneratedBuffer)):
+            raw = np.ascontiguousarray(np.asarray(v)).tobytes()
+            if len(raw) == size:
+                return raw
+            raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is a {size}-byte value passed by "
+                                f"value ({decl}): got {len(raw)} bytes; give exactly {size} (e.g. "
+                                f"zeros:u8:{size}, or a .npy file of the struct's bytes)", file=self.file)
+        raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is a {size}-byte struct or array passed "
+                            f"by value ({decl}), not a number: give its {size} bytes (e.g. zeros:u8:{size}, "
+                            "or a .npy file of the struct's bytes)", file=self.file)
+
     def _layout(self) -> None:
         L = self.launch
         self.sym: dict[str, tuple[str, int]] = {}
@@ -168,6 +184,9 @@ class Machine:
             while len(self.param_bytes) % align:
                 self.param_bytes.append(0)
             self.param_off[p.name] = len(self.param_bytes)
+            if p.dims:                          # a struct or array passed by value: its bytes
+                self.param_bytes += self._aggregate_bytes(p, v, size)
+                continue
             if isinstance(v, (np.ndarray, GeneratedBuffer)):
                 if size != 8:
                     raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is .{p.type}, "
@@ -315,9 +334,14 @@ class Machine:
         if space == "param" and r == "ld" and type(addr_op.base) is Symbol \
                 and addr_op.base.name in self.param_off:
             o = self.param_off[addr_op.base.name] + addr_op.offset
-            val = np.frombuffer(bytes(self.param_bytes[o:o + esz]), dt)[0]
-            dst = setter(data_op, dt)
-            return lambda st, ix: dst(st, ix, val)
+            items = data_op.items if type(data_op) is Vector else (data_op,)
+            vals = np.frombuffer(bytes(self.param_bytes[o:o + esz * len(items)]), dt)
+            pairs = [(setter(it, dt), vals[k]) for k, it in enumerate(items) if type(it) is not Sink]
+
+            def h(st, ix):          # ld.param (.v2/.v4: a by-value struct's fields) reads constants
+                for dst, val in pairs:
+                    dst(st, ix, val)
+            return h
         if space == "param":  # call-sequence parameters: per-thread storage
             key = (addr_op.base.name, addr_op.offset)
             if r == "st":
