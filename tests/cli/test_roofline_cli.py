@@ -16,9 +16,9 @@ def test_json_per_kernel_and_gpu(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["predictions"]) == 4 * 2
     first = doc["predictions"][0]
-    assert first["gpu"] == "v100" and first["bound"] in ("memory", "compute")
+    assert first["gpu"] == "volta_v100" and first["bound"] in ("memory", "compute")
     assert first["predicted_seconds"] > 0 and 0 < first["e_instr"] <= 1
-    assert {g["name"] for g in doc["gpus"]} == {"v100", "gtx480"}
+    assert {g["name"] for g in doc["gpus"]} == {"volta_v100", "gtx480"}
     assert doc["kernels"][0]["info"]["grid"] == "(32, 32, 1)"
 
 

@@ -16,9 +16,11 @@ from pipeperf.hardware.peaks import (
 
 
 def test_every_gpu_has_six_positive_sourced_parameters():
-    names = builtin_names()
-    assert {"gtx480", "gtx660", "pascal_gtx1060", "r9_nano", "turing_rtx2070", "v100", "a100",
-            "h100"} <= set(names)
+    """The roofline-only table and every database GPU the roofline can use."""
+    from pipeperf.hardware.spec import available_gpus
+
+    assert builtin_names() == ["gtx480", "gtx660", "r9_nano"]        # only GPUs outside the database
+    names = builtin_names() + ["pascal_gtx1060", "turing_rtx2070", "v100", "a100", "h100", "hopper_h200"]
     for name in names:
         peaks = load_peaks(name)
         for key in PARAMETERS:
@@ -26,26 +28,31 @@ def test_every_gpu_has_six_positive_sourced_parameters():
             assert len(peaks.sources[key]) > 10, (name, key)
         # sanity: FP64 never beats FP32, integer add at most one per FP32 lane-op pair
         assert peaks.t_dp <= peaks.t_sp and peaks.t_add <= peaks.t_sp
+    assert set(available_gpus()).isdisjoint(builtin_names())
 
 
-def test_vendor_only_gpus_are_marked_estimates():
-    for name in ("v100", "a100", "h100", "turing_rtx2070"):
-        assert set(load_peaks(name).estimates) == set(PARAMETERS)
-        assert set(load_peaks(name).estimates.values()) == {"vendor peak"}
+def test_measured_and_estimated_peaks_are_marked():
     measured = load_peaks("gtx480")
     assert set(measured.estimates) == {"T_add", "T_ldst"}
     assert "ro_GTX-480" in measured.sources["T_SP"]
+    pascal = load_peaks("pascal_gtx1060")            # measured peaks from its database entry's peaks:
+    assert pascal.t_sp == 4521.01 and "ro_GTX-1060" in pascal.sources["T_SP"]
+    assert set(pascal.estimates) == {"T_add", "T_ldst"}
+    assert "peaks.T_SP" in pascal.sources["T_SP"]
 
 
-def test_vendor_peaks_follow_from_sm_count_and_clock():
-    assert load_peaks("v100").t_sp == pytest.approx(80 * 64 * 2 * 1.53)
-    assert load_peaks("a100").b_mem == 1555
-    assert load_peaks("h100").t_dp == pytest.approx(132 * 64 * 2 * 1.98)
+def test_old_short_names_are_database_aliases():
+    """One namespace: v100/a100/h100 (the roofline's old names) are the database's aliases, so
+    `roofline --gpu h100` and `--gpu hopper_h100` are one GPU with one set of rates."""
+    from pipeperf.hardware.spec import load_gpu
 
-
-def test_alias_and_case():
-    assert load_peaks("gtx1060") == builtin_peaks()["pascal_gtx1060"]
-    assert load_peaks("V100").name == "v100"
+    for short, full in (("v100", "volta_v100"), ("a100", "ampere_a100"), ("h100", "hopper_h100"),
+                        ("gtx1060", "pascal_gtx1060"), ("V100", "volta_v100")):
+        assert load_peaks(short) == load_peaks(full)
+        assert load_peaks(short).name == full == load_gpu(short).name
+    v = load_gpu("volta_v100")
+    assert load_peaks("v100").t_sp == pytest.approx(v.cores * v.clock_at(1.0) * 32 / v.classes["fma_f32"].cpi * 2)
+    assert "ampere_a100: memory.dram_" in load_peaks("a100").sources["B_mem"]
 
 
 def test_unknown_gpu_lists_known_ones():
@@ -62,7 +69,7 @@ def test_yaml_round_trip_and_file_selection(tmp_path):
     two.write_text(peaks_to_yaml([load_peaks("v100"), load_peaks("a100")]))
     with pytest.raises(PipeperfError, match="several GPUs"):
         load_peaks(str(two))
-    assert load_peaks(f"{two}:a100").t_sp == load_peaks("a100").t_sp
+    assert load_peaks(f"{two}:ampere_a100").t_sp == load_peaks("a100").t_sp
     with pytest.raises(PipeperfError, match="no such GPU peaks file"):
         load_peaks(str(tmp_path / "missing.yaml"))
 
@@ -105,4 +112,4 @@ def test_gpu_database_names_give_derived_peaks():
         derived += 1
         assert all(p.value(k) > 0 for k in PARAMETERS), name
     assert derived >= 15
-    assert load_peaks("pascal_gtx1060") == builtin_peaks()["pascal_gtx1060"]   # measured table first
+    assert load_peaks("pascal_gtx1060").t_dp == 147.51          # its measured peaks: section first

@@ -58,12 +58,24 @@ def import_mixbench(args: argparse.Namespace) -> int:
 
 
 def show_peaks(args: argparse.Namespace) -> int:
-    names = [args.name] if args.name else builtin_names()
+    if args.name:
+        names = [args.name]
+    else:        # one namespace: the roofline-only GPUs, then every database GPU whose rates derive
+        from pipeperf.hardware.spec import available_gpus
+
+        names = builtin_names() + available_gpus()
     header = ["gpu", *PARAMETERS]
     rows = [header, ["", *(UNITS[k] for k in PARAMETERS)]]
     estimated = False
+    skipped = []
     for name in names:
-        peaks = load_peaks(name)
+        try:
+            peaks = load_peaks(name)
+        except PipeperfError as exc:
+            if args.name:
+                raise
+            skipped.append(f"{name} ({exc.message})")
+            continue
         cells = [peaks.name]
         for key in PARAMETERS:
             mark = "*" if key in peaks.estimates else ""
@@ -75,7 +87,9 @@ def show_peaks(args: argparse.Namespace) -> int:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(row, widths))))
     if estimated:
-        print("* estimate, not measured (see the source in hardware/peaks.yaml)")
+        print("* estimate, not measured (see its source: pipeperf gpu peaks NAME)")
+    for line in skipped:
+        print(f"not listed: {line}")
     if args.name:
         peaks = load_peaks(args.name)
         print()

@@ -175,12 +175,13 @@ def _builtin() -> dict[str, GpuPeaks]:
 
 
 def builtin_peaks() -> dict[str, GpuPeaks]:
-    """The shipped database (``peaks.yaml``), keyed by name and alias."""
+    """The shipped peaks of the GPUs outside the GPU database (``peaks.yaml``: the quantitative
+    roofline paper's own GPUs), keyed by name and alias; every database GPU's come from its entry."""
     return dict(_builtin())
 
 
 def builtin_names() -> list[str]:
-    """Canonical names (no aliases) of the shipped GPUs, in file order."""
+    """Canonical names (no aliases) of the GPUs that have only roofline peaks, in file order."""
     seen: list[str] = []
     for peaks in builtin_peaks().values():
         if peaks.name not in seen:
@@ -201,10 +202,11 @@ _FROM_CLASSES: dict[str, tuple[tuple[str, ...], int]] = {
 
 def peaks_from_spec(name: str) -> GpuPeaks:
     """Table 3's parameters of a GPU of the Pipeline model's database (``pipeperf gpu list``),
-    so the quantitative roofline and ``analyze`` read one GPU database: a rate is SMs x the clock
-    under full arithmetic load (``sustained_clock_ghz``) x 32 lanes / the class's CPI (x 2 for a
-    multiply-add); B_mem is the achievable read bandwidth where the database has one, else the
-    vendor peak. Each parameter's source names the class and the database's own source."""
+    so the quantitative roofline and ``analyze`` read one GPU database. A rate the entry's
+    ``peaks:`` section gives (a microbenchmark's measurement) is taken as it is; any other rate is
+    SMs x the clock under full arithmetic load (``sustained_clock_ghz``) x 32 lanes / the class's
+    CPI (x 2 for a multiply-add), and B_mem the achievable read bandwidth where the database has
+    one, else the vendor peak. Each parameter's source names the field or class it came from."""
     from pipeperf.hardware.spec import load_gpu
 
     g = load_gpu(name)
@@ -212,28 +214,35 @@ def peaks_from_spec(name: str) -> GpuPeaks:
     values: dict[str, float] = {}
     sources: dict[str, str] = {}
     estimates: dict[str, str] = {}
-    for key, (classes, ops) in _FROM_CLASSES.items():
-        c = next((g.classes[k] for k in classes if k in g.classes), None)
-        if c is None:
-            raise PipeperfError(f"GPU {name!r} has none of the classes {', '.join(classes)} that give {key} "
-                                "for the quantitative roofline")
-        values[PARAMETERS[key]] = g.cores * clock * g.warp_size / c.cpi * ops
-        sources[key] = (f"derived from the GPU database entry {g.name}: {g.cores} SMs x {clock:g} GHz x "
-                        f"{g.warp_size}/{c.cpi:g} (class {c.name}){' x 2 (multiply-add)' if ops == 2 else ''}; "
-                        f"class source: {c.source}")
-        if c.estimate:
-            estimates[key] = "database estimate"
-    m = g.memory
-    bw = m.get("dram_read_gbs") or m.get("dram_copy_gbs") or m.get("dram_peak_gbs")
-    if not bw:
-        raise PipeperfError(f"GPU {name!r} has no DRAM bandwidth (memory.dram_read_gbs or dram_peak_gbs) "
-                            "for the quantitative roofline")
-    values["b_mem"] = float(bw)
-    which = next(k for k in ("dram_read_gbs", "dram_copy_gbs", "dram_peak_gbs") if m.get(k))
-    sources["B_mem"] = f"derived from the GPU database entry {g.name}: memory.{which} = {bw:g} GB/s"
-    if which == "dram_peak_gbs":
-        estimates["B_mem"] = "vendor peak"
-    return GpuPeaks(name=g.name, description=f"{g.full_name or g.name} (from the Pipeline GPU database)",
+    for key, attr in PARAMETERS.items():
+        if key in g.peaks:
+            values[attr] = float(g.peaks[key])
+            sources[key] = f"GPU database entry {g.name}, peaks.{key}: {g.sources.get(f'peaks.{key}', '')}"
+            if f"peaks.{key}" in g.estimates:
+                estimates[key] = "derived"
+        elif key == "B_mem":
+            m = g.memory
+            which = next((k for k in ("dram_read_gbs", "dram_copy_gbs", "dram_peak_gbs") if m.get(k)), None)
+            if which is None:
+                raise PipeperfError(f"GPU {name!r} has no DRAM bandwidth (memory.dram_read_gbs or dram_peak_gbs) "
+                                    "for the quantitative roofline")
+            values[attr] = float(m[which])
+            sources[key] = f"derived from the GPU database entry {g.name}: memory.{which} = {m[which]:g} GB/s"
+            if which == "dram_peak_gbs":
+                estimates[key] = "vendor peak"
+        else:
+            classes, ops = _FROM_CLASSES[key]
+            c = next((g.classes[k] for k in classes if k in g.classes), None)
+            if c is None:
+                raise PipeperfError(f"GPU {name!r} has none of the classes {', '.join(classes)} that give {key} "
+                                    "for the quantitative roofline")
+            values[attr] = g.cores * clock * g.warp_size / c.cpi * ops
+            sources[key] = (f"derived from the GPU database entry {g.name}: {g.cores} SMs x {clock:g} GHz x "
+                            f"{g.warp_size}/{c.cpi:g} (class {c.name}){' x 2 (multiply-add)' if ops == 2 else ''}; "
+                            f"class source: {c.source}")
+            if c.estimate:
+                estimates[key] = "database estimate"
+    return GpuPeaks(name=g.name, description=f"{g.full_name or g.name} (from the GPU database)",
                     sources=sources, estimates=estimates, **values)
 
 
@@ -261,12 +270,12 @@ def load_peaks(spec: str) -> GpuPeaks:
         return table[names[0]]
     table = builtin_peaks()
     key = spec.strip().lower()
+    from pipeperf.hardware.spec import bundled_path, available_gpus
+
+    if bundled_path(key) is not None:          # a database name or alias (v100, h100, gtx1060 ...)
+        return peaks_from_spec(key)
     if key in table:
         return table[key]
-    from pipeperf.hardware.spec import available_gpus
-
-    if key in available_gpus():
-        return peaks_from_spec(key)
     raise PipeperfError(
         f"unknown GPU {spec!r} for the quantitative roofline; known: {', '.join(builtin_names())}, and the "
         f"GPU database's {', '.join(available_gpus())} (or give a peaks YAML file, e.g. from "

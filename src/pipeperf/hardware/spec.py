@@ -67,6 +67,7 @@ class GPUSpec:
     memory: dict[str, Any] = field(default_factory=dict)   # caches and DRAM (mapper g), see _MEMORY_KEYS
     launch: dict[str, Any] = field(default_factory=dict)   # overhead_us, block_dispatch_cycles
     atomics: dict[str, Any] = field(default_factory=dict)  # same-address atomic rates, see _ATOMICS_KEYS
+    peaks: dict[str, Any] = field(default_factory=dict)    # measured quantitative-roofline rates, _PEAKS_KEYS
     sustained_clock_ghz: float | None = None               # the clock under load; None -> clock_ghz
     sources: dict[str, str] = field(default_factory=dict)  # dotted field key -> citation
     estimates: frozenset[str] = frozenset()                # dotted keys whose numbers are derived
@@ -133,7 +134,8 @@ class GPUSpec:
             "max_groups_per_core": self.max_groups_per_core,
             "sustained_clock_ghz": self.sustained_clock_ghz, "compute_capability": self.compute_capability,
             "memory": {k: v for k, v in self.memory.items() if k != "source"}, "launch": dict(self.launch),
-            "atomics": dict(self.atomics), "sources": dict(self.sources), "estimates": sorted(self.estimates),
+            "atomics": dict(self.atomics), **({"peaks": dict(self.peaks)} if self.peaks else {}),
+            "sources": dict(self.sources), "estimates": sorted(self.estimates),
             **({"base": self.base} if self.base else {}),
             "classes": {k: {"subsystem": c.subsystem, "cpi": c.cpi, "latency": c.latency}
                         for k, c in self.classes.items()},
@@ -151,13 +153,13 @@ def load_gpu(name_or_path: str | Path) -> GPUSpec:
     p = Path(text)
     if p.suffix in (".yaml", ".yml", ".json") or p.exists():
         return parse_gpu(load_document(p))
-    bundled = _bundled_path(text)
+    bundled = bundled_path(text)
     if bundled is not None:
         return parse_gpu(load_document(bundled))
     raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
 
 
-def _bundled_path(name: str) -> Path | None:
+def bundled_path(name: str) -> Path | None:
     """The bundled spec file of a name or alias, or None."""
     candidate = GPU_DIR / f"{name.lower()}.yaml"
     if candidate.exists():
@@ -179,8 +181,8 @@ def _aliases() -> dict[str, str]:
 
 _TOP_KEYS = {"name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
-             "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "sustained_clock_ghz",
-             "base"}
+             "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "peaks",
+             "sustained_clock_ghz", "base"}
 _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
 #: the ``memory`` section: caches for mapper g's cache models, DRAM peak and achievable bandwidths
 _MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
@@ -190,12 +192,16 @@ _LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles", "blocks_per_clk"}
 #: the ``atomics`` section: whole-GPU same-address global atomics per clock (resolved in L2),
 #: cycles per conflicting lane of a same-address shared-memory atomic
 _ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}
-_SECTIONS = {"memory": _MEMORY_KEYS, "launch": _LAUNCH_KEYS, "atomics": _ATOMICS_KEYS}
+#: the ``peaks`` section: measured Table 3 rates of Konstantinidis' quantitative roofline (GFLOPS,
+#: GIOPS, GOPS, GB/s; see :mod:`pipeperf.hardware.peaks`), which win over the rates derived from
+#: the classes where a microbenchmark (mixbench) measured them
+_PEAKS_KEYS = {"T_SP", "T_DP", "T_int", "T_add", "T_ldst", "B_mem"}
+_SECTIONS = {"memory": _MEMORY_KEYS, "launch": _LAUNCH_KEYS, "atomics": _ATOMICS_KEYS, "peaks": _PEAKS_KEYS}
 #: top-level numbers that ``sources`` cites by their own name
 _NUMERIC_TOP = ("cores", "clock_ghz", "sustained_clock_ghz", "issue_limit", "warp_size", "max_warps_per_core",
                 "max_groups_per_core")
 #: mappings a spec with a ``base`` merges key by key with its base's
-_MERGED = {"classes", "memory", "launch", "atomics", "limits", "measured", "sources"}
+_MERGED = {"classes", "memory", "launch", "atomics", "peaks", "limits", "measured", "sources"}
 
 
 class _ChainDocument(Document):
@@ -263,7 +269,7 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
         if not base_path.exists():
             raise PipeperfError(f"base spec file '{ref}' does not exist", file=doc.path, line=line)
     else:
-        base_path = _bundled_path(ref)
+        base_path = bundled_path(ref)
         if base_path is None:
             raise PipeperfError(f"unknown base GPU '{ref}' (expected a spec file or one of "
                                 f"{', '.join(available_gpus())})", file=doc.path, line=line)
