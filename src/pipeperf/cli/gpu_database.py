@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     lst.set_defaults(func=run, name=None)
     show = sub.add_parser("show", help="one GPU spec: lambda/Lambda per instruction class and sources")
     show.add_argument("name", help="bundled GPU name, alias (e.g. pascal) or spec YAML")
-    show.add_argument("--json", action="store_true")
+    fmt = show.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--yaml", action="store_true",
+                     help="print the whole spec (its base merged in) as a loadable, editable YAML file")
     show.set_defaults(func=run)
 
 
@@ -33,6 +36,11 @@ def run(args: argparse.Namespace) -> int:
         for g in rows:
             print(f"{g.name:<22} {g.full_name[:34]:<34} {g.compute_capability or '-':>4} {g.cores:>5} "
                   f"{g.clock_ghz:>6.3f} {g.sustained_clock_ghz:>6.3f} {g.issue_limit:>4g} {len(g.classes):>7}  {g.base}")
+        return 0
+    if getattr(args, "yaml", False):
+        from pipeperf.hardware.spec import spec_yaml
+
+        print(spec_yaml(args.name), end="")
         return 0
     g = load_gpu(args.name)
     if args.json:

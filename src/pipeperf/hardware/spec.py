@@ -159,6 +159,26 @@ def load_gpu(name_or_path: str | Path) -> GPUSpec:
     raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
 
 
+def spec_yaml(name_or_path: str | Path) -> str:
+    """The whole spec of a GPU as one self-contained YAML file (its ``base`` chain merged in, every
+    field and citation kept): what ``pipeperf gpu show NAME --yaml`` prints, for a user to copy
+    and edit, and what :func:`load_gpu` loads back to the same spec."""
+    import yaml
+
+    text = str(name_or_path)
+    path = Path(text) if Path(text).suffix in (".yaml", ".yml", ".json") or Path(text).exists() else bundled_path(text)
+    if path is None:
+        load_gpu(text)                                   # the unknown-GPU error
+        raise AssertionError("unreachable")
+    doc = _resolve_base(load_document(path))
+    parse_gpu(doc)                                       # only a valid spec is printed
+    data = {k: v for k, v in doc.data.items() if k != "base"}
+    header = (f"# GPU spec {data.get('name', path.stem)}, written by 'pipeperf gpu show --yaml' from {path.name}"
+              + (f" (merged with its base {doc.data['base']})" if "base" in doc.data else "") + ".\n"
+              "# Load it with --gpu FILE.yaml, or start a file of your own with 'base: FILE.yaml' and override.\n")
+    return header + yaml.safe_dump(data, sort_keys=False, width=120, allow_unicode=True)
+
+
 def bundled_path(name: str) -> Path | None:
     """The bundled spec file of a name or alias, or None."""
     candidate = GPU_DIR / f"{name.lower()}.yaml"
