@@ -48,6 +48,7 @@ class GPUPrediction:
     sweep: dict[str, Any] | None = None
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
     launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
+    quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
 
     @property
     def bound_by(self) -> str:
@@ -70,6 +71,8 @@ class GPUPrediction:
             d["sweep"] = self.sweep
         if self.what_if:
             d["what_if"] = self.what_if
+        if self.quantitative:
+            d["quantitative_roofline"] = {k: v.to_dict() for k, v in self.quantitative.items()}
         return d
 
 
@@ -236,10 +239,29 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         res = _Residency(blocks, limit, occ, limiter, source)
         pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
                                        mem_rows, notes, alternatives)
+        _add_quantitative_roofline(pred, prof.counts, mem_rows if memory else None, str(path), spec.name)
         out.predictions.append(pred)
         out.truncated_warps = truncated
     out.seconds_analysis = time.perf_counter() - t0
     return out
+
+
+def _add_quantitative_roofline(pred: GPUPrediction, counts, memory_rows, path: str, gpu: str) -> None:
+    """Konstantinidis' roofline of this launch on ``gpu`` as a model row, from the same counts and
+    rates as ``pipeperf roofline KERNEL.cu`` (:mod:`pipeperf.analyze.roofline_counts`)."""
+    from pipeperf.analyze.roofline_counts import NAME, quantitative_roofline
+
+    try:
+        metrics, q = quantitative_roofline(counts, memory_rows, pred.kernel, path, gpu)
+    except PipeperfError as e:           # a GPU without Table 3 rates, or a kernel Table 2 refuses
+        pred.predictions[NAME] = {"cycles": None, "seconds": None, "unsupported": e.message}
+        return
+    clock = float(pred.profile.get("clock_ghz") or 0.0)
+    pred.predictions[NAME] = {"cycles": q.predicted_seconds * clock * 1e9 if clock else None,
+                              "seconds": q.predicted_seconds}
+    pred.quantitative = {"metrics": metrics, "prediction": q}
+    if pred.sweep is not None:           # occupancy plays no part in it: a flat curve, as Eq. 1's
+        pred.sweep["seconds"][NAME] = [q.predicted_seconds] * len(pred.sweep["warps_per_sm"])
 
 
 @dataclass(frozen=True)

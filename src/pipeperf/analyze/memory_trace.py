@@ -183,21 +183,23 @@ def warm_start(stats: dict[int, PcMemory], gpu: GPUSpec, launch_scale: float) ->
     return True
 
 
+def dram_sectors(st: PcMemory, root: str) -> tuple[float, float]:
+    """(sectors read from, sectors written to) DRAM by one traced global instruction: a load's L2
+    misses; a store's (and reduction's) every sector, written back; an atomic's, read and written."""
+    if st.space != "global" or not st.sectors:
+        return 0.0, 0.0
+    if root in ("ld", "ldu"):
+        return st.sectors * (1.0 - st.hit_rate), 0.0
+    return (float(st.sectors) if root == "atom" else 0.0), float(st.sectors)
+
+
 def read_share(stats: Mapping[int, PcMemory], func) -> float:
     """The share of the launch's DRAM sectors that are read (loads' misses over loads' misses plus
     the sectors stores and atomics write; atomics count as both), from the traced sample."""
     read = written = 0.0
     for pc, st in stats.items():
-        if st.space != "global" or not st.sectors:
-            continue
-        root = func.instructions[pc].op.root
-        dram = st.sectors * (1.0 - st.hit_rate)
-        if root in ("ld", "ldu"):
-            read += dram
-        else:
-            written += st.sectors
-            if root == "atom":
-                read += st.sectors
+        r, w = dram_sectors(st, func.instructions[pc].op.root)
+        read, written = read + r, written + w
     return read / (read + written) if read + written else 1.0
 
 
@@ -230,6 +232,9 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
         x = func.instructions[pc]
         row = st.to_dict()
         row.update(line=x.line, opcode=x.opcode)
+        if st.space == "global":                 # the whole launch's DRAM traffic of this instruction
+            r, w = dram_sectors(st, x.op.root)
+            row.update(dram_read_bytes=r * SECTOR * scale, dram_write_bytes=w * SECTOR * scale)
         if x.loc is not None:
             row["source_line"] = x.loc.line                 # the .cu line, from nvcc -lineinfo
         if pc in mm.classes:

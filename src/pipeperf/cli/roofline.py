@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from dataclasses import replace
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,9 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    kernels = _select(_load_kernels(args), args.kernel)
     gpus = [load_peaks(spec) for spec in args.gpu]
-    preds = [predict(k, g, args.type) for k in kernels for g in gpus]
+    if args.kernel_source and not (args.ncu or args.nvprof or args.profile):
+        kernels, preds = _analyze_source(args, gpus)
+    else:
+        kernels = _select(_load_kernels(args), args.kernel)
+        preds = [predict(k, g, args.type) for k in kernels for g in gpus]
     if args.plot or args.quadrant:
         from pipeperf.report.roofline_plots import plot_quadrant_split, plot_roofline
 
@@ -86,6 +90,37 @@ def _load_kernels(args: argparse.Namespace) -> list[KernelMetrics]:
         return _profile_source(args)
     raise PipeperfError("no kernel given: use --ncu FILE.csv, --nvprof FILE.csv, "
                         "--profile FILE.json or KERNEL.cu --grid ... --block ...")
+
+
+def _analyze_source(args: argparse.Namespace, gpus: list) -> tuple[list[KernelMetrics], list]:
+    """KERNEL.cu on each GPU: for a GPU of the database, the counts of ``analyze``'s emulation and
+    the DRAM traffic of that GPU's cache model (:mod:`pipeperf.analyze.roofline_counts`), so this
+    command and ``analyze``'s quantitative_roofline row are one number; for a GPU with only Table 3
+    peaks (no caches to model), the emulator's whole-launch profile with its global sectors as
+    the DRAM traffic (an upper bound, said in the notes)."""
+    from pipeperf.analyze import analyze
+    from pipeperf.hardware.spec import available_gpus
+
+    if not args.grid or not args.block:
+        raise PipeperfError("KERNEL.cu needs --grid and --block")
+    in_db = [g for g in gpus if g.name in available_gpus()]
+    metrics: dict[str, KernelMetrics] = {}
+    if in_db:
+        a = analyze(args.kernel_source, args.grid, args.block, args.arg, [g.name for g in in_db],
+                    kernel=args.kernel, what_if=False)
+        for p in a.predictions:
+            if not p.quantitative:
+                raise PipeperfError(f"{p.gpu}: {p.predictions['quantitative_roofline'].get('unsupported')}",
+                                    file=args.kernel_source)
+            m = p.quantitative["metrics"]
+            metrics[p.gpu] = replace(m, info={**m.info, "gpu": p.gpu})
+    others = [g for g in gpus if g.name not in metrics]
+    if others:
+        whole = _profile_source(args)[0]
+        for g in others:
+            metrics[g.name] = replace(whole, info={**whole.info, "gpu": g.name})
+    kernels = [metrics[g.name] for g in gpus]
+    return kernels, [predict(metrics[g.name], g, args.type) for g in gpus]
 
 
 def _profile_source(args: argparse.Namespace) -> list[KernelMetrics]:

@@ -56,6 +56,12 @@ def format_analysis(a: Any) -> str:
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
         lines += _memory_lines(p.memory)
+        q = (getattr(p, "quantitative", None) or {}).get("prediction")
+        if q is not None:
+            lines.append(f"  quantitative roofline (Konstantinidis; = pipeperf roofline): {_us(q.predicted_seconds)} us, "
+                         f"{q.bound} bound: T'_op {q.t_op_adjusted:,.0f} G op/s = E_mix {q.params.e_mix:.0%} x "
+                         f"E_instr {q.e_instr:.1%} x {q.t_op:,.0f}; O_krn {q.params.o_krn:.3g} vs O_dev {q.o_dev:.3g} "
+                         f"op/B at B_mem {q.b_mem:,.0f} GB/s ('roofline' above is Eq. 1 over lambda/Lambda)")
         for what, v in getattr(p, "what_if", {}).items():
             gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "-"
             lines.append(f"  what if {what}: pipeline {_us(v['seconds'])} us ({gain})")

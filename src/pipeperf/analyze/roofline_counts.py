@@ -1,0 +1,58 @@
+"""Konstantinidis' quantitative roofline of an analysed launch.
+
+`analyze` and `pipeperf roofline KERNEL.cu` must give one roofline time for one kernel on one GPU,
+so both take Table 1's counts from here: the instruction counts of analyze's emulation, scaled
+from the CTAs it emulated to the whole grid, and the DRAM traffic of mapper g's cache model of
+that GPU (each global instruction's L2 misses and written sectors, launch-scaled, as the memory
+rows carry them); the GPU's Table 3 rates come from its database entry (:func:`load_peaks`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping, Sequence
+
+from pipeperf.models.quantitative import PROFILE_REQUIRED, KernelMetrics, QuantitativePrediction, \
+    metrics_from_profile, predict
+
+NAME = "quantitative_roofline"
+
+
+def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None
+                  ) -> tuple[dict[str, float], list[str]]:
+    """Table 1's counts of the whole launch and the notes on how they were obtained: the emulated
+    CTAs' counts x (CTAs in the grid / CTAs emulated), DRAM bytes from ``memory_rows`` (already
+    launch-scaled), or, without a memory analysis, the global sectors (an upper bound)."""
+    total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
+    emulated = float(counts.get("ctas_emulated") or total)
+    scale = total / emulated if emulated else 1.0
+    out = {k: float(counts[k]) * scale for k in PROFILE_REQUIRED if k in counts}
+    notes = []
+    if scale != 1.0:
+        notes.append(f"instruction counts scaled from the {int(emulated):,} emulated CTAs to all {int(total):,}")
+    if memory_rows:
+        out["dram_read_bytes"] = sum(float(r.get("dram_read_bytes", 0.0)) for r in memory_rows)
+        out["dram_write_bytes"] = sum(float(r.get("dram_write_bytes", 0.0)) for r in memory_rows)
+        notes.append("DRAM traffic from the cache model of this GPU (L2 misses and written sectors)")
+    else:
+        out["global_load_sectors"] = float(counts.get("global_load_sectors", 0)) * scale
+        out["global_store_sectors"] = float(counts.get("global_store_sectors", 0)) * scale
+    return out, notes
+
+
+def launch_metrics(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None,
+                   kernel: str, file: str | None) -> KernelMetrics:
+    """The launch's :class:`KernelMetrics` (see :func:`launch_counts`), its notes in ``info``."""
+    scaled, notes = launch_counts(counts, memory_rows)
+    m = metrics_from_profile(scaled, kernel, file)
+    all_notes = notes + list(m.info.get("notes", []))
+    return replace(m, info={"notes": all_notes}, source=f"pipeperf analyze {file or ''}".strip())
+
+
+def quantitative_roofline(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None,
+                          kernel: str, file: str | None, gpu: str) -> tuple[KernelMetrics, QuantitativePrediction]:
+    """(the launch's metrics, their quantitative-roofline prediction on database GPU ``gpu``)."""
+    from pipeperf.hardware.peaks import load_peaks
+
+    m = launch_metrics(counts, memory_rows, kernel, file)
+    return m, predict(m, load_peaks(gpu))
