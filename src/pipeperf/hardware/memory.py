@@ -113,6 +113,9 @@ class PcMemory:
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
     min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
+    #: global: the (L2, L1) hit rates that set a request's latency, where they are not this
+    #: pattern's own: a what-if that only drops redundant sectors keeps where the data come from
+    latency_hit_rates: tuple[float, float] | None = None
 
     @property
     def sectors_per_request(self) -> float:
@@ -352,7 +355,10 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
     lam_l2, Lam_l2 = (l2.cpi, l2.latency) if l2 is not None else (lam_dram, base.latency)
     lam_l1, Lam_l1 = (l1.cpi, l1.latency) if l1 is not None else (0.0, 0.0)
     lam_mix = p * lam_dram + (h - q1) * lam_l2 + q1 * lam_l1
-    Lam_mix = p * base.latency + (h - q1) * Lam_l2 + q1 * Lam_l1
+    hl, l1l = st.latency_hit_rates if st.latency_hit_rates is not None else (h, st.l1_hit_rate)
+    hl = hl if l2 is not None else 0.0
+    ql = min(l1l, hl) if l1 is not None and l2 is not None else 0.0
+    Lam_mix = (1.0 - hl) * base.latency + (hl - ql) * Lam_l2 + ql * Lam_l1
     lam = max(m * lam_mix, 1e-6)
     Lam = Lam_mix + max(0.0, m - 1.0) * lam_mix
     src = (f"mapper g from {base.name}: {st.sectors_per_request:.2f} sectors/request (reference "
@@ -413,7 +419,8 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
     sampled CTA) and ``active_sms`` scale same-address atomics to the whole launch."""
     out = MemoryMapping(stats=dict(stats))
     l2 = gpu.classes.get(L2_CLASS)
-    l1 = l1_class(gpu) if any(s.l1_hits for s in stats.values()) else None
+    l1 = l1_class(gpu) if any(s.l1_hits or (s.latency_hit_rates and s.latency_hit_rates[1])
+                              for s in stats.values()) else None
     if l2 is None and any(s.space == "global" and s.l2_hits for s in stats.values()):
         out.notes.append(f"GPU '{gpu.name}' has no '{L2_CLASS}' class: sectors the cache model finds "
                          "in L2 are charged as DRAM accesses")
@@ -453,11 +460,15 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
         if what == "no bank conflicts" and st.space == "shared" and st.wavefronts > st.requests:
             out[pc], changed = replace(st, wavefronts=st.requests), True
         elif what == "coalesced global accesses" and st.space == "global" and st.sectors > st.min_sectors > 0:
-            # the sectors a coalesced pattern no longer touches are taken from the hits first:
-            # an uncoalesced pattern's hits are mostly its own redundant re-touches
+            # the sectors a coalesced pattern no longer touches are taken from the hits first (in
+            # L1 and L2): an uncoalesced pattern's hits are mostly its own redundant re-touches,
+            # so the DRAM sectors stay. Its requests wait for the same data from the same levels:
+            # the latency keeps the pattern's hit rates (else the fewer, now mostly missing,
+            # sectors would read as a slower request and the fix as a slowdown)
             extra = st.sectors - st.min_sectors
             out[pc] = replace(st, sectors=st.min_sectors, l2_hits=max(0, st.l2_hits - extra),
-                              intra_hits=max(0, st.intra_hits - extra))
+                              intra_hits=max(0, st.intra_hits - extra), l1_hits=max(0, st.l1_hits - extra),
+                              latency_hit_rates=st.latency_hit_rates or (st.hit_rate, st.l1_hit_rate))
             changed = True
     return out if changed else None
 
