@@ -92,6 +92,17 @@ class Program:
                     why = why[len(x.opcode):].strip() if why.startswith(x.opcode) else f"({why})"
                     why = f" {why}" if why else ""
                     h = _raiser(m, x, f"unsupported instruction {x.opcode}{why}")
+                except PipeperfError as exc:
+                    if exc.line is not None:
+                        raise
+                    raise PipeperfError(f"kernel {m.kernel.name}: {x.opcode}: {exc.message}", file=m.file,
+                                        line=x.line) from None
+                except (IndexError, AttributeError, TypeError, KeyError, ValueError, StopIteration) as exc:
+                    # operands of a shape the builder cannot take (a missing destination, an
+                    # immediate where a register or address belongs): ptxas would refuse the file
+                    raise PipeperfError(f"kernel {m.kernel.name}: cannot emulate this {x.opcode}: its operands "
+                                        f"are not what it takes ({type(exc).__name__})",
+                                        file=m.file, line=x.line) from None
                 self.emulated[i] = needed is None or i in needed
             elif k != OP:
                 self.emulated[i] = needed is None or k in (BRA, BRX, CALL) or x.guard is not None
@@ -202,6 +213,9 @@ class Machine:
                 if dt.kind == "f":
                     raw = np.asarray(v, dt).tobytes()
                 else:
+                    if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                        raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is .{p.type}: expected an "
+                                            f"integer, got {v!r}", file=self.file)
                     raw = np.asarray(int(v) & ((1 << (8 * dt.itemsize)) - 1),
                                      RAW[dt.itemsize]).tobytes()
             self.param_bytes += raw
@@ -301,7 +315,7 @@ class Machine:
             elif base.name in self.param_off:
                 a = np.uint64(self.param_off[base.name] + off)
             else:
-                a = None
+                raise PipeperfError(f"'{base.name}' is not a variable or parameter this module declares")
             return lambda st, ix: a
         name = base.name
         o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeperf.errors import PipeperfError
+
 GLOBAL_BASE = 1 << 44  # generic addresses at or above this are global
 SHARED_BASE = 1 << 40  # generic window of the CTA's shared memory (cvta.shared)
 LOCAL_BASE = 2 << 40   # generic window of the thread's local memory (cvta.local)
@@ -34,6 +36,9 @@ class Arena:
     """A byte array with typed views cached per dtype."""
 
     def __init__(self, nbytes: int, track: bool = False):
+        if nbytes > MAX_ARENA:          # a shared/local/constant window the kernel declares too large
+            raise PipeperfError(f"the launch needs {nbytes:,} bytes of one memory space, more than the "
+                                f"emulator's {MAX_ARENA >> 30} GiB")
         self.bytes = np.zeros(_round(max(nbytes, 8), 8), np.uint8)
         self._views: dict = {}
         # hybrid mode: bytes whose value is unknown because a skipped store wrote them
