@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from pipeperf.analyze.predict import Bound
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.source_map import SourceMap
 
 
 @dataclass
@@ -188,18 +189,16 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     module, resources_of = _load(Path(path), arch, ptxas_resources, list(nvcc_flags))
     func = select_kernel(module, kernel)
     resources = resources_of(func.name)
-    try:
-        cap = max(1024, TRACE_ENTRIES // max(1, int(trace_warps)))
-        prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas, cap)
-        if max_nodes is not None:
-            max_nodes = min(int(max_nodes), cap)
-    except PipeperfError as e:
-        raise _at_source_line(e, module, func) from None
+    cap = max(1024, TRACE_ENTRIES // max(1, int(trace_warps)))
+    prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas, cap)
+    if max_nodes is not None:
+        max_nodes = min(int(max_nodes), cap)
     out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
                    ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                    ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
                    sampling=str(prof.counts.get("sampling", "")))
     opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
+    sources = SourceMap(module)
     for spec in specs:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         own = resources
@@ -221,7 +220,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.memory_trace import launch_memory
 
             gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, blocks,
-                                                                          n_blocks, g3, b3, warm_l2)
+                                                                          n_blocks, g3, b3, warm_l2, sources)
             if not what_if:
                 alternatives = {}
         prof_gpu = prof
@@ -393,17 +392,6 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap)
-
-
-def _at_source_line(e: PipeperfError, module, func) -> PipeperfError:
-    """An error at a PTX line of a compiled ``.cu`` file, re-pointed at the CUDA source line that
-    nvcc's ``.loc`` gives for it (the PTX line is kept in the message)."""
-    if e.line is None or module.file is None or not str(module.file).endswith(".cu") or e.file != module.file:
-        return e
-    x = next((x for x in func.instructions if x.line == e.line), None)
-    if x is None or x.loc is None:
-        return e
-    return PipeperfError(f"{e.message} (PTX line {e.line})", file=e.file, line=x.loc.line)
 
 
 def _load(path: Path, arch: str | None, ptxas_resources, nvcc_flags: list[str] | None = None):

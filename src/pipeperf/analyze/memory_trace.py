@@ -18,6 +18,7 @@ from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, M
     ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
+from pipeperf.ptx.source_map import SourceMap
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
@@ -204,7 +205,8 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
 
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False
+                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
+                  sources: SourceMap | None = None
                   ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
     class name overrides for the IDG builder, one report row per memory PC, notes, and per
@@ -212,7 +214,9 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     that fixed access pattern would get, under the same names).
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
-    wave), and the L2 share the sample stands for is its warps per wave over the wave's warps."""
+    wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
+    Each row names its PTX line and, from ``sources`` (the module's ``.loc`` records), the
+    source file and line (``source_file``, ``source_line``; ``source`` with what was inlined)."""
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
@@ -231,12 +235,13 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]
         row = st.to_dict()
-        row.update(line=x.line, opcode=x.opcode)
+        loc = sources.location(func, x) if sources is not None else None
+        row.update(line=x.line, ptx_line=x.line, opcode=x.opcode,
+                   source_file=loc.file if loc else None, source_line=loc.line if loc else None,
+                   source=str(loc) if loc else None)
         if st.space == "global":                 # the whole launch's DRAM traffic of this instruction
             r, w = dram_sectors(st, x.op.root)
             row.update(dram_read_bytes=r * SECTOR * scale, dram_write_bytes=w * SECTOR * scale)
-        if x.loc is not None:
-            row["source_line"] = x.loc.line                 # the .cu line, from nvcc -lineinfo
         if pc in mm.classes:
             c = mm.classes[pc]
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))

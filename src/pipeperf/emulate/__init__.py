@@ -124,12 +124,17 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap)
     fallback = False
     try:
-        m = Machine(module, func, launch, optimistic=True, **kw)
-        m.run()
-    except HybridFallback:
-        fallback = True
-        m = Machine(module, func, launch, optimistic=False, **kw)
-        m.run()
+        try:
+            m = Machine(module, func, launch, optimistic=True, **kw)
+            m.run()
+        except HybridFallback:
+            fallback = True
+            m = Machine(module, func, launch, optimistic=False, **kw)
+            m.run()
+    except PipeperfError as e:                   # a fault at a PTX line: say its source line
+        from pipeperf.ptx.source_map import at_source
+
+        raise at_source(e, module) from None
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["hybrid_fallback"] = fallback
     prof.counts["ctas_total"] = nblocks

@@ -24,8 +24,9 @@ from typing import Sequence
 import numpy as np
 
 from pipeperf.emulate.hybrid import _regs
-from pipeperf.ptx.ir import Address, Function, Module, Symbol, registers_in
+from pipeperf.ptx.ir import Address, Function, Instruction, Module, Symbol, registers_in
 from pipeperf.ptx.slices import _READS_MEMORY, _TEXTURE, _WRITES_MEMORY, _space, may_alias
+from pipeperf.ptx.source_map import SourceMap
 
 #: Address spaces private to one CTA (or thread): other CTAs never write them.
 _PRIVATE = ("shared", "local")
@@ -201,11 +202,12 @@ def sampling_safe(func: Function, module: Module | None = None,
     ins = func.instructions
     if any(x.root == "call" for x in ins):
         return _whole_module_rule(func, module)
+    sources = SourceMap(module) if module is not None else None
     writers = [x for x in ins if x.op.root in _WRITES_MEMORY]
     prov = _provenance(func)
     pc_of = {id(x): k for k, x in enumerate(ins)}
     own = _OwnSlices(func, launch) if launch is not None else None
-    own_slices: set[int] = set()
+    own_slices: dict[int, Instruction] = {}
     regs: set[str] = set()
     for x in ins:
         if x.guard is not None:
@@ -232,7 +234,7 @@ def sampling_safe(func: Function, module: Module | None = None,
                 if not _may_alias(x, w, prov):
                     continue
                 if own is not None and _space(x) not in _PRIVATE and own.disjoint(i, pc_of[id(w)]):
-                    own_slices.add(x.line)
+                    own_slices[x.line] = x
                     continue                 # each CTA reads and writes only its own slice
                 if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
                     regs |= _regs(w.operands)   # the store's value and address join
@@ -241,14 +243,18 @@ def sampling_safe(func: Function, module: Module | None = None,
                     if g is None:
                         continue
                     x, w = w, g              # an async copy from global memory others write
-                where = f"line {x.line}" if x.line else f"instruction {i}"
-                return False, (f"`{x.opcode}` at {where} feeds control flow or addresses and may "
-                               f"read global memory that `{w.opcode}` (line {w.line}) writes: "
+                return False, (f"`{x.opcode}` at {_at(x, func, sources)} feeds control flow or "
+                               f"addresses and may read global memory that `{w.opcode}` at "
+                               f"{_at(w, func, sources)} writes: "
                                f"skipped CTAs' writes could change the sampled CTAs' paths")
     if own_slices:
+        lines = sorted(own_slices)
+        src = [] if sources is None else [loc.where for loc in dict.fromkeys(
+            sources.location(func, own_slices[n]) for n in lines) if loc is not None]
         return True, ("branches and addresses read only their CTA's own slice of the memory the kernel "
-                      f"writes (affine addresses disjoint across CTAs: the loads at line"
-                      f"{'s' if len(own_slices) > 1 else ''} {', '.join(map(str, sorted(own_slices)))})")
+                      f"writes (affine addresses disjoint across CTAs: the loads at PTX line"
+                      f"{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+                      + (f", from {', '.join(dict.fromkeys(src))}" if src else "") + ")")
     return True, "no branch or address depends on memory that other CTAs write"
 
 
@@ -280,6 +286,13 @@ class _OwnSlices:
             return False
 
 
+def _at(x: Instruction, func: Function, sources: SourceMap | None) -> str:
+    """Where ``x`` is, for a message: its PTX line and, from ``.loc``, its source line."""
+    if not x.line:
+        return f"instruction {x.index}"
+    return sources.where(func, x) if sources is not None else f"PTX line {x.line}"
+
+
 def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str]:
     """With calls: safe only when no global/generic read of the kernel or any function of the
     module may alias a global/generic write of them."""
@@ -289,11 +302,14 @@ def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str
     readers = [x for x in allins if x.op.root in _READS_MEMORY and x.op.root not in _TEXTURE
                and _space(x) not in _READ_ONLY + shared_ok]
     writers = [x for x in allins if x.op.root in _WRITES_MEMORY and _space(x) not in shared_ok]
+    owner = {id(x): f for f in funcs for x in f.instructions}
+    sources = SourceMap(module) if module is not None else None
     for r in readers:
         for w in writers:
             if may_alias(r, w):
-                return False, (f"the kernel calls device functions and `{r.opcode}` (line {r.line}) "
-                               f"may read global memory that `{w.opcode}` (line {w.line}) writes")
+                return False, (f"the kernel calls device functions and `{r.opcode}` at "
+                               f"{_at(r, owner[id(r)], sources)} may read global memory that "
+                               f"`{w.opcode}` at {_at(w, owner[id(w)], sources)} writes")
     return True, "no global read of the kernel or its callees may alias a global write"
 
 

@@ -97,8 +97,9 @@ def _memory_lines(rows: list[dict]) -> list[str]:
     for (op, what, lam, Lam, base), rs in groups.items():
         lines = [r["line"] for r in rs]
         shown = ", ".join(str(n) for n in lines[:6]) + (f", ... ({len(lines)} instructions)" if len(lines) > 6 else "")
-        src = sorted({r["source_line"] for r in rs if r.get("source_line")})
-        where = f" (source line{'s' if len(src) > 1 else ''} {', '.join(map(str, src))})" if src else ""
-        out.append(f"  {op} at PTX line{'s' if len(lines) > 1 else ''} {shown}{where}: {what} -> lambda {lam}, "
-                   f"Lambda {Lam} (from {base})")
+        ptx = f"PTX line{'s' if len(lines) > 1 else ''} {shown}"
+        src = list(dict.fromkeys(r["source"] for r in rs if r.get("source")))   # file:line (inlined from ...)
+        where = "; ".join(src[:4]) + (f"; ... ({len(src)} source lines)" if len(src) > 4 else "")
+        at = f"{where}, {ptx}" if where else ptx
+        out.append(f"  {op} at {at}: {what} -> lambda {lam}, Lambda {Lam} (from {base})")
     return out
