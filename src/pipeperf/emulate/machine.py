@@ -32,6 +32,10 @@ MAX_THREADS = 1 << 31
 MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")  # refuse launches that could not finish in reasonable time
 
 
+#: a kernel's constant bank: 64 KiB (CUDA C Programming Guide, "Device Memory Accesses: Constant Memory")
+CONST_BYTES = 64 << 10
+
+
 class EmulationError(PipeperfError):
     pass
 
@@ -224,6 +228,12 @@ class Machine:
         const = bytearray()
         shared_off = 0
         for v in self.module.globals:
+            if v.size_bytes > MAX_ARENA:     # before any bytes are made for it
+                raise PipeperfError(f"module variable {v.name} declares {v.size_bytes:,} bytes, more than the "
+                                    f"emulator's {MAX_ARENA >> 30} GiB", file=self.file, line=getattr(v, "line", None))
+            if v.space == "const" and len(const) + v.size_bytes > CONST_BYTES:
+                raise PipeperfError(f"constant variable {v.name} does not fit in CUDA's {CONST_BYTES >> 10} KiB of "
+                                    "constant memory", file=self.file, line=getattr(v, "line", None))
             if v.space == "global":
                 self.sym[v.name] = ("global", self.gmem.allocate(v.name, max(v.size_bytes, 1),
                                                                  _init(v)))

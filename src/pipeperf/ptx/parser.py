@@ -129,6 +129,9 @@ _OPNDCACHE: dict[str, object] = {}
 _LOCCACHE: dict[str, Loc] = {}
 _REGCACHE: dict[str, Register] = {}
 _LABELCACHE: dict[str, Label] = {}
+#: registers one ``%r<N>`` range may declare: every one becomes a name, so a mutated or hostile
+#: file with N = 2^32 would exhaust memory; nvcc's largest kernels declare about 10^5 (a limit of ours, said as such)
+MAX_REGISTER_RANGE = 1 << 20
 _DECLCACHE: dict[str, tuple] = {}
 _CACHES = (_OPCACHE, _ARGCACHE, _OPNDCACHE, _LOCCACHE, _REGCACHE, _LABELCACHE, _DECLCACHE)
 
@@ -513,6 +516,9 @@ class _Parser:
             if not nm:
                 raise self.error(f"bad register name '{part.strip()}' in .reg", line)
             c = int(nm.group(2)) if nm.group(2) is not None else None
+            if c is not None and c > MAX_REGISTER_RANGE:
+                raise self.error(f"'.reg {nm.group(1)}<{c}>' declares {c:,} registers, more than pipeperf takes in "
+                                 f"one range ({MAX_REGISTER_RANGE:,}; nvcc's largest kernels declare ~10^5)", line)
             if i and c != count:
                 raise self.error("mixed register ranges in one .reg declaration", line)
             count = c
