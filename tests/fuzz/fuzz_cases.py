@@ -137,6 +137,30 @@ class Outcome:
         self.messages[key] = self.messages.get(key, 0) + 1
 
 
+#: the address space a fuzz run may use: a case that would exhaust the machine's memory fails
+#: with MemoryError instead (soft limit only, restored afterwards)
+ADDRESS_SPACE = 12 << 30
+
+
+class memory_cap:
+    """Context manager: cap the process's address space at ADDRESS_SPACE while fuzzing."""
+
+    def __enter__(self):
+        import resource
+
+        self.old = resource.getrlimit(resource.RLIMIT_AS)
+        hard = self.old[1]
+        cap = ADDRESS_SPACE if hard == resource.RLIM_INFINITY else min(ADDRESS_SPACE, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        return self
+
+    def __exit__(self, *exc):
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, self.old)
+        return False
+
+
 def run_guarded(fn, what: str, outcome: Outcome) -> None:
     """Run ``fn()``: a PipeperfError of one line is a refusal; any other exception, a multi-line
     message or a run past CASE_SECONDS is a failure recorded with ``what``."""
@@ -145,7 +169,8 @@ def run_guarded(fn, what: str, outcome: Outcome) -> None:
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
     try:
-        fn()
+        with memory_cap():
+            fn()
         outcome.ran += 1
     except PipeperfError as e:
         text = str(e)
