@@ -81,6 +81,16 @@ def test_measure_binds_specs_like_the_emulator(tmp_path):
         launcher.bind(STENCIL, ptx, entry, [launcher.parse_arg(s) for s in SPECS if not s.startswith("ny=")])
     with pytest.raises(PipeperfError, match=r"parameter nx \(PTX .*\) of stencil5 is \.u32, an integer"):
         launcher.bind(STENCIL, ptx, entry, [launcher.parse_arg(s.replace("nx=32", "nx=2.5")) for s in SPECS])
+    with pytest.raises(PipeperfError, match=r"parameter nx \(PTX .*\) of stencil5 is \.u32 \(4 bytes\): 'nx=f64:2' is 8"):
+        launcher.bind(STENCIL, ptx, entry, [launcher.parse_arg(s.replace("nx=32", "nx=f64:2")) for s in SPECS])
+    with pytest.raises(PipeperfError, match=r"parameter nx \(PTX .*\) of stencil5 is \.u32, not a pointer"):
+        launcher.bind(STENCIL, ptx, entry, [launcher.parse_arg(s.replace("nx=32", "nx=zeros:i32:4")) for s in SPECS])
+    cu = tmp_path / "s.cu"
+    cu.write_text("struct P { float w[14]; };\n__global__ void by_value(P p, float* y) { y[0] = p.w[3]; }\n")
+    _, entries = launcher.compile_kernel(cu, "sm_90", tmp_path / "b2")
+    with pytest.raises(PipeperfError, match=r"parameter p \(PTX _Z8by_value1PPf_param_0\) of by_value is a struct"):
+        launcher.bind(cu, launcher.ptx_path(cu, tmp_path / "b2").read_text(), entries[0],
+                      [launcher.parse_arg("p=zeros:u8:56"), launcher.parse_arg("y=zeros:f32:1")])
     exe = launcher.build(tmp_path / "launcher")
     cmd = [str(exe), "--parse-only"] + [x for s in canonical for x in ("--arg", s)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)

@@ -8,7 +8,7 @@ arrays vs ``--arg x=rand:f32:1048576`` strings); both end here as one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
