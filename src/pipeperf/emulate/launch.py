@@ -44,7 +44,8 @@ class GeneratedBuffer:
 
     def __init__(self, kind: str, dtype: Any, count: int, seed: int = 0,
                  lo: float | None = None, hi: float | None = None):
-        self.kind, self.dtype, self.count, self.seed = SYNONYMS.get(kind, kind), np.dtype(dtype), int(count), int(seed)
+        self.kind = SYNONYMS.get(kind, kind)             # iota is arange
+        self.dtype, self.count, self.seed = np.dtype(dtype), int(count), int(seed)
         self.lo, self.hi = lo, hi
         self.page_elems = PAGE_BYTES // self.dtype.itemsize
 

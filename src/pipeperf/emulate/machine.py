@@ -161,14 +161,15 @@ class Machine:
         an array of exactly ``size`` bytes (e.g. ``zeros:u8:56`` or a .npy of the struct); a
         number is refused rather than packed into the first byte."""
         decl = f".param .{p.type} {p.name}" + "".join(f"[{d}]" for d in p.dims)
+        where = f"parameter {label} of {base_name(self.kernel.name)}"
         if isinstance(v, (np.ndarray, GeneratedBuffer)):
             raw = np.ascontiguousarray(np.asarray(v)).tobytes()
             if len(raw) == size:
                 return raw
-            raise PipeperfError(f"parameter {label} of {base_name(self.kernel.name)} is a {size}-byte value passed by "
+            raise PipeperfError(f"{where} is a {size}-byte value passed by "
                                 f"value ({decl}): got {len(raw)} bytes; give exactly {size} (e.g. "
                                 f"zeros:u8:{size}, or a .npy file of the struct's bytes)", file=self.file)
-        raise PipeperfError(f"parameter {label} of {base_name(self.kernel.name)} is a {size}-byte struct or array passed "
+        raise PipeperfError(f"{where} is a {size}-byte struct or array passed "
                             f"by value ({decl}), not a number: give its {size} bytes (e.g. zeros:u8:{size}, "
                             "or a .npy file of the struct's bytes)", file=self.file)
 
