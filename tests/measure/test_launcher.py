@@ -47,11 +47,13 @@ def test_bad_specs_are_named(text, message):
 
 
 def test_dims():
-    assert launcher.parse_dims("1024", "--grid") == (1024, 1, 1)
-    assert launcher.parse_dims("32,8", "--block") == (32, 8, 1)
+    from pipeperf.util.launch_args import dim3        # the one parser of --grid/--block, as in profile
+
+    assert dim3("1024", "grid") == (1024, 1, 1)
+    assert dim3("32,8", "block") == (32, 8, 1)
     for bad in ("0", "1,2,3,4", "a", "-1", ""):
         with pytest.raises(PipeperfError, match="--grid"):
-            launcher.parse_dims(bad, "--grid")
+            dim3(bad, "grid")
 
 
 def test_kernel_names_resolve_through_mangling():

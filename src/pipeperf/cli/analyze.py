@@ -5,26 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
 
 DESCRIPTION = """Predict a kernel launch's run time on one or more GPUs of the database, with no GPU:
 compile (nvcc) and parse, emulate a sample of whole CTAs spread over the grid, tracing their warps, build the
 warps' instruction dependence graphs (one per distinct path), compute occupancy from ptxas -v,
-and run the Pipeline model's simulator. Arguments as for `pipeperf profile`."""
+and run the Pipeline model's simulator."""
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("analyze", help="predict a kernel's run time on GPUs from its source",
-                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=DESCRIPTION, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
-    p.add_argument("--kernel", help="kernel (.entry) name; needed when the file has several")
-    p.add_argument("--grid", required=True, help="grid size X[,Y[,Z]]")
-    p.add_argument("--block", required=True, help="block size X[,Y[,Z]]")
-    p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
-                   help="kernel argument (repeat), as for `pipeperf profile`")
+    add_launch_options(p)
     p.add_argument("--gpu", action="append", required=True, metavar="NAME", help="GPU of the database (repeat)")
-    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
     p.add_argument("--mode", choices=("full", "hybrid"), default="hybrid", help="emulation mode (default hybrid)")
     p.add_argument("--trace-warps", type=int, default=256, metavar="N",
                    help="warps traced to build the IDGs: whole CTAs, the first, the last and evenly "
@@ -64,9 +61,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.plot and not args.sweep_occupancy:
         raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
+    launch_specs(args)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
-                trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=args.shared, arch=args.arch,
-                sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
+                trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=shared_bytes(args),
+                arch=args.arch, sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
                 all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if,
                 max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2)
     if args.plot:

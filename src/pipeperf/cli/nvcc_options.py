@@ -1,4 +1,4 @@
-"""The nvcc options of the commands that compile a ``.cu`` file (analyze, profile): -D, -I and
+"""The nvcc options of the commands that compile a ``.cu`` file (analyze, profile, measure): -D, -I and
 any other flag, so application code with headers or size macros is analysed as it is built."""
 
 from __future__ import annotations

@@ -6,28 +6,23 @@ import argparse
 import json
 from pathlib import Path
 
+from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 
 DESCRIPTION = """Emulate one kernel launch with pipeperf's SIMT emulator and print its profile
 (instructions by category, FLOPs, branches and branch efficiency, global sectors, shared bank
 conflicts). --mode hybrid executes only what branches and addresses depend on (HyPA) and gives
-the same counts faster. Arguments in parameter order or by name:
-  --arg n=1048576 --arg a=2.0 --arg x=rand:f32:1048576 --arg y=zeros:f32:1048576 --arg z=file.npy
+the same counts faster. E.g.
+  --arg n=1048576 --arg a=2.0 --arg x=rand:f32:1048576 --arg y=zeros:f32:1048576
 """
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", help="emulate a kernel launch and profile it (SIMT/HyPA)",
-                              description=DESCRIPTION,
+                              description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
-    p.add_argument("--kernel", help="kernel (.entry) name; needed when the file has several")
-    p.add_argument("--grid", required=True, help="grid size X[,Y[,Z]]")
-    p.add_argument("--block", required=True, help="block size X[,Y[,Z]]")
-    p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
-                   help="kernel argument: number, KIND:TYPE:N (KIND zeros|ones|arange|rand), "
-                        "or FILE.npy (repeat, in order or by name)")
-    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes")
+    add_launch_options(p)
     p.add_argument("--mode", choices=("full", "hybrid"), default="full")
     p.add_argument("--no-memory", action="store_true",
                    help="hybrid mode without memory addresses (HyPA's slice: branch conditions "
@@ -48,9 +43,11 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pipeperf.emulate import csv_text, run_kernel
+    from pipeperf.ptx.cuda_names import display_name
+    launch_specs(args)
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
-                      shared=args.shared, mode=args.mode, max_steps=args.max_steps,
+                      shared=shared_bytes(args), mode=args.mode, max_steps=args.max_steps,
                       arch=args.arch, memory=not args.no_memory, nvcc_flags=nvcc_flags(args),
                       trace_warps=args.trace_warps if args.trace else 0)
     if args.trace:
@@ -69,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(prof.to_dict(), indent=2))
         return 0
     c = prof.counts
-    print(f"kernel {prof.name}  grid {prof.grid}  block {prof.block}  mode {prof.mode}")
+    print(f"kernel {display_name(prof.name)}  grid {prof.grid}  block {prof.block}  mode {prof.mode}")
     rows = [
         ("warp instructions executed", c["inst_executed_warp"]),
         ("thread instructions executed", c["inst_executed_thread"]),

@@ -43,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="profile this CUDA source with pipeperf's emulator")
     p.add_argument("--grid", help="grid size for KERNEL.cu, e.g. 1024 or 64,64")
     p.add_argument("--block", help="block size for KERNEL.cu, e.g. 256 or 16,16")
-    p.add_argument("--arg", action="append", default=[], metavar="VALUE",
-                   help="kernel argument for KERNEL.cu (repeat per parameter)")
+    p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
+                   help="kernel argument for KERNEL.cu (repeat), as for profile: README.md, 'Kernel arguments'")
     p.add_argument("--gpu", action="append", required=True, metavar="NAME|FILE.yaml",
                    help="target GPU: database name or peaks YAML (repeatable)")
     p.add_argument("--kernel", metavar="REGEX", help="keep only kernels whose name matches")

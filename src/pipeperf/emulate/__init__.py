@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, cuda_param_names, dim3
+from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
 from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Module
@@ -46,19 +46,13 @@ def load_module(path: str | Path | Module, arch: str | None = None,
 
 
 def select_kernel(module: Module, name: str | None) -> Function:
+    """The kernel ``--kernel NAME`` means (an entry name, or a C++ kernel's CUDA name:
+    :func:`~pipeperf.ptx.cuda_names.resolve_entry`); with no name, the only one."""
+    from pipeperf.ptx.cuda_names import resolve_entry
+
     ks = module.kernels
-    if not ks:
-        raise PipeperfError("no .entry kernel in the module", file=module.file)
-    if name is None:
-        if len(ks) > 1:
-            raise PipeperfError("several kernels (" + ", ".join(k.name for k in ks)
-                                + "): choose one with --kernel", file=module.file)
-        return ks[0]
-    for k in ks:
-        if k.name == name:
-            return k
-    raise PipeperfError(f"no kernel {name!r} (kernels: " + ", ".join(k.name for k in ks) + ")",
-                        file=module.file)
+    entry = resolve_entry([k.name for k in ks], name, module.file)
+    return next(k for k in ks if k.name == entry)
 
 
 def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
@@ -85,11 +79,11 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
 
     module = load_module(path, arch, nvcc_flags)
     func = select_kernel(module, kernel)
-    aliases: list[str] = []
-    if module.file and str(module.file).endswith(".cu"):
-        aliases = cuda_param_names(Path(module.file).read_text(errors="replace"), func.name)
-    values, names = bind_args(func, args, file=module.file, aliases=aliases)
-    launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared))
+    from pipeperf.ptx.params import ParamNames
+
+    param_names = ParamNames.for_file(func, module.file)
+    values, names = bind_args(func, args, file=module.file, names=param_names)
+    launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
     from pipeperf.emulate.machine import HybridFallback
     from pipeperf.emulate import sampling as S

@@ -24,6 +24,7 @@ from pipeperf.emulate.memory import (CONST_BASE, GLOBAL_BASE, LOCAL_BASE, MAX_AR
 from pipeperf.emulate.ops import Unsupported, compile_instruction, getter, setter
 from pipeperf.emulate.state import NP, RAW, State
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.cuda_names import base_name
 from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Module,
                              ParamList, Register, Sink, Symbol, Vector)
 
@@ -170,19 +171,20 @@ class Machine:
         self.programs[kernel.name] = Program(self, kernel, needed)
 
     # ------------------------------------------------------------------ layout
-    def _aggregate_bytes(self, p, v, size: int) -> bytes:
+    def _aggregate_bytes(self, p, v, size: int, label: str) -> bytes:
         """The bytes of a by-value aggregate parameter (``.param .align 8 .b8 s[56]``: a struct):
         an array of exactly ``size`` bytes (e.g. ``zeros:u8:56`` or a .npy of the struct); a
         number is refused rather than packed into the first byte."""
         decl = f".param .{p.type} {p.name}" + "".join(f"[{d}]" for d in p.dims)
+        where = f"parameter {label} of {base_name(self.kernel.name)}"
         if isinstance(v, (np.ndarray, GeneratedBuffer)):
             raw = np.ascontiguousarray(np.asarray(v)).tobytes()
             if len(raw) == size:
                 return raw
-            raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is a {size}-byte value passed by "
+            raise PipeperfError(f"{where} is a {size}-byte value passed by "
                                 f"value ({decl}): got {len(raw)} bytes; give exactly {size} (e.g. "
                                 f"zeros:u8:{size}, or a .npy file of the struct's bytes)", file=self.file)
-        raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is a {size}-byte struct or array passed "
+        raise PipeperfError(f"{where} is a {size}-byte struct or array passed "
                             f"by value ({decl}), not a number: give its {size} bytes (e.g. zeros:u8:{size}, "
                             "or a .npy file of the struct's bytes)", file=self.file)
 
@@ -199,21 +201,22 @@ class Machine:
             while len(self.param_bytes) % align:
                 self.param_bytes.append(0)
             self.param_off[p.name] = len(self.param_bytes)
+            label = L.label(k, p.name)          # messages name the CUDA parameter
             if p.dims:                          # a struct or array passed by value: its bytes
-                self.param_bytes += self._aggregate_bytes(p, v, size)
+                self.param_bytes += self._aggregate_bytes(p, v, size, label)
                 continue
             if isinstance(v, (np.ndarray, GeneratedBuffer)):
                 if size != 8:
-                    raise PipeperfError(f"parameter {p.name} of {self.kernel.name} is .{p.type}, "
+                    raise PipeperfError(f"parameter {label} of {base_name(self.kernel.name)} is .{p.type}, "
                                         f"not a pointer, but got an array", file=self.file)
-                addr = self.gmem.allocate(p.name, v.nbytes, v)
+                addr = self.gmem.allocate(label, v.nbytes, v)
                 if isinstance(v, np.ndarray):     # a generated input is nobody's result
                     self.buffers.append((k, addr, v))
                 raw = np.uint64(addr).tobytes()
             else:
                 dt = NP.get(p.type, RAW.get(size))
                 if dt is None:
-                    raise PipeperfError(f"parameter {p.name}: type .{p.type} not supported")
+                    raise PipeperfError(f"parameter {label}: type .{p.type} not supported")
                 if dt.kind == "f":
                     raw = np.asarray(v, dt).tobytes()
                 else:

@@ -28,8 +28,10 @@ def _emulated(a: Any) -> str:
 
 def format_analysis(a: Any) -> str:
     """``a`` is a :class:`pipeperf.analyze.Analysis`."""
+    from pipeperf.ptx.cuda_names import display_name
+
     r = a.resources
-    lines = [f"kernel {a.kernel}: grid {a.grid}, block {a.block}; {r.get('registers', 0)} registers/thread, "
+    lines = [f"kernel {display_name(a.kernel)}: grid {a.grid}, block {a.block}; {r.get('registers', 0)} registers/thread, "
              f"{r.get('shared_bytes', 0)} B static shared; traced {a.warps_traced} of {a.warps_total} warps"
              + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")
              + _emulated(a)]

@@ -3,9 +3,11 @@
 ``launcher.cpp`` beside this module is a small C++ program (CUDA driver API for the module and
 the launch, runtime API for buffers and events) that runs one kernel of a cubin with arguments
 given as specs and times it, optionally over occupancies (dynamic shared memory caps the blocks
-per SM, as the seeds do for Rodinia, Table 9 of analytical-models-and-pipeline-model.txt). This
-module validates the user's input first, so mistakes are reported without a GPU, then compiles
-the kernel with nvcc for the GPU present, finds its entry by name and runs the launcher.
+per SM, as the seeds do for Rodinia, Table 9 of analytical-models-and-pipeline-model.txt). The
+specs are the grammar of profile and analyze (:mod:`pipeperf.util.launch_args`), checked before
+anything runs, so misspellings are reported without a GPU; the kernel is compiled with nvcc for
+the GPU present, its entry found by name, the specs bound to its parameters (:func:`bind`) and
+passed to the launcher in their canonical spelling.
 """
 
 from __future__ import annotations
@@ -14,95 +16,33 @@ import hashlib
 import re
 import shlex
 import subprocess
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
 from pipeperf.measure import harness as toolchain
-
-TYPES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8, "f32": 4, "f64": 8}
-FILLS = ("rand", "zeros", "ones", "iota")
-
-
-@dataclass(frozen=True)
-class ArgSpec:
-    """One kernel argument: a scalar literal, a generated buffer or a .npy file."""
-
-    text: str
-    label: str
-    kind: str                 # scalar | buffer
-    type: str = ""            # "" = from the parameter's width (scalars)
-    fill: str = ""            # rand | zeros | ones | iota | npy
-    value: str = ""           # scalar literal or .npy path
-    count: int = 0
-    lo: float | None = None
-    hi: float | None = None
-
-    def describe(self) -> str:
-        """The launcher's ``--parse-only`` line for this spec (the two parsers must agree)."""
-        if self.kind == "scalar":
-            return f"scalar {self.type or 'auto'} {self.value}"
-        if self.fill == "npy":
-            return f"buffer npy {self.value}"
-        tail = f" {self.lo:g} {self.hi:g}" if self.lo is not None else ""
-        return f"buffer {self.fill} {self.type} {self.count}{tail}"
+from pipeperf.ptx.cuda_names import resolve_entry
+from pipeperf.util.launch_args import ArgSpec, parse_arg  # noqa: F401  (the one grammar; tests use it here)
 
 
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
+def bind(cu: str | Path, ptx_text: str, entry: str, specs: list[ArgSpec]) -> list[ArgSpec]:
+    """The specs bound to ``entry``'s parameters in the PTX of ``cu`` (by CUDA name or position,
+    :func:`pipeperf.ptx.params.bind_specs`), every scalar typed by its parameter: what the
+    launcher is given, so ``a=2`` reaches a ``float`` parameter as 2.0f, as in the emulator.
+    A struct passed by value is refused (the launcher passes buffers as pointers)."""
+    from pipeperf.ptx import parse_ptx
+    from pipeperf.ptx.params import ParamNames, bind_specs
 
-
-def parse_arg(text: str) -> ArgSpec:
-    """``n=1048576``, ``a=f32:2.5``, ``x=rand:f32:1048576[:LO:HI]``, ``y=zeros:f32:N``, ``a=file.npy``."""
-    label, sep, body = text.partition("=")
-    if not sep:
-        label, body = "", text
-    if not body:
-        raise PipeperfError(f"--arg '{text}': no value")
-    if body.endswith(".npy"):
-        if not Path(body).is_file():
-            raise PipeperfError(f"--arg '{text}': no such file", file=body)
-        return ArgSpec(text, label, "buffer", fill="npy", value=body)
-    parts = body.split(":")
-    if len(parts) == 1:
-        if _number(parts[0]) is None:
-            raise PipeperfError(f"--arg '{text}': '{parts[0]}' is not a number, a buffer spec "
-                                "(FILL:TYPE:COUNT) or a .npy file")
-        return ArgSpec(text, label, "scalar", value=parts[0])
-    if len(parts) == 2:
-        if parts[0] not in TYPES:
-            raise PipeperfError(f"--arg '{text}': unknown type '{parts[0]}' (expected {', '.join(TYPES)})")
-        if _number(parts[1]) is None:
-            raise PipeperfError(f"--arg '{text}': '{parts[1]}' is not a number")
-        return ArgSpec(text, label, "scalar", type=parts[0], value=parts[1])
-    fill, typ, count = parts[:3]
-    if fill not in FILLS:
-        raise PipeperfError(f"--arg '{text}': unknown buffer fill '{fill}' (expected {', '.join(FILLS)})")
-    if typ not in TYPES:
-        raise PipeperfError(f"--arg '{text}': unknown buffer type '{typ}' (expected {', '.join(TYPES)})")
-    if not count.isdigit() or int(count) == 0:
-        raise PipeperfError(f"--arg '{text}': count '{count}' must be a positive integer")
-    if len(parts) == 5 and fill == "rand":
-        lo, hi = _number(parts[3]), _number(parts[4])
-        if lo is None or hi is None or not hi > lo:
-            raise PipeperfError(f"--arg '{text}': range needs two numbers LO < HI")
-        return ArgSpec(text, label, "buffer", type=typ, fill=fill, count=int(count), lo=lo, hi=hi)
-    if len(parts) != 3:
-        raise PipeperfError(f"--arg '{text}': expected FILL:TYPE:COUNT (rand may add :LO:HI)")
-    return ArgSpec(text, label, "buffer", type=typ, fill=fill, count=int(count))
-
-
-def parse_dims(text: str, what: str) -> tuple[int, int, int]:
-    """``1024`` or ``32,32`` or ``8,8,8``: positive integers, at most three."""
-    parts = text.split(",")
-    if len(parts) > 3 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise PipeperfError(f"{what} '{text}': expected one to three positive integers, e.g. 1024 or 32,32")
-    dims = [int(p) for p in parts] + [1] * (3 - len(parts))
-    return dims[0], dims[1], dims[2]
+    func = next((f for f in parse_ptx(ptx_text).kernels if f.name == entry), None)
+    if func is None:
+        raise PipeperfError(f"no kernel '{entry}' in the compiled PTX", file=str(cu))
+    names = ParamNames.for_file(func, cu)
+    for k, p in enumerate(func.params):
+        if p.dims:
+            raise PipeperfError(f"parameter {names.label(k)} of {names.kernel} is a struct or array passed by "
+                                "value: pipeperf measure passes buffers as pointers and cannot launch it "
+                                "(profile and analyze can)", file=str(cu))
+    return bind_specs(func, specs, names, str(cu))
 
 
 def source_path() -> Path:
@@ -135,29 +75,27 @@ def ptx_entries(ptx_text: str) -> list[str]:
     return _ENTRY.findall(ptx_text)
 
 
-def resolve_kernel(entries: list[str], name: str, file: str | None = None) -> str:
-    """The entry for ``name``: an exact (mangled or extern "C") name, or an Itanium-mangled one
-    whose base name is ``name`` (``_Z<len><name>...``); ambiguity is an error."""
-    if name in entries:
-        return name
-    mangled = [e for e in entries if e.startswith(f"_Z{len(name)}{name}")]
-    if len(mangled) == 1:
-        return mangled[0]
-    if len(mangled) > 1:
-        raise PipeperfError(f"kernel '{name}' is overloaded: pass one of {', '.join(mangled)}", file=file)
-    raise PipeperfError(f"no kernel '{name}' (kernels: {', '.join(entries) or 'none'})", file=file)
+def resolve_kernel(entries: list[str], name: str | None, file: str | None = None) -> str:
+    """The entry for ``--kernel name`` (as for profile and analyze: :func:`resolve_entry`)."""
+    return resolve_entry(entries, name, file)
+
+
+def ptx_path(cu: str | Path, out_dir: str | Path) -> Path:
+    """Where :func:`compile_kernel` writes the PTX of ``cu`` (entries and parameter types)."""
+    return Path(out_dir) / (Path(cu).stem + ".ptx")
 
 
 def compile_kernel(cu: str | Path, arch: str, out_dir: str | Path, extra: list[str] | None = None,
                    nvcc: str | None = None) -> tuple[Path, list[str]]:
-    """nvcc -cubin for ``arch`` (e.g. sm_90) plus -ptx to list the entries; returns (cubin, entries)."""
+    """nvcc -cubin for ``arch`` (e.g. sm_90) plus -ptx (:func:`ptx_path`) to list the entries and
+    their parameters; returns (cubin, entries)."""
     nvcc = nvcc or toolchain.require_nvcc()
     cu = Path(cu)
     if not cu.is_file():
         raise PipeperfError("no such file", file=cu)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cubin, ptx = out / (cu.stem + ".cubin"), out / (cu.stem + ".ptx")
+    cubin, ptx = out / (cu.stem + ".cubin"), ptx_path(cu, out)
     flags = ["-O3", "-lineinfo", *(extra or [])]
     toolchain.run_nvcc([nvcc, f"-arch={arch}", "-cubin", *flags, "-o", str(cubin), str(cu)], f"compiling {cu}")
     virt = arch.replace("sm_", "compute_")
@@ -172,7 +110,7 @@ def command_line(exe: Path, module: Path, entry: str, grid: tuple[int, int, int]
            "--block", ",".join(map(str, block)), "--reps", str(reps), "--warmup", str(warmup),
            "--smem", str(smem), "--out", str(out), "--command", command]
     for a in args:
-        cmd += ["--arg", a.text]
+        cmd += ["--arg", a.canonical()]
     if sweep:
         cmd.append("--sweep-occupancy")
     return cmd

@@ -8,8 +8,10 @@
 //   NAME=1048576              scalar; integer or floating literal, width from the kernel's parameter
 //   NAME=f32:2.5              scalar of an explicit type (i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)
 //   NAME=rand:f32:N[:LO:HI]   device buffer of N uniform random values (floats [0,1), ints [0,100))
-//   NAME=zeros:f32:N | ones:f32:N | iota:i32:N
+//   NAME=zeros:f32:N | ones:f32:N | arange:i32:N (iota = arange)   (types as above, and f16)
 //   NAME=file.npy             device buffer with the contents of a NumPy .npy file (C order)
+// pipeperf measure binds the specs to the kernel's parameters first (names, types) and passes them
+// here in their canonical spelling (pipeperf.util.launch_args): scalars typed, `arange` for `iota`.
 //
 // The kernel is loaded with the CUDA driver API (cuModuleLoadData, cuLaunchKernel) in the primary
 // context that the runtime creates. Driver entry points come from cudaGetDriverEntryPointByVersion,
@@ -20,6 +22,7 @@
 // occupancy down to 1, with the shared-memory carve-out at its maximum.
 // Exit codes: 0 done, 2 bad usage, 3 CUDA error, 4 no CUDA device.
 #include <cuda.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -100,7 +103,7 @@ struct Arg {
   std::string label, text;
   Kind kind = SCALAR;
   std::string type;   // "" = infer from the parameter size
-  std::string fill;   // rand zeros ones iota npy
+  std::string fill;   // rand zeros ones arange npy
   std::string value;  // scalar literal / npy path
   unsigned long long count = 0;
   double lo = 0, hi = 0;
@@ -182,11 +185,11 @@ static Arg parse_arg(const std::string& text) {
     return a;
   }
   a.kind = BUFFER;
-  a.fill = p[0];
-  if (a.fill != "rand" && a.fill != "zeros" && a.fill != "ones" && a.fill != "iota")
-    die(2, "--arg '%s': unknown buffer fill '%s' (rand, zeros, ones, iota)", text.c_str(), a.fill.c_str());
+  a.fill = p[0] == "iota" ? "arange" : p[0];
+  if (a.fill != "rand" && a.fill != "zeros" && a.fill != "ones" && a.fill != "arange")
+    die(2, "--arg '%s': unknown buffer fill '%s' (rand, zeros, ones, arange)", text.c_str(), p[0].c_str());
   a.type = p[1];
-  if (!type_size(a.type) || a.type == "f16") die(2, "--arg '%s': unknown buffer type '%s'", text.c_str(), a.type.c_str());
+  if (!type_size(a.type)) die(2, "--arg '%s': unknown buffer type '%s'", text.c_str(), a.type.c_str());
   if (!parse_u64(p[2], a.count) || a.count == 0) die(2, "--arg '%s': count '%s' must be a positive integer", text.c_str(), p[2].c_str());
   if (p.size() == 5 && a.fill == "rand") {
     if (!parse_double(p[3], a.lo) || !parse_double(p[4], a.hi) || !(a.hi > a.lo))
@@ -226,14 +229,16 @@ static void encode_scalar(Arg& a, size_t size) {
   }
   if ((size_t)type_size(t) != size)
     die(2, "--arg '%s': type %s does not match the kernel parameter's width", a.text.c_str(), t.c_str());
-  if (t == "f16") die(2, "--arg '%s': f16 scalars are not supported", a.text.c_str());
   const double d = strtod(a.value.c_str(), nullptr);
-  if (t == "f32") { float v = (float)d; memcpy(a.storage, &v, 4); }
+  if (t == "f16") { __half v = __float2half((float)d); memcpy(a.storage, &v, 2); }
+  else if (t == "f32") { float v = (float)d; memcpy(a.storage, &v, 4); }
   else if (t == "f64") { memcpy(a.storage, &d, 8); }
   else {
-    long long v = strtoll(a.value.c_str(), nullptr, 10);
     if (is_float_literal(a.value)) die(2, "--arg '%s': an integer parameter needs an integer", a.text.c_str());
-    memcpy(a.storage, &v, size);  // little-endian: the low bytes
+    // u64 values above 2^63 need strtoull; either way the low bytes, little-endian
+    unsigned long long v = t[0] == 'u' ? strtoull(a.value.c_str(), nullptr, 10)
+                                       : (unsigned long long)strtoll(a.value.c_str(), nullptr, 10);
+    memcpy(a.storage, &v, size);
   }
 }
 
@@ -300,9 +305,10 @@ static void make_buffer(Arg& a, std::mt19937_64& rng) {
       double v = 0;
       if (a.fill == "rand") v = flt ? U(rng) : std::floor(U(rng));
       else if (a.fill == "ones") v = 1;
-      else if (a.fill == "iota") v = (double)i;
+      else if (a.fill == "arange") v = (double)i;
       unsigned char* p = &host[i * sz];
-      if (a.type == "f32") { float x = (float)v; memcpy(p, &x, 4); }
+      if (a.type == "f16") { __half x = __float2half((float)v); memcpy(p, &x, 2); }
+      else if (a.type == "f32") { float x = (float)v; memcpy(p, &x, 4); }
       else if (a.type == "f64") { memcpy(p, &v, 8); }
       else { long long x = (long long)v; memcpy(p, &x, sz); }
     }

@@ -1,0 +1,53 @@
+"""The launch options of the commands that run a kernel (profile, analyze, measure): --kernel,
+--grid, --block, --arg and --shared (alias --smem), defined once with one help text, so the three
+take the same spellings (the grammar: :mod:`pipeperf.util.launch_args`, README "Kernel arguments")."""
+
+from __future__ import annotations
+
+import argparse
+
+from pipeperf.errors import PipeperfError
+from pipeperf.util.launch_args import TYPES, ArgSpec, parse_arg
+
+ARG_HELP = ("kernel argument (repeat): [NAME=]VALUE, VALUE a number, TYPE:NUMBER, FILL:TYPE:COUNT[:LO:HI] "
+            "or FILE.npy (below)")
+
+#: the grammar in short, shown under each command's --help (the README's table is the reference)
+EPILOG = f"""kernel arguments (--arg [NAME=]VALUE; the same in profile, analyze and measure;
+README.md, "Kernel arguments"):
+  512  -3  0x10  2.5        a number, typed by its parameter (an integer parameter takes a whole number)
+  f32:2.5  u64:7            TYPE:NUMBER, a typed scalar; TYPE one of {' '.join(TYPES)}
+  rand:f32:N[:LO:HI]        a buffer of N random values (floats in [0,1), integers 0..99; or in [LO,HI))
+  zeros|ones|arange:TYPE:N  a buffer of zeros, ones or 0,1,2,... (iota is arange)
+  FILE.npy                  a buffer holding a NumPy array (for a struct passed by value: its bytes)
+NAME is the parameter's CUDA name in a .cu file (or its PTX name, or its position 0..); an unnamed
+value goes to the parameter after the previous argument's. --shared BYTES (or --smem): dynamic
+shared memory per block."""
+
+
+def add_launch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kernel", metavar="NAME",
+                   help="kernel: its CUDA name (stencil5) or PTX entry (_Z8stencil5PKfPfii); needed when "
+                        "the file has several")
+    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="grid size in blocks, e.g. 1024 or 64,64")
+    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="block size in threads, e.g. 256 or 16,16")
+    p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE", help=ARG_HELP)
+    p.add_argument("--shared", "--smem", dest="shared", default="0", metavar="BYTES",
+                   help="dynamic shared memory per block, in bytes (default 0)")
+
+
+def shared_bytes(args: argparse.Namespace) -> int:
+    """--shared/--smem as a number of bytes; anything else is a one-line error."""
+    try:
+        n = int(str(args.shared), 0)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise PipeperfError(f"--shared '{args.shared}': expected a number of bytes >= 0")
+    return n
+
+
+def launch_specs(args: argparse.Namespace) -> list[ArgSpec]:
+    """Every --arg parsed, so a misspelling fails before anything is compiled or run (the same
+    one-line error in every command); binding them to parameters needs the kernel, later."""
+    return [parse_arg(a) for a in args.arg]

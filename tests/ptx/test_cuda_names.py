@@ -1,0 +1,73 @@
+"""CUDA names of PTX things (issue 17): kernels under C++ mangling, parameter names in the ``.cu``."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeperf.errors import PipeperfError
+from pipeperf.ptx.cuda_names import base_name, cuda_param_names, demangle_name, display_name, resolve_entry
+
+SOURCE = r'''
+#include <cstdio>
+// __global__ void stencil5(int commented, int out);
+/* __global__ void stencil5(int a, int b, int c, int d) {} */
+template <typename T, int R = 2>
+__global__ void __launch_bounds__(256, 2)
+stencil5(const T* __restrict__ in,   // input, "with, commas (and parentheses"
+         T* __restrict__ out,
+         int nx,
+         int ny = (4, 5))
+{
+    printf("stencil5(int x, int y)\n");
+}
+template __global__ void stencil5<float, 2>(const float*, float*, int, int);
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *__restrict__ y) {}
+extern "C" {
+__global__ void in_block(unsigned int count[2], float (*rows)[4], const float* __restrict__) {}
+}
+__global__ void overload(int a) {}
+__global__ void overload(float* p, int n) {}
+__global__ void twice(int a) {}
+__global__ void twice(float b) {}
+__global__ void declared(int first, float second);
+void host() { stencil5<float><<<1, 1>>>(nullptr, nullptr, 1, 2); saxpy<<<1, 1>>>(1, 2, 0, 0); }
+namespace ns { __global__ void kern(int q, double r) {} }
+'''
+
+
+@pytest.mark.parametrize("entry,count,names", [
+    ("_Z8stencil5IfLi2EEvPKT_PS0_ii", 4, ["in", "out", "nx", "ny"]),     # template, default arg, comments
+    ("saxpy", 4, ["n", "a", "x", "y"]),                                   # extern "C", calls elsewhere
+    ("in_block", 3, ["count", "rows", ""]),                              # arrays, unnamed parameter
+    ("_Z8overloadi", 1, ["a"]), ("_Z8overloadPfi", 2, ["p", "n"]),        # overloads told apart by count
+    ("_Z5twicei", 1, []),                                                 # same count, other names: unknown
+    ("_Z8declaredif", 2, ["first", "second"]),                            # only a declaration
+    ("_ZN2ns4kernEid", 2, ["q", "r"]),                                    # in a namespace
+    ("missing", 1, []),
+])
+def test_parameter_names_from_the_source(entry, count, names):
+    assert cuda_param_names(SOURCE, entry, count) == names
+
+
+def test_mangled_names():
+    assert demangle_name("_Z8stencil5IfEvPKT_PS0_ii") == "stencil5"
+    assert demangle_name("_ZN2ns4kernEid") == "ns::kern"
+    assert demangle_name("_ZN12_GLOBAL__N_16kernelEPf") == "(anonymous namespace)::kernel"
+    assert demangle_name("_ZL3fooi") == "foo"
+    assert demangle_name("saxpy") is None and base_name("saxpy") == "saxpy"
+    assert base_name("_ZN2ns4kernEid") == "kern"
+    assert display_name("_Z5saxpyifPfS_") == "saxpy (_Z5saxpyifPfS_)" and display_name("saxpy") == "saxpy"
+
+
+def test_kernel_names_resolve_by_cuda_name():
+    entries = ["_Z8stencil5IfEvPKT_PS0_ii", "plain", "_Z4workPi", "_Z4workPf", "_ZN2ns4kernEid"]
+    assert resolve_entry(entries, "stencil5") == "_Z8stencil5IfEvPKT_PS0_ii"
+    assert resolve_entry(entries, "ns::kern") == resolve_entry(entries, "kern") == "_ZN2ns4kernEid"
+    assert resolve_entry(entries, "_Z4workPf") == "_Z4workPf"
+    assert resolve_entry(["only"], None) == "only"
+    with pytest.raises(PipeperfError, match="overloaded: pass one of _Z4workPi, _Z4workPf"):
+        resolve_entry(entries, "work")
+    with pytest.raises(PipeperfError, match=r"no kernel 'sten' \(kernels: stencil5 \(_Z8stencil5"):
+        resolve_entry(entries, "sten")
+    with pytest.raises(PipeperfError, match="choose one with --kernel"):
+        resolve_entry(entries, None)
