@@ -231,7 +231,8 @@ _BAD_SPECS = ["rand:f32:-5", "zeros:q7:10", "=3", "", "nan", "inf", "1e999", "mi
 
 
 def fuzz_args(count: int, seed: int) -> Outcome:
-    """Run ``count`` random command lines of analyze / profile / roofline on corpus kernels: each
+    """Run ``count`` random command lines of analyze / profile / roofline / measure (which, with no
+    GPU here, must say so in one line) on corpus kernels: each
     must end with exit status 0 or 2 (argparse's usage errors included) and no traceback."""
     import contextlib
     import io
@@ -243,7 +244,7 @@ def fuzz_args(count: int, seed: int) -> Outcome:
     for n in range(count):
         rng = random.Random(seed * 1_000_003 + n)
         k = rng.choice(kernels)
-        cmd = rng.choice(["analyze", "profile", "roofline"])
+        cmd = rng.choice(["analyze", "profile", "roofline", "measure"])
         argv = [cmd, str(k.ptx(rng.choice(["sm_75", "sm_80", "sm_90"])))]
         grid = k.grid if rng.random() < 0.6 else rng.choice(_BAD_DIMS)
         block = k.block if rng.random() < 0.6 else rng.choice(_BAD_DIMS)
@@ -259,7 +260,7 @@ def fuzz_args(count: int, seed: int) -> Outcome:
                 args.append(rng.choice(_BAD_SPECS))
         for a in args:
             argv += ["--arg", a]
-        if cmd != "profile":
+        if cmd in ("analyze", "roofline"):
             argv += ["--gpu", rng.choice(["ampere_a100", "h100", "v100", "nope_gpu", "volta_v100"])]
         if cmd == "analyze":
             argv += ["--trace-warps", "8", "--no-what-if"]
