@@ -1,29 +1,22 @@
 """Running nvcc and ptxas: CUDA -> PTX, and ptxas' resource report.
 
-Both tools are looked up on PATH; a missing tool or a failing compile is a
-:class:`PipeperfError` carrying the tool's first error lines on one line.
+The tools are found by :func:`pipeperf.ptx.toolkit.find_tool` (PATH, $CUDA_HOME, NVIDIA's pip
+wheels); a missing tool or a failing compile is a :class:`PipeperfError` carrying the tool's
+first error lines on one line.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.toolkit import find_tool, supported_archs
 
 DEFAULT_ARCH = "sm_90"
 _ARCH_RE = re.compile(r"(?:sm|compute)_\d+[a-z]?\Z")
-
-
-def find_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise PipeperfError(f"{name} not found on PATH (install the CUDA toolkit or pass a "
-                            f".ptx file instead)")
-    return path
 
 
 def _condense(output: str, limit: int = 3) -> str:
@@ -36,21 +29,33 @@ def _condense(output: str, limit: int = 3) -> str:
     return text or "no message"
 
 
-#: compute capabilities nvcc 13 builds for (``nvcc --list-gpu-arch``; sm_70 and older were dropped)
-NVCC_TARGETS = (75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121)
+#: compute capabilities nvcc 13 builds for (``nvcc --list-gpu-code``; sm_70 and older were
+#: dropped): the targets when no nvcc answers
+NVCC_TARGETS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
+
+
+def nvcc_targets() -> tuple[int, ...]:
+    """The compute capabilities (x10) the nvcc found builds plain ``sm_NN`` code for."""
+    try:
+        archs = supported_archs(find_tool("nvcc"))
+    except PipeperfError:
+        archs = []
+    found = tuple(int(a[3:]) for a in archs if re.fullmatch(r"sm_\d+", a))
+    return found or NVCC_TARGETS
 
 
 def target_for(compute_capability: str) -> str:
     """The nvcc target a GPU of ``compute_capability`` (e.g. '8.6') is analysed from: its own
     when nvcc builds for it, else the nearest older one it builds for, else the oldest (sm_75 for
-    Volta and older GPUs, whose PTX content is the same: the report says which target was used)."""
+    Volta and older GPUs with nvcc 13: the report says which target was used)."""
     try:
         major, minor = (int(x) for x in str(compute_capability).split("."))
     except ValueError:
         return DEFAULT_ARCH
     cc = major * 10 + minor
-    older = [t for t in NVCC_TARGETS if t <= cc]
-    return f"sm_{max(older) if older else min(NVCC_TARGETS)}"
+    targets = nvcc_targets()
+    older = [t for t in targets if t <= cc]
+    return f"sm_{max(older) if older else min(targets)}"
 
 
 def check_arch(arch: str) -> str:
