@@ -1,14 +1,24 @@
-"""Shared fixtures: run the CLI in-process and capture its output and exit code."""
+"""Shared fixtures: run the CLI in-process and capture its output and exit code. The suite's
+on-disk cache (compiled PTX, ptxas reports) is a temporary folder, never the user's home."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from pipeperf.cli.main import main
+
+_CACHE = tempfile.mkdtemp(prefix="pipeperf-test-cache-")
+os.environ["PIPEPERF_CACHE_DIR"] = _CACHE       # set before any test, and inherited by subprocesses
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 @pytest.fixture

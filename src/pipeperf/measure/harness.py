@@ -62,6 +62,7 @@ from pathlib import Path
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version  # noqa: F401
+from pipeperf.util import cache
 from pipeperf.util.files import read_text
 from pipeperf.measure import microbench
 
@@ -90,9 +91,8 @@ def nvcc_version(nvcc: str) -> str:
 
 
 def cache_dir() -> Path:
-    """Where built harnesses and launchers are kept ($PIPEPERF_CACHE or ~/.cache/pipeperf)."""
-    root = os.environ.get("PIPEPERF_CACHE") or Path.home() / ".cache" / "pipeperf"
-    return Path(root)
+    """Where built harnesses and launchers are kept (pipeperf's cache folder)."""
+    return cache.cache_dir()
 
 
 def run_nvcc(cmd: list[str], what: str, log: Path | None = None) -> str:
