@@ -52,10 +52,9 @@ def test_nvcc_failure_is_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "undeclared_thing" in err
 
 
-def test_missing_nvcc(tmp_path, monkeypatch):
+def test_missing_nvcc(tmp_path, no_cuda):
     cu = tmp_path / "k.cu"
     cu.write_text(CU)
-    monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(PipeperfError, match="nvcc not found"):
         compile_cu(cu)
 

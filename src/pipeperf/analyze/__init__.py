@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import gc
 import math
-import tempfile
 import time
 from dataclasses import replace as dc_replace, dataclass, field
 from pathlib import Path
@@ -176,40 +175,48 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
-    from pipeperf.ptx.compile import ptxas_resources
 
     t0 = time.perf_counter()
     specs = [load_gpu(name) for name in gpus]          # an unknown GPU fails before any work
+    if not specs:
+        raise PipeperfError("no GPU to analyze for: name at least one (--gpu NAME)")
     g3, b3 = dim3(grid, "grid"), dim3(block, "block")
     threads = math.prod(b3)
     wpb = -(-threads // 32)
     n_blocks = math.prod(g3)
     if max_blocks_per_sm is not None and max_blocks_per_sm < 1:
         raise PipeperfError(f"max blocks per SM must be >= 1, got {max_blocks_per_sm}")
-    module, resources_of = _load(Path(path), arch, ptxas_resources, list(nvcc_flags))
+    from pipeperf.analyze.builds import Builds
+
+    builds = Builds(Path(path), arch, list(nvcc_flags))
+    module = builds.default.module
     func = select_kernel(module, kernel)
-    resources = resources_of(func.name)
+    resources = builds.default.kernel_resources(func.name, Path(path))
+    per_gpu = [builds.for_gpu(spec) for spec in specs]      # one compile per distinct target
     cap = max(1024, TRACE_ENTRIES // max(1, int(trace_warps)))
-    prof = _emulate(run_kernel, module, func.name, g3, b3, args, mode, trace_warps, shared, all_ctas, cap)
     if max_nodes is not None:
         max_nodes = min(int(max_nodes), cap)
-    out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
-                   ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
-                   ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
-                   sampling=str(prof.counts.get("sampling", "")))
+    profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
+    out = None
     opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
-    sources = SourceMap(module)
-    for spec in specs:
+    for i, (spec, build) in enumerate(zip(specs, per_gpu)):
+        func = select_kernel(build.module, func.name)
+        if build.code_key not in profs:
+            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, mode,
+                                             trace_warps, shared, all_ctas, cap)   # errors at their source line
+        prof = profs[build.code_key]
+        if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
+            del profs[build.code_key]
+        if out is None:
+            out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
+                           ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
+                           ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
+                           sampling=str(prof.counts.get("sampling", "")))
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
-        own = resources
-        if arch is None and Path(path).suffix == ".cu" and getattr(spec, "compute_capability", ""):
-            from pipeperf.ptx.compile import target_for
-
-            target = target_for(spec.compute_capability)
-            own = resources_of(func.name, target)
+        own = build.kernel_resources(func.name, Path(path))
         limit, occ, limiter, source = resident_blocks(spec, wpb_gpu, threads, own, shared)
-        if own is not resources:
-            source += f"; {own.get('registers', 0)} registers/thread from a build for {target}"
+        if build.note:
+            source += f"; PTX and {own.get('registers', 0)} registers/thread {build.note}"
         if max_blocks_per_sm is not None and max_blocks_per_sm < limit:
             limit, limiter = max_blocks_per_sm, "max blocks per SM (given)"
             occ = limit * wpb_gpu / spec.max_warps_per_core
@@ -220,7 +227,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.memory_trace import launch_memory
 
             gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, blocks,
-                                                                          n_blocks, g3, b3, warm_l2, sources)
+                                                                          n_blocks, g3, b3, warm_l2,
+                                                                          SourceMap(build.module))
             if not what_if:
                 alternatives = {}
         prof_gpu = prof
@@ -394,44 +402,3 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
                       memory=True, trace_cap=trace_cap)
 
 
-def _load(path: Path, arch: str | None, ptxas_resources, nvcc_flags: list[str] | None = None):
-    """The parsed module and a function giving a kernel's registers and static shared memory
-    (``ptxas -v``); a ``.cu`` file is compiled once, for both."""
-    from pipeperf.emulate import load_module
-    from pipeperf.ptx import parse_ptx
-
-    from pipeperf.ptx.compile import DEFAULT_ARCH, compile_cu
-
-    if path.suffix == ".cu":
-
-        if not path.is_file():
-            raise PipeperfError(f"no such file: {path}")
-        text = compile_cu(path, arch=arch or DEFAULT_ARCH, extra_args=nvcc_flags or [])
-        module = parse_ptx(text)
-        module.file = str(path)
-        with tempfile.TemporaryDirectory() as d:
-            ptx = Path(d) / (path.stem + ".ptx")
-            ptx.write_text(text)
-            res = ptxas_resources(ptx, arch)
-    else:
-        module = load_module(path, arch)
-        res = ptxas_resources(path, arch)
-
-    per_target: dict[str, dict] = {}
-
-    def resources_of(name: str, target: str | None = None) -> dict[str, int]:
-        """``target``: the registers and shared memory of a build for that GPU target instead
-        (a ``.cu`` compiled again for it; a GPU is analysed with its own register count)."""
-        table = res
-        if target is not None and path.suffix == ".cu" and target != (arch or DEFAULT_ARCH):
-            if target not in per_target:
-                other = compile_cu(path, arch=target, extra_args=nvcc_flags or [])
-                with tempfile.TemporaryDirectory() as d:
-                    ptx = Path(d) / (path.stem + ".ptx")
-                    ptx.write_text(other)
-                    per_target[target] = ptxas_resources(ptx, target)
-            table = per_target[target]
-        if name not in table:
-            raise PipeperfError(f"ptxas reported no resources for kernel '{name}'", file=str(path))
-        return table[name]
-    return module, resources_of

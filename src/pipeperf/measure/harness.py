@@ -61,6 +61,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version  # noqa: F401
+from pipeperf.util import cache
 from pipeperf.util.files import read_text
 from pipeperf.measure import microbench
 
@@ -72,45 +74,25 @@ EXIT_USAGE, EXIT_CUDA, EXIT_NO_DEVICE = 2, 3, 4
 # ---------------------------------------------------------------- toolchain
 
 def find_nvcc() -> str | None:
-    """nvcc on PATH, else under $CUDA_HOME / $CUDA_PATH / /usr/local/cuda."""
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and Path(root, "bin", "nvcc").is_file():
-            return str(Path(root, "bin", "nvcc"))
-    return None
+    """nvcc where :func:`pipeperf.ptx.toolkit.find_tool` finds it (PATH, $CUDA_HOME, the pip wheels,
+    /usr/local/cuda), else None."""
+    try:
+        return find_tool("nvcc")
+    except PipeperfError:
+        return None
 
 
 def require_nvcc() -> str:
-    nvcc = find_nvcc()
-    if nvcc is None:
-        raise PipeperfError("nvcc not found (put the CUDA toolkit's bin/ on PATH or set CUDA_HOME)")
-    return nvcc
+    return find_tool("nvcc")
 
 
 def nvcc_version(nvcc: str) -> str:
-    try:
-        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    m = re.search(r"release ([\d.]+), V([\d.]+)", out)
-    return m.group(2) if m else "unknown"
-
-
-def supported_archs(nvcc: str) -> list[str]:
-    """Real architectures this nvcc can build (``sm_75`` ...); nvcc 13 has no sm_70."""
-    try:
-        out = subprocess.run([nvcc, "--list-gpu-code"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return sorted(set(re.findall(r"\bsm_\d+[a-z]?\b", out)), key=lambda a: int(re.sub(r"\D", "", a)))
+    return release_of(tool_version(nvcc))
 
 
 def cache_dir() -> Path:
-    """Where built harnesses and launchers are kept ($PIPEPERF_CACHE or ~/.cache/pipeperf)."""
-    root = os.environ.get("PIPEPERF_CACHE") or Path.home() / ".cache" / "pipeperf"
-    return Path(root)
+    """Where built harnesses and launchers are kept (pipeperf's cache folder)."""
+    return cache.cache_dir()
 
 
 def run_nvcc(cmd: list[str], what: str, log: Path | None = None) -> str:

@@ -1,29 +1,29 @@
 """Running nvcc and ptxas: CUDA -> PTX, and ptxas' resource report.
 
-Both tools are looked up on PATH; a missing tool or a failing compile is a
-:class:`PipeperfError` carrying the tool's first error lines on one line.
+The tools are found by :func:`pipeperf.ptx.toolkit.find_tool` (PATH, $CUDA_HOME, NVIDIA's pip
+wheels); a missing tool or a failing compile is a :class:`PipeperfError` carrying the tool's
+first error lines on one line. Results are kept in the on-disk cache (:mod:`pipeperf.util.cache`):
+nvcc's PTX under a hash of the tool (path and ``--version``), the source's path and bytes, the
+target, ``-lineinfo`` and the flags, and checked against the bytes of every header it included
+(``nvcc -MMD``: the user's and the toolkit's, not the host compiler's system headers); ptxas'
+report under a hash of the tool, the PTX text, the target and the options.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.toolkit import find_tool, supported_archs, tool_version
+from pipeperf.util import cache
 
 DEFAULT_ARCH = "sm_90"
 _ARCH_RE = re.compile(r"(?:sm|compute)_\d+[a-z]?\Z")
-
-
-def find_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise PipeperfError(f"{name} not found on PATH (install the CUDA toolkit or pass a "
-                            f".ptx file instead)")
-    return path
 
 
 def _condense(output: str, limit: int = 3) -> str:
@@ -36,21 +36,33 @@ def _condense(output: str, limit: int = 3) -> str:
     return text or "no message"
 
 
-#: compute capabilities nvcc 13 builds for (``nvcc --list-gpu-arch``; sm_70 and older were dropped)
-NVCC_TARGETS = (75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121)
+#: compute capabilities nvcc 13 builds for (``nvcc --list-gpu-code``; sm_70 and older were
+#: dropped): the targets when no nvcc answers
+NVCC_TARGETS = (75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121)
+
+
+def nvcc_targets() -> tuple[int, ...]:
+    """The compute capabilities (x10) the nvcc found builds plain ``sm_NN`` code for."""
+    try:
+        archs = supported_archs(find_tool("nvcc"))
+    except PipeperfError:
+        archs = []
+    found = tuple(int(a[3:]) for a in archs if re.fullmatch(r"sm_\d+", a))
+    return found or NVCC_TARGETS
 
 
 def target_for(compute_capability: str) -> str:
     """The nvcc target a GPU of ``compute_capability`` (e.g. '8.6') is analysed from: its own
     when nvcc builds for it, else the nearest older one it builds for, else the oldest (sm_75 for
-    Volta and older GPUs, whose PTX content is the same: the report says which target was used)."""
+    Volta and older GPUs with nvcc 13: the report says which target was used)."""
     try:
         major, minor = (int(x) for x in str(compute_capability).split("."))
     except ValueError:
         return DEFAULT_ARCH
     cc = major * 10 + minor
-    older = [t for t in NVCC_TARGETS if t <= cc]
-    return f"sm_{max(older) if older else min(NVCC_TARGETS)}"
+    targets = nvcc_targets()
+    older = [t for t in targets if t <= cc]
+    return f"sm_{max(older) if older else min(targets)}"
 
 
 def check_arch(arch: str) -> str:
@@ -61,16 +73,22 @@ def check_arch(arch: str) -> str:
 
 def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = True,
                extra_args: tuple[str, ...] = (), timeout: float = 300) -> str:
-    """Compile a CUDA file to PTX text with ``nvcc -ptx -arch=ARCH [-lineinfo]``,
-    in a temporary folder."""
+    """Compile a CUDA file to PTX text with ``nvcc -ptx -arch=ARCH [-lineinfo]``, in a temporary
+    folder; a cached result is used while the source, the flags, nvcc and every header it
+    included are unchanged."""
     cu = Path(cu_path).resolve()
     if not cu.is_file():
         raise PipeperfError("no such CUDA file", file=str(cu))
     nvcc = find_tool("nvcc")
     check_arch(arch)
+    key = cache.digest("nvcc -ptx", nvcc, tool_version(nvcc), str(cu), cu.read_bytes(), arch,
+                       "-lineinfo" if lineinfo else "", *extra_args)
+    hit = cache.load("ptx", key)
+    if hit is not None and isinstance(hit.get("ptx"), str) and _unchanged(hit.get("deps")):
+        return hit["ptx"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-nvcc-") as tmp:
-        out = Path(tmp) / (cu.stem + ".ptx")
-        cmd = [nvcc, "-ptx", f"-arch={arch}", str(cu), "-o", str(out), *extra_args]
+        out, deps = Path(tmp) / (cu.stem + ".ptx"), Path(tmp) / "deps.d"
+        cmd = [nvcc, "-ptx", f"-arch={arch}", str(cu), "-o", str(out), "-MMD", "-MF", str(deps), *extra_args]
         if lineinfo:
             cmd.insert(3, "-lineinfo")
         try:
@@ -79,7 +97,37 @@ def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = T
             raise PipeperfError(f"nvcc timed out after {timeout:.0f} s", file=str(cu)) from None
         if r.returncode != 0 or not out.exists():
             raise PipeperfError(f"nvcc failed: {_condense(r.stderr + r.stdout)}", file=str(cu))
-        return out.read_text()
+        text = out.read_text()
+        included = _dependencies(deps, tmp)
+    if included is not None:
+        cache.store("ptx", key, {"ptx": text, "deps": included})
+    return text
+
+
+def _file_sha256(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _dependencies(deps_file: Path, cwd: str) -> dict[str, str] | None:
+    """{included file: SHA-256 of its bytes} from nvcc's ``-MMD`` make rule, paths relative to
+    nvcc's ``cwd`` (None if unreadable: the PTX is then not cached, as its inputs are unknown)."""
+    try:
+        text = deps_file.read_text()
+    except OSError:
+        return None
+    _, sep, rest = text.replace("\\\n", " ").partition(": ")
+    if not sep:
+        return None
+    paths = [p.replace("\\ ", " ") for p in re.findall(r"(?:\\ |\S)+", rest)]
+    sums = {p: _file_sha256(p) for p in (os.path.join(cwd, q) for q in paths)}
+    return None if any(v is None for v in sums.values()) else sums
+
+
+def _unchanged(deps) -> bool:
+    return isinstance(deps, dict) and all(_file_sha256(p) == h for p, h in deps.items())
 
 
 def ptxas_check(ptx_path: str | Path, arch: str | None = None, timeout: float = 300) -> None:
@@ -88,10 +136,19 @@ def ptxas_check(ptx_path: str | Path, arch: str | None = None, timeout: float = 
 
 
 def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) -> str:
+    """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``)."""
     ptxas = find_tool("ptxas")
     if arch is None:
         arch = _target_of(ptx)
     check_arch(arch)
+    try:
+        body = ptx.read_bytes()
+    except OSError as exc:
+        raise PipeperfError(f"cannot read PTX file: {exc.strerror}", file=str(ptx)) from None
+    key = cache.digest("ptxas", ptxas, tool_version(ptxas), arch, *extra, body)
+    hit = cache.load("ptxas", key)
+    if hit is not None and isinstance(hit.get("output"), str):
+        return hit["output"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-ptxas-") as tmp:
         cmd = [ptxas, f"-arch={arch}", *extra, str(ptx), "-o", str(Path(tmp) / "out.cubin")]
         try:
@@ -100,6 +157,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) ->
             raise PipeperfError(f"ptxas timed out after {timeout:.0f} s", file=str(ptx)) from None
     if r.returncode != 0:
         raise PipeperfError(f"ptxas failed: {_condense(r.stderr + r.stdout)}", file=str(ptx))
+    cache.store("ptxas", key, {"output": r.stdout + r.stderr})
     return r.stdout + r.stderr
 
 

@@ -1,0 +1,103 @@
+"""The code each GPU is analysed from: without ``--arch``, a ``.cu`` file is built for each GPU's
+own target (:func:`pipeperf.ptx.compile.target_for`: its compute capability where nvcc builds
+for it, else the nearest target nvcc has), once per distinct target; ``--arch`` or a ``.ptx``
+file is one build for every GPU.
+
+A build's PTX is emulated and its ``ptxas -v`` registers set the occupancy, so a V100 is analysed
+from sm_75 code (no ``cp.async``) and an A100 from sm_80 code. Builds whose PTX differs only in its
+``.target`` line share one emulation (:attr:`Build.code_key`): most kernels compile to the same
+instructions for every target, and then the per-GPU builds cost only their (cached) compiles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeperf.errors import PipeperfError
+from pipeperf.ptx.ir import Module
+
+_HEADER_RE = re.compile(r"^\s*(?:\.target\s.*|//.*)$", re.M)
+
+
+@dataclass
+class Build:
+    """One compile of the launch's file: its ``target`` ('' for a ``.ptx`` file, which keeps its
+    own), the parsed module, ptxas' resources per kernel and what the report says of it."""
+
+    target: str
+    module: Module
+    resources: dict[str, dict[str, int]]
+    code_key: str           # hash of the PTX without its .target line and comments
+    note: str = ""          # e.g. "from a build for sm_75 (nvcc's nearest target to cc 7.0)"
+
+    def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
+        if name not in self.resources:
+            raise PipeperfError(f"ptxas reported no resources for kernel '{name}'", file=str(path))
+        return self.resources[name]
+
+
+class Builds:
+    """The launch file's builds, made on demand and at most once per target."""
+
+    def __init__(self, path: Path, arch: str | None, nvcc_flags: list[str]):
+        from pipeperf.ptx.compile import DEFAULT_ARCH
+
+        self.path, self.arch, self.flags = path, arch, list(nvcc_flags)
+        self.per_gpu = path.suffix == ".cu" and arch is None
+        self._by_target: dict[str, Build] = {}
+        if path.suffix == ".cu" and not path.is_file():
+            raise PipeperfError(f"no such file: {path}")
+        self.default = self._build(arch or DEFAULT_ARCH) if path.suffix == ".cu" else self._ptx_file()
+
+    def for_gpu(self, spec) -> Build:
+        """The build ``spec`` is analysed from, its note saying which target and why."""
+        from pipeperf.ptx.compile import target_for
+
+        if not self.per_gpu:
+            return self.default
+        cc = str(getattr(spec, "compute_capability", "") or "")
+        if not cc:
+            b = self.default
+            return _noted(b, f"from a build for {b.target} (no compute capability: the default target)")
+        target = target_for(cc)
+        b = self._build(target)
+        own = f"sm_{cc.replace('.', '')}"
+        why = "its own target" if target == own else f"nvcc builds no {own}: the nearest target it has"
+        return _noted(b, f"from a build for {target} ({why})")
+
+    def _build(self, target: str) -> Build:
+        from pipeperf.ptx import parse_ptx
+        from pipeperf.ptx.compile import compile_cu, ptxas_resources
+
+        if target not in self._by_target:
+            text = compile_cu(self.path, arch=target, extra_args=tuple(self.flags))
+            module = parse_ptx(text)
+            module.file = str(self.path)
+            with tempfile.TemporaryDirectory() as d:
+                ptx = Path(d) / (self.path.stem + ".ptx")
+                ptx.write_text(text)
+                res = ptxas_resources(ptx, target)
+            self._by_target[target] = Build(target, module, res, _code_key(text))
+        return self._by_target[target]
+
+    def _ptx_file(self) -> Build:
+        from pipeperf.emulate import load_module
+        from pipeperf.ptx.compile import ptxas_resources
+
+        module = load_module(self.path, self.arch)
+        res = ptxas_resources(self.path, self.arch)
+        return Build(self.arch or "", module, res, _code_key(self.path.read_text(errors="replace")))
+
+
+def _noted(b: Build, note: str) -> Build:
+    from dataclasses import replace
+
+    return replace(b, note=note)
+
+
+def _code_key(ptx: str) -> str:
+    return hashlib.sha256(_HEADER_RE.sub("", ptx).encode()).hexdigest()
