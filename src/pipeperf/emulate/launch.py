@@ -172,6 +172,7 @@ class Launch:
     args: list[Any]
     names: list[str] = field(default_factory=list)
     shared: int = 0
+    cuda_names: list[str] = field(default_factory=list)   # the parameters' CUDA names, when known
 
     @property
     def threads_per_block(self) -> int:

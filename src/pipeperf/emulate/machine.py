@@ -146,6 +146,7 @@ class Machine:
         self.cta_per_batch = max(1, batch_threads // B)
         self.gmem = GlobalMemory()
         self._layout()
+        self._own = self._access_buffers()
         self.programs: dict[str, Program] = {}
         needed = None
         if mode == "hybrid":
@@ -247,6 +248,17 @@ class Machine:
         if need > MAX_ARENA:
             raise PipeperfError(f"launch needs {need / 2**30:.1f} GiB of emulated memory, "
                                 f"more than the {MAX_ARENA / 2**30:.0f} GiB limit")
+
+    def _access_buffers(self) -> dict[int, tuple[int, int, str]]:
+        """The buffer each global ld/st/atom/red of the kernel must stay in (its affine address's
+        base, :func:`pipeperf.emulate.bounds.access_buffers`): ``{id(x): (start, end, name)}`` in
+        arena offsets, the name as messages give it (the CUDA name first when known)."""
+        from pipeperf.emulate.bounds import access_buffers
+
+        cuda = dict(zip((p.name for p in self.kernel.params), getattr(self.launch, "cuda_names", None) or ()))
+        spans = {n: (s, e, f"`{cuda[n]}` ({n})" if cuda.get(n) else f"`{n}`")
+                 for n, s, e in zip(self.gmem.names, self.gmem.starts, self.gmem.ends)}
+        return access_buffers(self.kernel, self.launch, spans)
 
     def _place_shared(self, v, off: int) -> int:
         if v.size_bytes == 0:
@@ -429,7 +441,14 @@ class Machine:
         if space in ("global",):
             off = _i64(addr) - GLOBAL_BASE
             lo, hi = int(off.min()), int(off.max())
-            if not self.gmem.span_ok(lo, hi, nbytes) and \
+            own = self._own.get(id(x))
+            if own is not None and (lo < own[0] or hi + nbytes > own[1]):
+                bad = int(np.flatnonzero((off < own[0]) | (off + nbytes > own[1]))[0])
+                self._fault(st, ix, bad, int(addr[bad]),
+                            f"out-of-bounds global access of {nbytes} bytes: {own[2]} has {own[1] - own[0]} "
+                            f"bytes and this access reaches its bytes [{lo - own[0]}, {hi + nbytes - own[0]})",
+                            x)
+            if own is None and not self.gmem.span_ok(lo, hi, nbytes) and \
                     not (ok := self.gmem.check(off, nbytes)).all():
                 bad = int(np.flatnonzero(~ok)[0])
                 self._fault(st, ix, bad, int(addr[bad]),
