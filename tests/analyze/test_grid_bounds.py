@@ -86,3 +86,21 @@ def test_corpus_kernels_with_legal_launches_pass(name, grid, block, args):
     p = _sampled(KERNELS / f"{name}.cu", grid, block, args)
     assert p.counts["partial"], p.counts["sampling"]
     assert p.counts["ctas_bounds_checked"] >= 1         # CTAs where guards or addresses peak, emulated
+
+
+def test_the_extreme_ctas_of_a_2d_guard_include_where_both_bounds_cross(tmp_path):
+    """``x < width && y < height`` on an oversized grid: the largest address, out[(height-1) *
+    width + width-1], is in block (width-1)/16, (height-1)/16, a combination of both guards'
+    boundary blocks; the grid's corners are there too."""
+    from pipeperf.emulate import load_module
+    from pipeperf.emulate.bounds import extreme_ctas
+    from pipeperf.emulate.launch import Launch
+
+    m = load_module(KERNELS / "stencil2d.cu")
+    k = m.kernels[0]
+    grid = (80, 50, 1)
+    ctas = set(extreme_ctas(k, Launch(grid, (16, 16, 1), [0, 0, 1000, 700], [p.name for p in k.params])).tolist())
+    at = lambda bx, by: bx + grid[0] * by  # noqa: E731
+    assert at(999 // 16, 699 // 16) in ctas
+    assert {at(0, 0), at(79, 0), at(0, 49), at(79, 49)} <= ctas
+    assert len(ctas) <= 32

@@ -30,7 +30,7 @@ from pipeperf.ptx.ir import Function
 #: memory instructions whose (first) address operand is the global access they make
 _CHECKED = ("ld", "st", "atom", "red")
 #: most CTAs :func:`extreme_ctas` proposes (each costs one CTA's emulation)
-MAX_EXTREME_CTAS = 64
+MAX_EXTREME_CTAS = 32
 
 
 def launch_affine(func: Function, launch) -> AffineAddresses:
@@ -92,14 +92,12 @@ def extreme_ctas(func: Function, launch, aff: AffineAddresses | None = None,
     """Linear indices of the CTAs where the launch's affine addresses and guards reach their
     extremes (module doc): per grid axis the first and last block and, for every ``setp`` that
     compares two affine forms of the thread and block indices, the blocks around where their
-    difference crosses zero; the CTAs are these values' combinations (at most ``cap``; beyond,
-    the corners and each boundary block completed with the first and the last along the other
-    axes)."""
+    difference crosses zero; the CTAs are these values' combinations (beyond ``cap``, only each
+    axis's outermost boundary blocks combine, then an even subset of ``cap``)."""
     aff = aff or launch_affine(func, launch)
     g = aff.grid
     axes = "xyz"
     values: list[set[int]] = [{0, n - 1} for n in g]
-    points: list[dict[str, int]] = []
     for pc, x in enumerate(func.instructions):
         if x.root != "setp" or len(x.srcs) < 2:
             continue
@@ -116,23 +114,14 @@ def extreme_ctas(func: Function, launch, aff: AffineAddresses | None = None,
             continue
         for t in (-d.const - 1, -d.const, -d.const + 1):
             p = _boundary(terms, t, aff.range_of)
-            cta = {k[-1]: v for k, v in p.items() if k.startswith("%ctaid.")}
-            points.append(cta)
-            for ax, v in cta.items():
-                values[axes.index(ax)].add(v)
-    combos = itertools.product(*(sorted(v) for v in values))
-    n_combos = int(np.prod([len(v) for v in values]))
-    if n_combos <= cap:
-        picked = list(combos)
-    else:
-        corners = list(itertools.product(*(sorted({0, n - 1}) for n in g)))
-        picked = corners[:]
-        for p in points:
-            for corner in (corners[0], corners[-1]):
-                picked.append(tuple(p.get(ax, corner[i]) for i, ax in enumerate(axes)))
-        picked = sorted(set(picked))
-        if len(picked) > cap:
-            keep = np.round(np.linspace(0, len(picked) - 1, cap)).astype(np.int64)
-            picked = [picked[k] for k in keep]
+            for k, v in p.items():
+                if k.startswith("%ctaid."):
+                    values[axes.index(k[-1])].add(v)
+    if int(np.prod([len(v) for v in values])) > cap:   # many guards: each axis's outermost boundaries
+        values = [{0, n - 1} | ({min(v - {0, n - 1}), max(v - {0, n - 1})} if v - {0, n - 1} else set())
+                  for v, n in zip(values, g)]
+    picked = list(itertools.product(*(sorted(v) for v in values)))
+    if len(picked) > cap:
+        picked = [picked[k] for k in np.unique(np.round(np.linspace(0, len(picked) - 1, cap)).astype(np.int64))]
     lin = [cx + g[0] * (cy + g[1] * cz) for cx, cy, cz in picked]
     return np.unique(np.asarray(lin, np.int64))
