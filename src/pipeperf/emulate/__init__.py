@@ -135,7 +135,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
     if checked:
-        why += f"; {checked} more CTA{'s' if checked > 1 else ''} at the grid's extremes checked for out-of-bounds accesses"
+        why += (f"; {checked} more CTA{'s' if checked > 1 else ''} at the grid's extremes checked for "
+                "out-of-bounds accesses")
     prof.counts["hybrid_fallback"] = fallback
     prof.counts["ctas_total"] = nblocks
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
