@@ -125,11 +125,17 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
             fallback = True
             m = Machine(module, func, launch, optimistic=False, **kw)
             m.run()
+        checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
+            (memory or mode == "full") else 0
     except PipeperfError as e:                   # a fault at a PTX line: say its source line
         from pipeperf.ptx.source_map import at_source
 
         raise at_source(e, module) from None
     prof = build_profile(m, time.perf_counter() - t0)
+    prof.counts["ctas_bounds_checked"] = checked
+    if checked:
+        why += (f"; {checked} more CTA{'s' if checked > 1 else ''} at the grid's extremes checked for "
+                "out-of-bounds accesses")
     prof.counts["hybrid_fallback"] = fallback
     prof.counts["ctas_total"] = nblocks
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
@@ -137,6 +143,22 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["sampling"] = why
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return prof
+
+
+def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.ndarray, kw: dict) -> int:
+    """Emulate, untraced, the CTAs where the launch's affine addresses and guards reach their
+    extremes (:func:`pipeperf.emulate.bounds.extreme_ctas`) that the sample skipped, so an access
+    out of its buffer anywhere in the grid faults as it does when every CTA runs; the sample is
+    safe (its CTAs' paths do not depend on other CTAs' writes), so neither do theirs. Returns
+    how many CTAs that took."""
+    from pipeperf.emulate.bounds import extreme_ctas
+    from pipeperf.emulate.machine import Machine
+
+    extra = np.setdiff1d(extreme_ctas(func, launch), sample)
+    if len(extra):
+        opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True)
+        Machine(module, func, launch, optimistic=False, **opts).run()
+    return len(extra)
 
 
 def profile(path: str | Path, grid: Any = None, block: Any = None, args: Any = (),

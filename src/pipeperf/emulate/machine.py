@@ -30,6 +30,7 @@ from pipeperf.ptx.ir import (TYPE_BYTES, Address, Function, Instruction, Module,
 
 OP, BRA, EXIT, BAR, CALL, RET, BRX = range(7)
 MAX_THREADS = 1 << 31
+ADDRESS_MASK = {w: (1 << w) - 1 for w in (8, 16, 32, 64)}  # by address width in bits
 MEMORY_ROOTS = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")  # refuse launches that could not finish in reasonable time
 
 
@@ -161,6 +162,7 @@ class Machine:
         self.cta_per_batch = max(1, batch_threads // B)
         self.gmem = GlobalMemory()
         self._layout()
+        self._own = self._access_buffers()
         self.programs: dict[str, Program] = {}
         needed = None
         if mode == "hybrid":
@@ -274,6 +276,18 @@ class Machine:
             raise PipeperfError(f"launch needs {need / 2**30:.1f} GiB of emulated memory, "
                                 f"more than the {MAX_ARENA / 2**30:.0f} GiB limit")
 
+    def _access_buffers(self) -> dict[int, tuple[int, int, str]]:
+        """The buffer each global ld/st/atom/red of the kernel must stay in (its affine address's
+        base, :func:`pipeperf.emulate.bounds.access_buffers`): ``{id(x): (start, end, name)}`` in
+        arena offsets, the name as messages give it (the CUDA name first when known)."""
+        from pipeperf.emulate.bounds import access_buffers
+
+        names = getattr(self.launch, "param_names", None)
+        cuda = dict(zip((p.name for p in self.kernel.params), names.cuda if names is not None else ()))
+        spans = {n: (s, e, f"`{cuda[n]}` ({n})" if cuda.get(n) else f"`{n}`")
+                 for n, s, e in zip(self.gmem.names, self.gmem.starts, self.gmem.ends)}
+        return access_buffers(self.kernel, self.launch, spans)
+
     def _place_shared(self, v, off: int) -> int:
         if v.size_bytes == 0:
             return off
@@ -317,25 +331,36 @@ class Machine:
         return compile_instruction(x, self)
 
     # ------------------------------------------------------------------ memory
-    def _address(self, op: Address):
+    def _address(self, op: Address, space: str = "generic"):
+        """Getter of the byte address ``op`` names, with PTX's width rules (PTX ISA, Addresses as
+        Operands: addresses are zero-extended to the width needed and truncated to the state
+        space's): ``[reg+imm]`` is a sum at the address's width, so a 32-bit register's sum wraps
+        mod 2^32 before it is zero-extended (nvcc's ``s - 4`` then ``[r+8]``), and .shared and
+        .local addresses are 32-bit, so a wider register's sum is truncated to that width too."""
+        mask = ADDRESS_MASK[32 if space in ("shared", "local") else 64]
         base = op.base
         off = op.offset
         if base is None:
-            return lambda st, ix: np.uint64(off)
+            a = np.uint64(off & mask)
+            return lambda st, ix: a
         if type(base) is Symbol:
             if base.name in self.sym:
-                a = np.uint64(self.sym[base.name][1] + off)
+                a = np.uint64((self.sym[base.name][1] + off) & mask)
             elif base.name in self.param_off:
-                a = np.uint64(self.param_off[base.name] + off)
+                a = np.uint64((self.param_off[base.name] + off) & mask)
             else:
                 raise PipeperfError(f"'{base.name}' is not a variable or parameter this module declares")
             return lambda st, ix: a
         name = base.name
-        o = np.uint64(off & 0xFFFFFFFFFFFFFFFF)
+        o = np.uint64(off & ADDRESS_MASK[64])
+        masks = {k: np.uint64(mask & ADDRESS_MASK[8 * k]) for k in (1, 2, 4, 8)}
+        full = mask == ADDRESS_MASK[64]
 
         def g(st, ix):
             r = st.reg(name, np.dtype(np.uint64))[ix]
-            return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + o
+            if r.dtype == np.uint64 and full:
+                return r + o
+            return (r.astype(np.uint64) + o) & masks[r.dtype.itemsize]
         return g
 
     def _mem_handler(self, x: Instruction, full: bool):
@@ -379,7 +404,7 @@ class Machine:
                 return h
             dst = setter(data_op, dt)
             return lambda st, ix: dst(st, ix, st.param_store(key, dt)[ix].view(dt))
-        ag = self._address(addr_op)
+        ag = self._address(addr_op, space)
         items = data_op.items if type(data_op) is Vector else (data_op,)
         nbytes = esz * vec
         is_load = r == "ld"
@@ -433,6 +458,9 @@ class Machine:
                 space, addr = "local", addr - np.uint64(LOCAL_BASE)
             elif a0 >= CONST_BASE:
                 space, addr = "const", addr - np.uint64(CONST_BASE)
+            else:                        # below every window: a null or non-pointer value
+                self._fault(st, ix, int(np.argmin(addr)), a0, "generic access outside every state "
+                            "space's window (a null or not a generic pointer)", x)
         addr = np.broadcast_to(addr, (G.size(ix),)) if np.ndim(addr) == 0 else addr
         amask = np.uint64(min(nbytes, 16) - 1)
         if amask and np.any(addr & amask):
@@ -441,7 +469,14 @@ class Machine:
         if space in ("global",):
             off = _i64(addr) - GLOBAL_BASE
             lo, hi = int(off.min()), int(off.max())
-            if not self.gmem.span_ok(lo, hi, nbytes) and \
+            own = self._own.get(id(x))
+            if own is not None and (lo < own[0] or hi + nbytes > own[1]):
+                bad = int(np.flatnonzero((off < own[0]) | (off + nbytes > own[1]))[0])
+                self._fault(st, ix, bad, int(addr[bad]),
+                            f"out-of-bounds global access of {nbytes} bytes: {own[2]} has {own[1] - own[0]} "
+                            f"bytes and this access reaches its bytes [{lo - own[0]}, {hi + nbytes - own[0]})",
+                            x)
+            if own is None and not self.gmem.span_ok(lo, hi, nbytes) and \
                     not (ok := self.gmem.check(off, nbytes)).all():
                 bad = int(np.flatnonzero(~ok)[0])
                 self._fault(st, ix, bad, int(addr[bad]),
@@ -521,7 +556,7 @@ class Machine:
     def _cp_async(self, x: Instruction, full: bool):
         """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]: done at once
         (a global load and a shared store; bytes past src-size are zero)."""
-        dst_g, src_g = self._address(x.srcs[0]), self._address(x.srcs[1])
+        dst_g, src_g = self._address(x.srcs[0], "shared"), self._address(x.srcs[1], "global")
         size = int(x.srcs[2].value)
         src_size = int(x.srcs[3].value) if len(x.srcs) > 3 and hasattr(x.srcs[3], "value") \
             else size

@@ -541,13 +541,21 @@ def _arith(ins: Instruction, m) -> Handler:
     if root == "bfe":
         pos_g = getter(ins.srcs[1], NP["u32"], m)
         len_g = getter(ins.srcs[2], NP["u32"], m)
+        signed, raw = dt.kind == "i", RAW[dt.itemsize]
+        dst = setter(ins.dsts[0], raw)
 
-        def h(st, ix):
-            a = np.asarray(srcs[0](st, ix)).astype(np.int64 if dt.kind == "i" else np.uint64)
-            pos = np.minimum(np.asarray(pos_g(st, ix)).astype(np.int64) & 0xFF, 63)
-            ln = np.minimum(np.asarray(len_g(st, ix)).astype(np.int64) & 0xFF, 64)
-            r = (a >> pos.astype(a.dtype)) & ((np.int64(1) << np.minimum(ln, 63)) - 1).astype(a.dtype)
-            dst(st, ix, r.astype(dt))
+        def h(st, ix):       # PTX ISA bfe: d[i] = a[pos+i] for i < len, pos+i <= msb; else sbit
+            a = np.asarray(srcs[0](st, ix)).astype(raw).astype(np.uint64)
+            pos = np.asarray(pos_g(st, ix)).astype(np.int64) & 0xFF
+            ln = np.asarray(len_g(st, ix)).astype(np.int64) & 0xFF
+            inside = np.clip(np.minimum(ln, bits - pos), 0, bits)      # field bits taken from a
+            low = _low_bits(inside)
+            r = (a >> np.minimum(pos, 63).astype(np.uint64)) & low
+            if signed:       # sbit = a[min(pos+len-1, msb)], 0 when len == 0
+                top = np.clip(np.minimum(pos + ln - 1, bits - 1), 0, bits - 1).astype(np.uint64)
+                sbit = (((a >> top) & np.uint64(1)) == 1) & (ln > 0)
+                r = np.where(sbit, r | ~low, r)
+            dst(st, ix, np.asarray(r & _low_bits(bits)).astype(raw))
         return h
     if root == "prmt":
         if len(ins.modifiers) > 1:
@@ -583,6 +591,13 @@ def _arith(ins: Instruction, m) -> Handler:
             dst(st, ix, (r & np.uint64(0xFFFFFFFF)).astype(np.uint32))
         return h
     raise Unsupported(ins.opcode)
+
+
+def _low_bits(n) -> np.ndarray:
+    """uint64 masks of the ``n`` (0..64) lowest bits."""
+    n = np.asarray(n, np.int64)
+    m = (np.uint64(1) << np.minimum(n, 63).astype(np.uint64)) - np.uint64(1)
+    return np.where(n >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), m).astype(np.uint64)
 
 
 def _popc64(a: np.ndarray) -> np.ndarray:

@@ -262,12 +262,9 @@ class _OwnSlices:
     """Whether a read and a write touch per-CTA slices that no two CTAs share, under a launch."""
 
     def __init__(self, func: Function, launch):
-        from pipeperf.ptx.affine import AffineAddresses
+        from pipeperf.emulate.bounds import launch_affine
 
-        params = {n: v for n, v in zip(getattr(launch, "names", []) or [p.name for p in func.params],
-                                       launch.args)}
-        params.update({p.name: v for p, v in zip(func.params, launch.args)})
-        self.aff = AffineAddresses(func, launch.grid, launch.block, params)
+        self.aff = launch_affine(func, launch)
 
     def disjoint(self, read_pc: int, write_pc: int) -> bool:
         from pipeperf.ptx.affine import cta_disjoint

@@ -37,7 +37,7 @@ def build(m, x: Instruction):
         frag = x.modifiers[0]
         dt = F16 if x.types[0] == "f16" else F32
         names = _regs(x.dsts[0])
-        ag = m._address(x.srcs[0])
+        ag = m._address(x.srcs[0], x.space or "generic")
         stride_g = m.getter(x.srcs[1], np.dtype(np.uint32)) if len(x.srcs) > 1 else None
         space = x.space or "generic"
         per_lane = 16 if dt == F16 else 8
@@ -67,7 +67,7 @@ def build(m, x: Instruction):
                 st.reg(nme, np.dtype(np.uint32))[ix] = raw[:, k]
         return h
     if root == "wmma.store":
-        ag = m._address(x.srcs[0])
+        ag = m._address(x.srcs[0], x.space or "generic")
         names = _regs(x.srcs[1])
         stride_g = m.getter(x.srcs[2], np.dtype(np.uint32)) if len(x.srcs) > 2 else None
         space = x.space or "generic"

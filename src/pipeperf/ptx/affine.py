@@ -115,6 +115,11 @@ class AffineAddresses:
                 return k
         return None
 
+    def operand(self, pc: int, o) -> Affine | None:
+        """The affine form of source operand ``o`` of instruction ``pc`` (a register's value
+        there, an immediate, a thread/block index or a launch constant), or None."""
+        return self._operand(pc, o)
+
     def _operand(self, pc: int, o) -> Affine | None:
         t = type(o)
         if t is Immediate:
