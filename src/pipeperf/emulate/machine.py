@@ -197,6 +197,7 @@ class Machine:
         self.param_bytes = bytearray()
         self.param_off: dict[str, int] = {}
         self.buffers: list[tuple[int, int, np.ndarray]] = []
+        self._buffer_param: dict[str, str] = {}
         for k, (p, v) in enumerate(zip(self.kernel.params, L.args)):
             size = TYPE_BYTES.get(p.type, 8) * max(1, int(np.prod([d or 1 for d in p.dims])))
             align = p.align or min(size, 8)
@@ -212,6 +213,7 @@ class Machine:
                     raise PipeperfError(f"parameter {label} of {base_name(self.kernel.name)} is .{p.type}, "
                                         f"not a pointer, but got an array", file=self.file)
                 addr = self.gmem.allocate(label, v.nbytes, v)
+                self._buffer_param[label] = p.name       # the bounds check matches PTX parameter names
                 if isinstance(v, np.ndarray):     # a generated input is nobody's result
                     self.buffers.append((k, addr, v))
                 raw = np.uint64(addr).tobytes()
@@ -284,8 +286,10 @@ class Machine:
 
         names = getattr(self.launch, "param_names", None)
         cuda = dict(zip((p.name for p in self.kernel.params), names.cuda if names is not None else ()))
-        spans = {n: (s, e, f"`{cuda[n]}` ({n})" if cuda.get(n) else f"`{n}`")
-                 for n, s, e in zip(self.gmem.names, self.gmem.starts, self.gmem.ends)}
+        spans = {}
+        for label, s, e in zip(self.gmem.names, self.gmem.starts, self.gmem.ends):
+            n = self._buffer_param.get(label, label)
+            spans[n] = (s, e, f"`{cuda[n]}` ({n})" if cuda.get(n) else f"`{n}`")
         return access_buffers(self.kernel, self.launch, spans)
 
     def _place_shared(self, v, off: int) -> int:
@@ -518,7 +522,7 @@ class Machine:
         blk = int(self._batch_ctas[local])
         bx, by, bz = _unflat(blk, self.launch.grid)
         tx, ty, tz = _unflat(tid, self.launch.block)
-        raise EmulationError(f"kernel {self.kernel.name}: {what} at address {addr:#x} by thread "
+        raise EmulationError(f"kernel {base_name(self.kernel.name)}: {what} at address {addr:#x} by thread "
                              f"({tx},{ty},{tz}) of block ({bx},{by},{bz}) in `{x}`",
                              file=self.file, line=x.line)
 
