@@ -20,6 +20,9 @@ def register(subparsers) -> None:
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     p.add_argument("--arch", default="sm_90", help="nvcc target for .cu files (default sm_90)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    from pipeperf.cli.nvcc_options import add_nvcc_options
+
+    add_nvcc_options(p)
     p.set_defaults(func=run)
 
 
@@ -32,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         raise PipeperfError("no such file", file=str(path))
     if path.suffix == ".cu":
-        module = parse_ptx(compile_cu(path, args.arch), f"{path} (nvcc -arch={args.arch})")
+        from pipeperf.cli.nvcc_options import nvcc_flags
+
+        module = parse_ptx(compile_cu(path, args.arch, extra_args=tuple(nvcc_flags(args))),
+                           f"{path} (nvcc -arch={args.arch})")
     else:
         module = parse_file(path)
     summary = summarize_module(module)

@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--block", help="block size for KERNEL.cu, e.g. 256 or 16,16")
     p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE",
                    help="kernel argument for KERNEL.cu (repeat), as for profile: README.md, 'Kernel arguments'")
+    from pipeperf.cli.nvcc_options import add_nvcc_options
+
+    add_nvcc_options(p)
     p.add_argument("--gpu", action="append", required=True, metavar="NAME|FILE.yaml",
                    help="target GPU: database name or peaks YAML (repeatable)")
     p.add_argument("--kernel", metavar="REGEX", help="keep only kernels whose name matches")
@@ -106,8 +109,10 @@ def _analyze_source(args: argparse.Namespace, gpus: list) -> tuple[list[KernelMe
     in_db = [g for g in gpus if g.name in available_gpus()]
     metrics: dict[str, KernelMetrics] = {}
     if in_db:
+        from pipeperf.cli.nvcc_options import nvcc_flags
+
         a = analyze(args.kernel_source, args.grid, args.block, args.arg, [g.name for g in in_db],
-                    kernel=args.kernel, what_if=False)
+                    kernel=args.kernel, what_if=False, nvcc_flags=nvcc_flags(args))
         for p in a.predictions:
             if not p.quantitative:
                 raise PipeperfError(f"{p.gpu}: {p.predictions['quantitative_roofline'].get('unsupported')}",
@@ -133,7 +138,10 @@ def _profile_source(args: argparse.Namespace) -> list[KernelMetrics]:
                             "not yet available")
     if not args.grid or not args.block:
         raise PipeperfError("KERNEL.cu needs --grid and --block")
-    result: Any = profile(args.kernel_source, grid=args.grid, block=args.block, args=args.arg)
+    from pipeperf.cli.nvcc_options import nvcc_flags
+
+    result: Any = profile(args.kernel_source, grid=args.grid, block=args.block, args=args.arg,
+                          nvcc_flags=nvcc_flags(args))
     if hasattr(result, "to_dict"):
         result = result.to_dict()
     if isinstance(result, Mapping) and isinstance(result.get("kernels"), list):
