@@ -21,28 +21,22 @@ CASES = {
 }
 
 
-def _roofline(cli, case, gpus):
+def _run(cli, command, case, gpus, *extra):
+    """``pipeperf COMMAND`` on a case for ``gpus``, its JSON document."""
     path, grid, block, args = CASES[case]
-    argv = ["roofline", path, "--grid", grid, "--block", block, "--json"]
-    for a in args:
-        argv += ["--arg", a]
-    for g in gpus:
-        argv += ["--gpu", g]
+    argv = [command, path, "--grid", grid, "--block", block, "--json", *extra]
+    argv += [x for a in args for x in ("--arg", a)] + [x for g in gpus for x in ("--gpu", g)]
     rc, out, err = cli(*argv)
     assert rc == 0, err
-    return {p["gpu"]: p for p in json.loads(out)["predictions"]}
+    return json.loads(out)
+
+
+def _roofline(cli, case, gpus):
+    return {p["gpu"]: p for p in _run(cli, "roofline", case, gpus)["predictions"]}
 
 
 def _analyze(cli, case, gpus):
-    path, grid, block, args = CASES[case]
-    argv = ["analyze", path, "--grid", grid, "--block", block, "--json", "--no-what-if"]
-    for a in args:
-        argv += ["--arg", a]
-    for g in gpus:
-        argv += ["--gpu", g]
-    rc, out, err = cli(*argv)
-    assert rc == 0, err
-    return {k["gpu"]: k for k in json.loads(out)["kernels"]}
+    return {k["gpu"]: k for k in _run(cli, "analyze", case, gpus, "--no-what-if")["kernels"]}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
