@@ -14,7 +14,10 @@ overhead), ``clock`` (the clock under load from the arithmetic activity: off = t
 ``clock_ghz``), ``atomics`` (same-address serialisation), ``weights`` (a sampled
 CTA stands for its stratum of the grid: off = every sampled CTA weighs the same), ``reuse``
 (cross-CTA reuse from the address's CTA-dependent part: off = the ctaid-dimension rule of before),
-``warm`` (data left in L2 by the previous launch over the same buffers: off = L2 starts cold).
+``warm`` (data left in L2 by the previous launch over the same buffers: off = L2 starts cold),
+``intpipe`` (integer add/logic/moves on the ALU pipe beside the FMA pipe of Volta and later: off =
+one pipe), ``l2pipe`` (requests served by L2 alone on the L2 slices' pipe: off = behind DRAM
+requests on the memory pipe).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -32,7 +35,8 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
-FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm")
+FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm",
+         "intpipe", "l2pipe")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -60,7 +64,11 @@ def switch_off(fixes: set[str]) -> None:
             extra["sustained_clock_ghz"] = g.clock_ghz
         if "atomics" in fixes:
             extra["atomics"] = {}
-        return dataclasses.replace(g, memory=mem, launch=launch, **extra)
+        classes = dict(g.classes)
+        for name, c in g.classes.items():
+            if ("intpipe" in fixes and c.subsystem == "int") or ("l2pipe" in fixes and c.subsystem == "l2"):
+                classes[name] = dataclasses.replace(c, subsystem="alu" if c.subsystem == "int" else "mem")
+        return dataclasses.replace(g, memory=mem, launch=launch, classes=classes, **extra)
 
     spec_mod.load_gpu = load_without
     if "posted" in fixes:

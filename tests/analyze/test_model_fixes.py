@@ -189,12 +189,12 @@ def test_the_clock_follows_the_arithmetic_load(tmp_path):
 def test_an_l1_only_load_uses_the_l1_pipeline(cu, tmp_path):
     """The stencil's loads that hit L1 alone go to the L1/shared pipeline (lsu), the one that
     brings the sectors from DRAM stays on the memory pipeline."""
-    from pipeperf.hardware.memory import L1_ONLY
+    from pipeperf.hardware.memory import ONE_LEVEL
 
     n = 1 << 20
     a = analyze(cu, [n // 256], [256], [f"in=zeros:f32:{n}", f"out=zeros:f32:{n}", f"n={n}"], ["volta_v100"],
                 kernel="stencil3", arch="sm_75", what_if=False).predictions[0]
     loads = [r for r in a.memory if r["space"] == "global" and r["opcode"].startswith("ld")]
-    l1_only = [r for r in loads if r["l1_hit_rate"] >= L1_ONLY]
+    l1_only = [r for r in loads if r["l1_hit_rate"] >= ONE_LEVEL]
     assert l1_only and len(l1_only) < len(loads)
     assert a.bound.subsystem_busy.get("lsu", 0) > 0

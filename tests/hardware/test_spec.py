@@ -19,6 +19,11 @@ TABLE5 = {
 }
 TABLE4_IL = {"fermi_c2050": 1, "kepler_gtx650ti": 4, "maxwell_k620": 4, "pascal_gtx1060": 4,
              "turing_rtx2070": 2, "amd_r9_380": 1}
+#: where the database departs from the seed tables for a vendor document, and the document it cites
+#: (Turing: four single-issue processing blocks, and IMAD at 64/clk/SM, which the seed's IL = 2 fit
+#: and its 0.25-cycle mul.s32 contradict; validation/'s mixbench int rows agree with the documents)
+DEPARTURES = {("turing_rtx2070", "issue_limit"): "Turing GPU Architecture whitepaper",
+              ("turing_rtx2070", "mul_s32"): "CUDA C Programming Guide"}
 
 
 def test_all_six_seed_gpus_are_bundled():
@@ -28,11 +33,18 @@ def test_all_six_seed_gpus_are_bundled():
 @pytest.mark.parametrize("name", sorted(TABLE5))
 def test_table5_values_and_sources(name):
     g = load_gpu(name)
-    assert g.issue_limit == TABLE4_IL[name]
+    if (name, "issue_limit") in DEPARTURES:
+        assert DEPARTURES[name, "issue_limit"] in g.sources.get("issue_limit", "")
+        assert "Table 4" in g.sources.get("issue_limit", "")
+    else:
+        assert g.issue_limit == TABLE4_IL[name]
     for cls, (lam, Lam) in TABLE5[name].items():
         c = g.classes[cls]
-        assert (c.cpi, c.latency) == (lam, Lam)
         assert "Table 5" in c.source
+        if (name, cls) in DEPARTURES:
+            assert DEPARTURES[name, cls] in c.source and c.latency == Lam
+        else:
+            assert (c.cpi, c.latency) == (lam, Lam)
     for c in g.classes.values():
         assert c.source, f"{name}.{c.name} has no source"
 

@@ -367,14 +367,21 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
            + ("" if l2 is not None else " (no L2 class: hits as DRAM)")
            + (f"; DRAM {lam_dram:.3g} cycles per {REF_SECTORS * SECTOR} B at the achievable bandwidth"
               if dram_cpi is not None else ""))
-    # a load served by L1 (nearly) alone uses the L1/shared-memory pipeline, not the path to L2
-    # and DRAM: the two run side by side on the SM, so it must not queue behind DRAM requests
-    sub = l1.subsystem if l1 is not None and q1 >= L1_ONLY else base.subsystem
+    # a request served by one level (nearly) alone uses that level's pipeline: L1 hits the L1/
+    # shared-memory pipeline, L2 hits the L2 slices' (the L2 class's subsystem), and neither
+    # queues behind DRAM requests, whose bandwidth only misses use (the levels run side by side)
+    if l1 is not None and q1 >= ONE_LEVEL:
+        sub = l1.subsystem
+    elif l2 is not None and h - q1 >= ONE_LEVEL:
+        sub = l2.subsystem
+    else:
+        sub = base.subsystem
     return InstrClass(name, sub, lam, Lam, src, True)
 
 
-#: share of a load's sectors that must hit L1 for it to be issued to the L1 pipeline alone
-L1_ONLY = 0.95
+#: share of a request's sectors one cache level must serve for it to be issued to that level's
+#: pipeline alone (L1: the L1 class's subsystem; L2: the L2 class's)
+ONE_LEVEL = 0.95
 
 
 def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> float | None:
@@ -396,8 +403,9 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
     write = m.get("dram_write_gbs") or copy
     f = min(1.0, max(0.0, read_fraction))
     bw = write + (copy - write) * f / 0.5 if f <= 0.5 else copy + (read - copy) * (f - 0.5) / 0.5
-    # cycles at the boost clock: a DRAM-bound kernel keeps the arithmetic light, so it runs at boost
-    bytes_per_cycle_per_sm = bw / gpu.clock_ghz / max(1, min(active_sms, gpu.cores))
+    # cycles at the light-load clock (GPUSpec.clock_at(0), the one the simulator converts a
+    # light-arithmetic run's cycles with): a DRAM-bound kernel keeps the arithmetic light
+    bytes_per_cycle_per_sm = bw / gpu.clock_at(0.0) / max(1, min(active_sms, gpu.cores))
     return REF_SECTORS * SECTOR / bytes_per_cycle_per_sm
 
 

@@ -23,7 +23,7 @@ from pipeperf.simulate import engine
 
 SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
 #: subsystems whose activity sets the clock under load (GPUSpec.clock_at)
-ARITHMETIC = ("alu", "dpu", "sfu", "tensor")
+ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 
 
 @dataclass
