@@ -17,7 +17,8 @@ CTA stands for its stratum of the grid: off = every sampled CTA weighs the same)
 ``warm`` (data left in L2 by the previous launch over the same buffers: off = L2 starts cold),
 ``intpipe`` (integer add/logic/moves on the ALU pipe beside the FMA pipe of Volta and later: off =
 one pipe), ``l2pipe`` (requests served by L2 alone on the L2 slices' pipe: off = behind DRAM
-requests on the memory pipe).
+requests on the memory pipe), ``l2share`` (an L2 hit's lambda from the measured L2 bandwidth
+shared by the active SMs: off = the L2 class as the GPU file gives it).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -36,7 +37,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
 FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm",
-         "intpipe", "l2pipe")
+         "intpipe", "l2pipe", "l2share")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -64,6 +65,8 @@ def switch_off(fixes: set[str]) -> None:
             extra["sustained_clock_ghz"] = g.clock_ghz
         if "atomics" in fixes:
             extra["atomics"] = {}
+        if "l2share" in fixes:
+            mem.pop("l2_bandwidth_bytes_per_clk", None)
         classes = dict(g.classes)
         for name, c in g.classes.items():
             if ("intpipe" in fixes and c.subsystem == "int") or ("l2pipe" in fixes and c.subsystem == "l2"):

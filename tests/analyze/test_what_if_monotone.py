@@ -26,8 +26,11 @@ def test_coalescing_never_raises_lambda_or_latency(requests, per_request, hit, l
     sectors = requests * per_request
     min_sectors = min(sectors - 1, requests * need)
     l2_hits = int(hit * sectors)
+    l1_hits = int(l1 * l2_hits)
+    # an L1 hit is on a sector the CTA itself loaded before (L1 is the CTA's share of the SM's), so
+    # it is an intra-CTA hit too: intra_hits >= l1_hits, as the cache model counts them
     stats = {0: PcMemory(0, "global", requests=requests, sectors=sectors, l2_hits=l2_hits,
-                         intra_hits=int(intra * l2_hits), l1_hits=int(l1 * l2_hits), shared_by=shared_by,
+                         intra_hits=max(l1_hits, int(intra * l2_hits)), l1_hits=l1_hits, shared_by=shared_by,
                          min_sectors=min_sectors)}
     fixed = ideal_stats(stats, "coalesced global accesses")[0]
     gpu = load_gpu("ampere_a100")

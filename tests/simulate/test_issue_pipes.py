@@ -77,3 +77,16 @@ def test_l2_hits_do_not_queue_behind_dram_requests(tmp_path):
                               st_global=InstrClass("st_global", "mem", 19.01, st.latency, "test", True))
         r = PreparedKernel(load_kernel(str(tmp_path / "k.yaml")), spec).run(1, 1, 1, check_limits=False)
         assert low <= r.cycles <= high, (sub, r.cycles)
+
+
+def test_l2_hits_share_the_measured_l2_bandwidth_among_active_sms():
+    """A100: 3833 B/clk measured (memory.l2_bandwidth_bytes_per_clk): a 128-B request per SM costs
+    128 / (3833 / 108) = 3.61 cycles with every SM busy, 128 / (3833 / 64) = 2.14 with 64."""
+    from pipeperf.hardware.memory import l2_class
+
+    g = load_gpu("ampere_a100")
+    assert l2_class(g, 108).cpi == pytest.approx(128 / (3833 / 108))
+    assert l2_class(g, 64).cpi == pytest.approx(128 / (3833 / 64))
+    assert l2_class(g, 10_000).cpi == l2_class(g, 108).cpi
+    bare = load_gpu("ada_rtx4090")                 # no measured L2 bandwidth: the file's class
+    assert l2_class(bare, 10).cpi == bare.classes["ld_global_l2"].cpi

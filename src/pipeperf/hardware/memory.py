@@ -34,7 +34,7 @@ timings) hits are charged as DRAM and the result says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -409,6 +409,22 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
     return REF_SECTORS * SECTOR / bytes_per_cycle_per_sm
 
 
+def l2_class(gpu: GPUSpec, active_sms: int) -> InstrClass | None:
+    """The GPU's L2-hit class (``ld_global_l2``) with its lambda set by the measured L2 bandwidth
+    (``memory.l2_bandwidth_bytes_per_clk``, what the L2 slices achieve together) divided among
+    the SMs that have blocks, as DRAM's is (:func:`dram_request_cpi`): the slices are a GPU-wide
+    resource, so a launch on fewer SMs gets a larger share each. Without that figure the class
+    is taken as the file gives it."""
+    l2 = gpu.classes.get(L2_CLASS)
+    bw = gpu.memory.get("l2_bandwidth_bytes_per_clk")
+    if l2 is None or not bw:
+        return l2
+    sms = max(1, min(active_sms, gpu.cores))
+    cpi = REF_SECTORS * SECTOR / (bw / sms)
+    return replace(l2, cpi=cpi, source=f"{l2.source}; lambda {cpi:.3g}: {REF_SECTORS * SECTOR} B at "
+                                       f"memory.l2_bandwidth_bytes_per_clk {bw:g} B/clk shared by {sms} SMs")
+
+
 def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
     """Sec. 6.3: Lambda' = Lambda + D * lambda, lambda' = (1 + D) * lambda."""
     d = max(0.0, st.conflict_degree)
@@ -426,7 +442,7 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
     achievable bandwidth share (else the base class's); ``launch_scale`` (CTAs of the launch per
     sampled CTA) and ``active_sms`` scale same-address atomics to the whole launch."""
     out = MemoryMapping(stats=dict(stats))
-    l2 = gpu.classes.get(L2_CLASS)
+    l2 = l2_class(gpu, active_sms)
     l1 = l1_class(gpu) if any(s.l1_hits or (s.latency_hit_rates and s.latency_hit_rates[1])
                               for s in stats.values()) else None
     if l2 is None and any(s.space == "global" and s.l2_hits for s in stats.values()):
