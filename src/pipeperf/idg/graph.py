@@ -4,7 +4,7 @@ Nodes are the dynamic instructions of a warp in program order, each with an
 instruction class (mapped to a subsystem, lambda and Lambda by the hardware
 spec); edges are def-use dependences in CSR form; barrier nodes synchronise
 the warps of a group. Arrays rather than node objects keep graphs of millions
-of instructions cheap and let the Numba simulator use them directly.
+of instructions cheap and let the compiled simulator use them directly.
 """
 
 from __future__ import annotations
