@@ -20,6 +20,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum { RR = 0, GTO = 1 };
 enum { OK = 0, DEADLOCK = 1 };
@@ -168,6 +171,32 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
     return -1;
 }
 
+/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. */
+static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+#ifdef __SSE2__
+    __m128d vt = _mm_set1_pd(t1), vinf = _mm_set1_pd(INFINITY), vlow = _mm_set1_pd(*low);
+    for (; j + 2 <= n; j += 2) {
+        __m128d w = _mm_loadu_pd(wake + j);
+        __m128d c = _mm_cmplt_pd(w, vt);
+        bits |= (uint64_t)_mm_movemask_pd(c) << j;
+        /* min is exact, so taking it two lanes at a time changes nothing */
+        vlow = _mm_min_pd(vlow, _mm_or_pd(_mm_and_pd(c, vinf), _mm_andnot_pd(c, w)));
+    }
+    double lanes[2];
+    _mm_storeu_pd(lanes, vlow);
+    *low = lanes[0] < lanes[1] ? lanes[0] : lanes[1];
+#endif
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        *low = w >= t1 && w < *low ? w : *low;
+    }
+    return bits;
+}
+
 /* Pass 1 over the warps in the scheduler's priority order: loose round-robin starts after the
  * warp that issued last (greedy); GTO takes it first, then the others oldest first. Only the
  * warps whose wake time lies in this cycle (the candidates, a bitset) are visited one by one;
@@ -179,26 +208,23 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
     const double t1 = c->t1;
     const int gto = scheduler == GTO;
     double low = INFINITY;        /* the earliest wake time of the warps that are not candidates */
-    /* branch-free: whether a warp is a candidate is as good as random to the branch predictor */
-    const double *wake = S->wake;
+    /* the candidates as bits by slot, then (gto) by position in the age order; branch-free, as
+     * whether a warp is a candidate is as good as random to a branch predictor */
+    for (int64_t k = 0; k < nwords; k++) {
+        int64_t lo = k * 64, hi = lo + 64 < n ? lo + 64 : n;
+        cand[k] = candidate_bits(S->wake + lo, hi - lo, t1, &low);
+    }
     if (gto) {
-        memset(cand, 0, (size_t)nwords * sizeof(uint64_t));
-        for (int64_t s = 0; s < n; s++) {
-            double w = wake[s];
-            int64_t i = S->pos[s];
-            cand[i >> 6] |= (uint64_t)(w < t1) << (i & 63);
-            low = w >= t1 && w < low ? w : low;
-        }
-    } else {
         for (int64_t k = 0; k < nwords; k++) {
-            uint64_t bits = 0;
-            int64_t lo = k * 64, hi = lo + 64 < n ? lo + 64 : n;
-            for (int64_t s = lo; s < hi; s++) {
-                double w = wake[s];
-                bits |= (uint64_t)(w < t1) << (s - lo);
-                low = w >= t1 && w < low ? w : low;
+            uint64_t bits = cand[k];
+            cand[k] = 0;
+            cand[nwords + k] = bits;
+        }
+        for (int64_t k = 0; k < nwords; k++) {
+            for (uint64_t bits = cand[nwords + k]; bits; bits &= bits - 1) {
+                int64_t i = S->pos[k * 64 + __builtin_ctzll(bits)];
+                cand[i >> 6] |= 1ull << (i & 63);
             }
-            cand[k] = bits;
         }
     }
     if (!gto) {
@@ -275,6 +301,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     double end_time = 0.0;
     int64_t issued_total = 0, issue_cycles = 0;
 
+    /* issue slots an idle pipeline offers in a cycle */
+    double *idle_slots = navail + n_sub;
+    for (int64_t q = 0; q < n_sub; q++)
+        idle_slots[q] = ceil(1.0 / minlam[q]);
     double t = 0.0;
     double cap = issue_limit > 1.0 ? issue_limit : 1.0;
     double credits = 0.0;
@@ -289,8 +319,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             bptr[q] = 0;
             bqual[q] = 0;
             bskip[q] = 0;
+            /* t is a whole number, so an idle pipeline's (t + 1 - t) / minlam is 1 / minlam */
             double tau0 = tfree[q] > t ? tfree[q] : t;
-            navail[q] = tau0 < t + 1.0 ? ceil((t + 1.0 - tau0) / minlam[q]) : 0.0;
+            navail[q] = tfree[q] <= t ? idle_slots[q]
+                        : tau0 < t + 1.0 ? ceil((t + 1.0 - tau0) / minlam[q]) : 0.0;
         }
         /* pipelines that warps wait for and that still have slots this cycle; once all of them
          * are full, no later warp in priority order can issue and the scan stops */
@@ -611,8 +643,8 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count */
     mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + (n_slots + 63) / 64), sizeof(int64_t));
-    scratch_d = calloc((size_t)(2 * n_sub), sizeof(double));
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64)), sizeof(int64_t));
+    scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (!mem_i || !mem_d || !scratch_i || !scratch_d || !comp) {
         PyErr_NoMemory();
