@@ -107,7 +107,7 @@ def main() -> None:
         where = Path(args.keep) if args.keep else Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
         files = write_files(args.n, where)
-        time_simulate(files["json"])                                   # numba's disk cache warm
+        time_simulate(files["json"])                                   # the OS file cache warm
         print(f"{args.n} instructions, 64 warps on {GPU}; best of {args.repeat} fresh processes")
         print(f"{'file':<6} {'size':>9} {'import s':>9} {'load s':>8} {'wall s':>8} "
               f"{'warp-instr':>11} {'M warp-instr/s':>15}")

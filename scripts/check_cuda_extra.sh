@@ -56,7 +56,7 @@ t2=$(date +%s)
 out=$(eval "$cmd")
 t3=$(date +%s)
 echo "$out"
-echo "analyze: $((t3 - t2)) s (first run: compiles, and numba compiles pipeperf's kernels into the new venv)"
+echo "analyze: $((t3 - t2)) s (first run: nvcc compiles into an empty cache)"
 for want in "predicted time (us)" volta_v100 ampere_a100 hopper_h100 "from a build for sm_75" "from a build for sm_80"; do
     grep -qF "$want" <<<"$out" || { echo "FAIL: the analysis does not say '$want'"; exit 1; }
 done

@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
-from pipeperf.measure import fit, harness, microbench
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,6 +59,7 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def calibrate(args: argparse.Namespace) -> int:
+    from pipeperf.measure import fit, harness     # nvcc discovery and the fit: only when run
     if args.list:
         return _list(args)
     if not args.out:
@@ -97,6 +97,7 @@ def calibrate(args: argparse.Namespace) -> int:
 
 
 def _measure(args: argparse.Namespace, command: str) -> Path:
+    from pipeperf.measure import harness, microbench
     benches = microbench.select(microbench.all_benchmarks(), args.only, args.kinds)
     gpu = harness.detect_gpu("run it on a machine with an NVIDIA GPU, or fit CSVs measured elsewhere "
                              "with --from-raw DIR")             # a clear one-line error without a GPU
@@ -116,6 +117,7 @@ def _measure(args: argparse.Namespace, command: str) -> Path:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from pipeperf.measure import microbench
     benches = microbench.select(microbench.all_benchmarks(), args.only, args.kinds)
     rows = [("name", "kind", "class", "subsystem", "N/warp", "PTX")]
     for d in microbench.describe(benches):

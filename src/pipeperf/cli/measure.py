@@ -20,7 +20,6 @@ from pathlib import Path
 from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.errors import PipeperfError
-from pipeperf.measure import harness, launcher
 from pipeperf.util.launch_args import check_cuda_limits, dim3
 
 
@@ -45,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def measure(args: argparse.Namespace) -> int:
+    from pipeperf.measure import harness, launcher     # nvcc discovery and the launcher: only when run
     cu = Path(args.kernel_file)
     if not cu.is_file():
         raise PipeperfError("no such file", file=cu)

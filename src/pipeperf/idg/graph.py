@@ -4,7 +4,7 @@ Nodes are the dynamic instructions of a warp in program order, each with an
 instruction class (mapped to a subsystem, lambda and Lambda by the hardware
 spec); edges are def-use dependences in CSR form; barrier nodes synchronise
 the warps of a group. Arrays rather than node objects keep graphs of millions
-of instructions cheap and let the Numba simulator use them directly.
+of instructions cheap and let the compiled simulator use them directly.
 """
 
 from __future__ import annotations
@@ -102,39 +102,48 @@ class IDG:
                 raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
             index[node_id] = i
         dep_lists: list[list[int]] = []
+        forward = False                 # some dependence points to a later node
         for i, ds in enumerate(deps):
-            row = []
-            for d in ds:
-                j = index.get(d)
-                if j is None:
-                    raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{d}'",
-                                        file=where, line=line_of(i))
-                if j == i:
-                    raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
-                                        file=where, line=line_of(i))
-                row.append(j)
-            dep_lists.append(sorted(set(row)))
-        order = _stable_topological_order(dep_lists)
-        if order is None:
-            cyc = _find_cycle(dep_lists)
-            path = " -> ".join(ids[k] for k in cyc)
-            raise PipeperfError(f"dependence cycle: {path}", file=where, line=line_of(cyc[0]))
+            try:
+                row = [index[d] for d in ds]
+            except KeyError:
+                missing = next(d for d in ds if d not in index)
+                raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{missing}'",
+                                    file=where, line=line_of(i)) from None
+            if i in row:
+                raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
+                                    file=where, line=line_of(i))
+            if len(row) > 1:
+                row = sorted(set(row))
+            if row and row[-1] > i:
+                forward = True
+            dep_lists.append(row)
+        # machine-written IDGs are in program order already; only forward dependences need a sort
+        order: Sequence[int] = range(n)
+        if forward:
+            topo = _stable_topological_order(dep_lists)
+            if topo is None:
+                cyc = _find_cycle(dep_lists)
+                path = " -> ".join(ids[k] for k in cyc)
+                raise PipeperfError(f"dependence cycle: {path}", file=where, line=line_of(cyc[0]))
+            order = topo
+            pos = [0] * n
+            for new, old in enumerate(order):
+                pos[old] = new
+            dep_lists = [sorted(pos[j] for j in row) for row in dep_lists]
         class_names: dict[str, int] = {}
-        cls_arr = np.empty(n, dtype=np.int32)
-        bar = np.zeros(n, dtype=bool)
-        pos = np.empty(n, dtype=np.int64)
-        pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
-        ptr = np.zeros(n + 1, dtype=np.int64)
+        ptr = [0] * (n + 1)
+        flat: list[int] = []
         for new, old in enumerate(order):
-            ptr[new + 1] = ptr[new] + len(dep_lists[old])
-        idx = np.empty(int(ptr[-1]), dtype=np.int32)
-        for new, old in enumerate(order):
-            c = classes[old]
-            cls_arr[new] = class_names.setdefault(c, len(class_names))
-            bar[new] = bool(barrier[old]) if barrier is not None else False
-            bar[new] |= c in BARRIER_CLASSES
-            idx[ptr[new]:ptr[new + 1]] = np.sort(pos[dep_lists[old]]) if dep_lists[old] else []
-        return cls(name, tuple(ids[o] for o in order), tuple(class_names), cls_arr, ptr, idx, bar)
+            flat += dep_lists[old]
+            ptr[new + 1] = len(flat)
+        ordered = [classes[o] for o in order]
+        cls_arr = np.array([class_names.setdefault(c, len(class_names)) for c in ordered], dtype=np.int32)
+        bar = np.array([c in BARRIER_CLASSES for c in ordered], dtype=bool)
+        if barrier is not None:
+            bar |= np.array([bool(barrier[o]) for o in order], dtype=bool)
+        return cls(name, tuple(ids[o] for o in order), tuple(class_names), cls_arr,
+                   np.array(ptr, dtype=np.int64), np.array(flat, dtype=np.int32), bar)
 
     @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,

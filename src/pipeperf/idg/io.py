@@ -109,16 +109,19 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
         if not node.keys() <= _NODE_KEYS:
             raise doc.error(f"instruction {k + 1}: unknown key '{sorted(set(node) - _NODE_KEYS)[0]}' "
                             f"(expected id, class, deps, barrier)", node)
-        if "id" not in node or "class" not in node:
-            raise doc.error(f"instruction {k + 1}: needs 'id' and 'class'", node)
-        dl = node.get("deps") or []
+        try:
+            node_id, cls = node["id"], node["class"]
+        except KeyError:
+            raise doc.error(f"instruction {k + 1}: needs 'id' and 'class'", node) from None
+        dl = node.get("deps") or ()
         if isinstance(dl, (str, int)):
             dl = [dl]
-        if not isinstance(dl, list):
-            raise doc.error(f"instruction '{node['id']}': 'deps' must be a list of ids", node)
-        ids.append(str(node["id"]))
-        classes.append(str(node["class"]))
-        deps.append([str(x) for x in dl])
+        elif not isinstance(dl, (list, tuple)):
+            raise doc.error(f"instruction '{node_id}': 'deps' must be a list of ids", node)
+        ids.append(node_id if type(node_id) is str else str(node_id))
+        classes.append(cls if type(cls) is str else str(cls))
+        # ids read as numbers (YAML ``1``) are matched as their text, as the ids are
+        deps.append(dl if all(type(x) is str for x in dl) else [str(x) for x in dl])
         bars.append(bool(node.get("barrier", False)))
     return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
                           where=doc.path, lines=_NodeLines(doc, instrs))

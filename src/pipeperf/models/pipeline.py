@@ -24,7 +24,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.models.curve import ModelCurve
 from pipeperf.models.params import KernelParams
 
-if TYPE_CHECKING:                       # the compiled simulator (Numba) loads only when a curve is made
+if TYPE_CHECKING:                       # the simulator loads only when a curve is made
     from pipeperf.simulate import PreparedKernel
 
 NAME, LABEL = "pipeline", "Pipeline"

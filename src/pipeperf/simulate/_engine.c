@@ -1,0 +1,722 @@
+/* The compiled core of the Pipeline-model simulator (Algorithm 1, with the issue limit).
+ *
+ * A CPython extension rather than Numba: it loads in a millisecond where Numba's import and
+ * its cache lookup took most of a second, which dominated `pipeperf simulate`. The model and
+ * the order of every floating-point operation are those of the Numba engine it replaced
+ * (tests/simulate/test_engine_reference.py checks results bit for bit); it is built with
+ * -ffp-contract=off so that no multiply-add is fused. See engine.py for the semantics.
+ *
+ * run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
+ *          warp_cls, group_size, n_groups, n_resident, issue_limit, scheduler,
+ *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp)
+ *   -> (status, end_time, issued, issue_cycles)
+ * Arrays are C-contiguous buffers: int64 (off, length, sub, bar_prev, dep_ptr, dep_idx,
+ * warp_cls, rec_warp, rec_instr), float64 (lam, Lam, Lret, minlam, busy, rec_issue, rec_comp)
+ * and bool (is_bar). busy (n_sub) and the rec_* arrays (empty: no profile) are written.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+enum { RR = 0, GTO = 1 };
+enum { OK = 0, DEADLOCK = 1 };
+
+typedef struct {
+    const int64_t *off, *length, *sub, *bar_prev, *dep_ptr, *dep_idx, *warp_cls;
+    const double *lam, *Lam, *Lret, *minlam;
+    const uint8_t *is_bar;
+    int64_t n_classes, n_nodes, n_sub, n_warps;
+} Graph;
+
+typedef struct {                  /* per-slot state, one resident warp per slot */
+    int64_t n_slots, gs, maxlen;
+    double *comp;                 /* completion time per (slot, instruction) */
+    int64_t *slot_cls, *slot_warp, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
+    double *start, *est, *lastiss, *wake;
+    int64_t *grp_unissued, *grp_arrivals, *sub_count;
+    double *grp_last_arrival, *grp_max_comp;
+} State;
+
+/* Earliest time the next instruction of slot s may issue: its operands are ready and a cycle
+ * has passed since the warp's previous issue (inf: none left, or waiting at a barrier). */
+static double head_ready(const Graph *G, const State *S, int64_t s)
+{
+    int64_t c = S->slot_cls[s], h = S->head[s];
+    if (h >= G->length[c])
+        return INFINITY;
+    int64_t g = G->off[c] + h;
+    const double *comp = S->comp + s * S->maxlen;
+    double r = S->start[s];
+    if (S->lastiss[s] + 1.0 > r)
+        r = S->lastiss[s] + 1.0;
+    for (int64_t e = G->dep_ptr[g]; e < G->dep_ptr[g + 1]; e++) {
+        double v = comp[G->dep_idx[e]];
+        if (v > r)
+            r = v;
+    }
+    int64_t bp = G->bar_prev[g];
+    if (bp >= 0 && comp[bp] > r)
+        r = comp[bp];
+    return r;
+}
+
+/* Put group gid in resident slot-group m from time t0; youngest: its slots move to the end of
+ * the age order (GTO's oldest-first). */
+static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double t0, int youngest)
+{
+    int64_t gs = S->gs;
+    S->grp_unissued[m] = 0;
+    S->grp_arrivals[m] = 0;
+    S->grp_max_comp[m] = t0;
+    for (int64_t j = 0; j < gs; j++) {
+        int64_t s = m * gs + j, w = gid * gs + j, c = G->warp_cls[w];
+        S->slot_warp[s] = w;
+        S->slot_cls[s] = c;
+        S->head[s] = 0;
+        S->start[s] = t0;
+        S->lastiss[s] = -INFINITY;
+        if (G->length[c] > 0) {
+            S->grp_unissued[m] += 1;
+            S->est[s] = t0;              /* a group's first instructions depend on nothing */
+            S->wake[s] = t0;
+            S->hsub[s] = G->sub[G->off[c]];
+            S->sub_count[S->hsub[s]] += 1;
+        } else {
+            S->est[s] = INFINITY;
+            S->wake[s] = INFINITY;
+        }
+    }
+    if (youngest) {
+        int64_t k = 0, lo = m * gs, hi = lo + gs;
+        for (int64_t i = 0; i < S->n_slots; i++)
+            if (S->order[i] < lo || S->order[i] >= hi)
+                S->tmp[k++] = S->order[i];
+        for (int64_t j = 0; j < gs; j++)
+            S->tmp[k++] = lo + j;
+        memcpy(S->order, S->tmp, (size_t)S->n_slots * sizeof(int64_t));
+        for (int64_t i = 0; i < S->n_slots; i++)
+            S->pos[S->order[i]] = i;
+    }
+}
+
+/* Pass 1 of a cycle: the warps that can issue within [t, t+1), bucketed by the subsystem of
+ * their next instruction, each bucket in the scheduler's priority order. */
+typedef struct {
+    double t, t1, next_t;         /* the cycle [t, t1); the earliest time anything may happen next */
+    int64_t kk, unresolved;       /* warps bucketed so far; pipelines with slots left and waiters */
+    double *tfree, *navail;
+    int64_t *bucket, *brank, *bcnt, *bqual, *bskip, n_slots;
+} Scan;
+
+/* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
+ * for is full, so that no later warp in priority order can issue and the scan stops. */
+static inline int consider(State *S, Scan *c, int64_t s)
+{
+    int64_t su = S->hsub[s];
+    double tf = c->tfree[su];
+    if (tf >= c->t1) {
+        S->wake[s] = tf;
+        if (tf < c->next_t)
+            c->next_t = tf;
+        return 0;
+    }
+    if ((double)c->bqual[su] >= c->navail[su]) {
+        /* enough higher-priority warps are ready for every slot of this pipeline */
+        c->bskip[su] = 1;
+        return 0;
+    }
+    int64_t at = su * c->n_slots + c->bcnt[su];
+    c->bucket[at] = s;
+    c->brank[at] = c->kk;
+    c->bcnt[su]++;
+    c->kk++;
+    if (S->est[s] <= (tf > c->t ? tf : c->t)) {
+        c->bqual[su]++;
+        if ((double)c->bqual[su] >= c->navail[su]) {
+            c->unresolved--;
+            if (c->unresolved == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+#define IS_SET(bits, i) (((bits)[(i) >> 6] >> ((i) & 63)) & 1u)
+
+/* Consider the candidates whose bit lies in [lo, hi), in ascending order; the bit of the warp
+ * at which the scan stopped, or -1. gto: bits are positions in the age order. */
+static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t lo, int64_t hi,
+                              int gto, int64_t skip)
+{
+    for (int64_t w = lo >> 6; w * 64 < hi; w++) {
+        uint64_t bits = cand[w];
+        if (lo > w * 64)
+            bits &= ~0ull << (lo - w * 64);
+        if (hi - w * 64 < 64)
+            bits &= (1ull << (hi - w * 64)) - 1;
+        while (bits) {
+            int64_t i = w * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            int64_t s = gto ? S->order[i] : i;
+            if (s != skip && consider(S, c, s))
+                return i;
+        }
+    }
+    return -1;
+}
+
+/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. */
+static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+#ifdef __SSE2__
+    __m128d vt = _mm_set1_pd(t1), vinf = _mm_set1_pd(INFINITY), vlow = _mm_set1_pd(*low);
+    for (; j + 2 <= n; j += 2) {
+        __m128d w = _mm_loadu_pd(wake + j);
+        __m128d c = _mm_cmplt_pd(w, vt);
+        bits |= (uint64_t)_mm_movemask_pd(c) << j;
+        /* min is exact, so taking it two lanes at a time changes nothing */
+        vlow = _mm_min_pd(vlow, _mm_or_pd(_mm_and_pd(c, vinf), _mm_andnot_pd(c, w)));
+    }
+    double lanes[2];
+    _mm_storeu_pd(lanes, vlow);
+    *low = lanes[0] < lanes[1] ? lanes[0] : lanes[1];
+#endif
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        *low = w >= t1 && w < *low ? w : *low;
+    }
+    return bits;
+}
+
+/* Pass 1 over the warps in the scheduler's priority order: loose round-robin starts after the
+ * warp that issued last (greedy); GTO takes it first, then the others oldest first. Only the
+ * warps whose wake time lies in this cycle (the candidates, a bitset) are visited one by one;
+ * every other warp's wake time only bounds next_t. When the scan stops early, only the warps
+ * before the stop count, as in a scan that visits every warp. Returns 1 if it stopped early. */
+static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t *cand, int64_t nwords)
+{
+    const int64_t n = c->n_slots;
+    const double t1 = c->t1;
+    const int gto = scheduler == GTO;
+    double low = INFINITY;        /* the earliest wake time of the warps that are not candidates */
+    /* the candidates as bits by slot, then (gto) by position in the age order; branch-free, as
+     * whether a warp is a candidate is as good as random to a branch predictor */
+    for (int64_t k = 0; k < nwords; k++) {
+        int64_t lo = k * 64, hi = lo + 64 < n ? lo + 64 : n;
+        cand[k] = candidate_bits(S->wake + lo, hi - lo, t1, &low);
+    }
+    if (gto) {
+        for (int64_t k = 0; k < nwords; k++) {
+            uint64_t bits = cand[k];
+            cand[k] = 0;
+            cand[nwords + k] = bits;
+        }
+        for (int64_t k = 0; k < nwords; k++) {
+            for (uint64_t bits = cand[nwords + k]; bits; bits &= bits - 1) {
+                int64_t i = S->pos[k * 64 + __builtin_ctzll(bits)];
+                cand[i >> 6] |= 1ull << (i & 63);
+            }
+        }
+    }
+    if (!gto) {
+        int64_t first = greedy + 1 < n ? greedy + 1 : 0;
+        int64_t stop = consider_range(S, c, cand, first, n, 0, -1);   /* the stopping warp's slot */
+        if (stop < 0)
+            stop = consider_range(S, c, cand, 0, first, 0, -1);
+        if (stop < 0) {
+            if (low < c->next_t)
+                c->next_t = low;
+            return 0;
+        }
+        /* the warps before the stop in round-robin order that are not candidates */
+        for (int64_t k = 0; k < n; k++) {
+            int64_t s = first + k < n ? first + k : first + k - n;
+            if (s == stop)
+                break;
+            if (!IS_SET(cand, s) && S->wake[s] < c->next_t)
+                c->next_t = S->wake[s];
+        }
+        return 1;
+    }
+    if (greedy >= 0 && IS_SET(cand, S->pos[greedy]) && consider(S, c, greedy))
+        return 1;                 /* nothing came before the greedy warp */
+    int64_t i = consider_range(S, c, cand, 0, n, 1, greedy);
+    if (i < 0) {
+        if (low < c->next_t)
+            c->next_t = low;
+        return 0;
+    }
+    if (greedy >= 0 && !IS_SET(cand, S->pos[greedy]) && S->wake[greedy] < c->next_t)
+        c->next_t = S->wake[greedy];
+    for (int64_t k = 0; k < i; k++) {
+        int64_t s = S->order[k];
+        if (s != greedy && !IS_SET(cand, k) && S->wake[s] < c->next_t)
+            c->next_t = S->wake[s];
+    }
+    return 1;
+}
+
+typedef struct {
+    int status;
+    double end_time;
+    int64_t issued, issue_cycles;
+} Outcome;
+
+static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, double issue_limit,
+                        int scheduler, double dispatch, double interval, double *busy,
+                        int record, int64_t *rec_warp, int64_t *rec_instr, double *rec_issue,
+                        double *rec_comp, int64_t *scratch_i, double *scratch_d)
+{
+    const int64_t gs = S->gs, n_slots = S->n_slots, n_sub = G->n_sub, maxlen = S->maxlen;
+    const double inf = INFINITY;
+    const int64_t *off = G->off, *length = G->length, *sub = G->sub;
+    const double *lam = G->lam, *Lam = G->Lam, *Lret = G->Lret, *minlam = G->minlam;
+    double *comp = S->comp;
+    Outcome out = {OK, 0.0, 0, 0};
+
+    double *tfree = scratch_d, *navail = scratch_d + n_sub;
+    int64_t *bucket = scratch_i, *brank = bucket + n_sub * n_slots;
+    int64_t *bcnt = brank + n_sub * n_slots, *bptr = bcnt + n_sub, *bqual = bptr + n_sub;
+    int64_t *bskip = bqual + n_sub;
+    uint64_t *cand = (uint64_t *)(bskip + n_sub);
+    const int64_t nwords = (n_slots + 63) / 64;
+    int64_t nr = 0;
+
+    int64_t next_group = 0, groups_done = 0;
+    double last_start = 0.0;
+    for (int64_t m = 0; m < M; m++) {
+        last_start = (double)m * interval;
+        load_group(G, S, m, next_group, last_start, 0);
+        next_group++;
+    }
+    double end_time = 0.0;
+    int64_t issued_total = 0, issue_cycles = 0;
+
+    /* issue slots an idle pipeline offers in a cycle */
+    double *idle_slots = navail + n_sub;
+    for (int64_t q = 0; q < n_sub; q++)
+        idle_slots[q] = ceil(1.0 / minlam[q]);
+    double t = 0.0;
+    double cap = issue_limit > 1.0 ? issue_limit : 1.0;
+    double credits = 0.0;
+    int64_t last = -1;
+    while (groups_done < n_groups) {
+        credits = credits + issue_limit < cap ? credits + issue_limit : cap;
+        int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
+        /* pass 1: warps that can issue within [t, t+1), bucketed by the subsystem of their next
+         * instruction, each bucket in the scheduler's priority order */
+        for (int64_t q = 0; q < n_sub; q++) {
+            bcnt[q] = 0;
+            bptr[q] = 0;
+            bqual[q] = 0;
+            bskip[q] = 0;
+            /* t is a whole number, so an idle pipeline's (t + 1 - t) / minlam is 1 / minlam */
+            double tau0 = tfree[q] > t ? tfree[q] : t;
+            navail[q] = tfree[q] <= t ? idle_slots[q]
+                        : tau0 < t + 1.0 ? ceil((t + 1.0 - tau0) / minlam[q]) : 0.0;
+        }
+        /* pipelines that warps wait for and that still have slots this cycle; once all of them
+         * are full, no later warp in priority order can issue and the scan stops */
+        int64_t unresolved = 0;
+        for (int64_t q = 0; q < n_sub; q++)
+            if (S->sub_count[q] > 0 && navail[q] > 0.0)
+                unresolved++;
+        Scan sc = {.t = t, .t1 = t + 1.0, .next_t = inf, .kk = 0, .unresolved = unresolved,
+                   .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
+                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots};
+        int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
+        double next_t = sc.next_t;
+        int64_t kk = sc.kk;
+        int64_t nc = kk;
+        /* pass 2: fill the pipelines' issue slots, earliest first */
+        int issued = 0;
+        while (nc > 0 && credits >= 1.0) {
+            int64_t best_su = -1, best_q = -1, brk = 0;
+            double bx = t + 1.0, blam = 0.0;
+            for (int64_t su = 0; su < n_sub; su++) {
+                if (bptr[su] >= bcnt[su])
+                    continue;
+                double tau = tfree[su] > t ? tfree[su] : t;
+                if (tau >= t + 1.0)
+                    continue;
+                /* first waiting warp (in priority order) whose operands are ready by tau, else
+                 * the one whose operands are ready soonest */
+                int64_t q_sel = -1;
+                double x_sel = inf;
+                const int64_t *bk = bucket + su * n_slots;
+                for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                    int64_t s = bk[q];
+                    if (s < 0)
+                        continue;
+                    double e = S->est[s];
+                    if (e <= tau) {
+                        q_sel = q;
+                        x_sel = tau;
+                        break;
+                    }
+                    if (e < x_sel) {
+                        x_sel = e;
+                        q_sel = q;
+                    }
+                }
+                if (q_sel < 0 || x_sel >= t + 1.0)
+                    continue;
+                int64_t s = bk[q_sel];
+                double lg = lam[off[S->slot_cls[s]] + S->head[s]];
+                int64_t rk = brank[su * n_slots + q_sel];
+                if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
+                    bx = x_sel;
+                    blam = lg;
+                    brk = rk;
+                    best_su = su;
+                    best_q = q_sel;
+                }
+            }
+            if (best_su < 0)
+                break;
+            int64_t *bk = bucket + best_su * n_slots;
+            int64_t s = bk[best_q];
+            bk[best_q] = -1;
+            while (bptr[best_su] < bcnt[best_su] && bk[bptr[best_su]] < 0)
+                bptr[best_su]++;
+            nc--;
+            double x = bx;
+            int64_t c = S->slot_cls[s], h = S->head[s], g = off[c] + h, su = sub[g], m = s / gs;
+            /* issue instruction h of the warp in slot s at time x */
+            tfree[su] = x + lam[g];
+            busy[su] += lam[g];
+            credits -= 1.0;
+            issued = 1;
+            issued_total++;
+            last = s;
+            if (record) {
+                rec_warp[nr] = S->slot_warp[s];
+                rec_instr[nr] = h;
+                rec_issue[nr] = x;
+            }
+            if (G->is_bar[g]) {
+                comp[s * maxlen + h] = inf;
+                S->bar_node[s] = h;
+                if (record) {
+                    S->bar_rec[s] = nr;
+                    rec_comp[nr] = inf;
+                }
+                S->grp_arrivals[m]++;
+                if (x > S->grp_last_arrival[m])
+                    S->grp_last_arrival[m] = x;
+                if (S->grp_arrivals[m] == gs) {       /* the last warp arrived: release the group */
+                    double tb = S->grp_last_arrival[m] + Lam[g];
+                    for (int64_t j = 0; j < gs; j++) {
+                        int64_t s2 = m * gs + j;
+                        comp[s2 * maxlen + S->bar_node[s2]] = tb;
+                        if (record)
+                            rec_comp[S->bar_rec[s2]] = tb;
+                        if (s2 != s) {
+                            S->est[s2] = head_ready(G, S, s2);
+                            S->wake[s2] = S->est[s2];
+                            if (S->est[s2] < next_t)
+                                next_t = S->est[s2];
+                        }
+                    }
+                    if (tb > S->grp_max_comp[m])
+                        S->grp_max_comp[m] = tb;
+                    S->grp_arrivals[m] = 0;
+                    S->grp_last_arrival[m] = 0.0;
+                }
+            } else {
+                double cp = x + Lam[g];
+                comp[s * maxlen + h] = cp;
+                double cr = x + Lret[g];          /* what the block waits for before it retires */
+                if (cr > S->grp_max_comp[m])
+                    S->grp_max_comp[m] = cr;
+                if (record)
+                    rec_comp[nr] = cp;
+            }
+            if (record)
+                nr++;
+            S->head[s] = h + 1;
+            S->lastiss[s] = x;
+            S->est[s] = head_ready(G, S, s);
+            S->wake[s] = S->est[s];
+            S->sub_count[su]--;
+            if (h + 1 < length[c]) {
+                S->hsub[s] = sub[g + 1];
+                S->sub_count[sub[g + 1]]++;
+            }
+            if (h + 1 == length[c])
+                S->grp_unissued[m]--;
+            if (S->grp_unissued[m] == 0 && S->grp_arrivals[m] == 0) {
+                double fin = S->grp_max_comp[m];
+                if (fin > end_time)
+                    end_time = fin;
+                groups_done++;
+                if (next_group < n_groups) {
+                    double t0 = fin + dispatch;
+                    if (t0 < last_start + interval)
+                        t0 = last_start + interval;
+                    last_start = t0;
+                    load_group(G, S, m, next_group, t0, 1);
+                    next_group++;
+                    if (t0 < next_t)
+                        next_t = t0;
+                } else {
+                    for (int64_t j = 0; j < gs; j++) {
+                        S->est[m * gs + j] = inf;
+                        S->wake[m * gs + j] = inf;
+                    }
+                }
+            } else {
+                double e = S->est[s];
+                if (e < inf) {
+                    double tf = tfree[sub[off[c] + S->head[s]]];
+                    if (tf > e)
+                        e = tf;
+                    if (e < next_t)
+                        next_t = e;
+                }
+            }
+        }
+        if (issued)
+            issue_cycles++;
+        /* warps skipped for a full pipeline (or not scanned after an early stop) wait at least
+         * until their pipeline frees again */
+        for (int64_t su = 0; su < n_sub; su++)
+            if ((bskip[su] || (early && S->sub_count[su] > 0)) && tfree[su] < next_t)
+                next_t = tfree[su];
+        /* candidates left over (pipeline busy or issue limit reached) may issue next cycle */
+        if (nc > 0) {
+            for (int64_t su = 0; su < n_sub; su++) {
+                const int64_t *bk = bucket + su * n_slots;
+                for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                    int64_t s = bk[q];
+                    if (s >= 0) {
+                        double x = S->est[s] > tfree[su] ? S->est[s] : tfree[su];
+                        if (x < next_t)
+                            next_t = x;
+                    }
+                }
+            }
+        }
+        if (groups_done >= n_groups)
+            break;
+        if (next_t == inf) {
+            out.status = DEADLOCK;
+            out.end_time = t;
+            out.issued = issued_total;
+            out.issue_cycles = issue_cycles;
+            return out;
+        }
+        double nt = floor(next_t);
+        if (nt < t + 1.0)
+            nt = t + 1.0;
+        if (nt - t - 1.0 > 0.0) {                /* credits keep accruing over skipped idle cycles */
+            double c2 = credits + issue_limit * (nt - t - 1.0);
+            credits = c2 < cap ? c2 : cap;
+        }
+        t = nt;
+    }
+    out.end_time = end_time;
+    out.issued = issued_total;
+    out.issue_cycles = issue_cycles;
+    return out;
+}
+
+/* ---- argument handling ---------------------------------------------------------------- */
+
+enum { I64, F64, BOOL };
+
+/* A C-contiguous buffer of the given element kind (writable if asked); -1 with an exception. */
+static int get_buffer(PyObject *obj, int kind, int writable, const char *name, Py_buffer *view)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0)
+        return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    int ok = 0;
+    if (kind == I64)
+        ok = view->itemsize == 8 && (*f == 'q' || *f == 'l') && f[1] == 0;
+    else if (kind == F64)
+        ok = view->itemsize == 8 && *f == 'd' && f[1] == 0;
+    else
+        ok = view->itemsize == 1 && (*f == '?' || *f == 'B' || *f == 'b') && f[1] == 0;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "run_core: %s must be a contiguous %s array", name,
+                     kind == I64 ? "int64" : kind == F64 ? "float64" : "bool");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+#define N_ARRAYS 16
+
+static PyObject *py_run_core(PyObject *self, PyObject *args)
+{
+    static const char *names[N_ARRAYS] = {
+        "off", "length", "sub", "lam", "Lam", "Lret", "is_bar", "bar_prev", "dep_ptr", "dep_idx",
+        "minlam", "warp_cls", "busy", "rec_warp", "rec_instr", "rec_issue"};
+    static const int kinds[N_ARRAYS] = {I64, I64, I64, F64, F64, F64, BOOL, I64, I64, I64,
+                                        F64, I64, F64, I64, I64, F64};
+    PyObject *objs[N_ARRAYS + 1];
+    long long group_size, n_groups, n_resident;
+    double issue_limit, dispatch, interval;
+    int scheduler;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO:run_core",
+                          &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
+                          &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
+                          &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
+                          &objs[12], &objs[13], &objs[14], &objs[15], &objs[16]))
+        return NULL;
+    Py_buffer v[N_ARRAYS + 1];
+    int got = 0;
+    PyObject *result = NULL;
+    void *mem_i = NULL, *mem_d = NULL, *scratch_i = NULL, *scratch_d = NULL;
+    double *comp = NULL;
+    for (; got < N_ARRAYS + 1; got++) {
+        int kind = got < N_ARRAYS ? kinds[got] : F64;
+        int writable = got >= 12;
+        if (get_buffer(objs[got], kind, writable, got < N_ARRAYS ? names[got] : "rec_comp", &v[got]) < 0)
+            goto done;
+    }
+#define LEN(i) (v[i].len / v[i].itemsize)
+    Graph G = {
+        .off = v[0].buf, .length = v[1].buf, .sub = v[2].buf, .lam = v[3].buf, .Lam = v[4].buf,
+        .Lret = v[5].buf, .is_bar = v[6].buf, .bar_prev = v[7].buf, .dep_ptr = v[8].buf,
+        .dep_idx = v[9].buf, .minlam = v[10].buf, .warp_cls = v[11].buf,
+        .n_classes = LEN(1), .n_nodes = LEN(2), .n_sub = LEN(10), .n_warps = LEN(11)};
+    /* the engine trusts its arrays; check once that they fit together */
+    const char *bad = NULL;
+    if (group_size < 1 || n_groups < 1 || n_resident < 1 || G.n_sub < 1)
+        bad = "group_size, n_groups, n_resident and the subsystems must be >= 1";
+    else if (scheduler != RR && scheduler != GTO)
+        bad = "scheduler must be RR (0) or GTO (1)";
+    else if (LEN(0) != G.n_classes || LEN(3) != G.n_nodes || LEN(4) != G.n_nodes || LEN(5) != G.n_nodes
+             || LEN(6) != G.n_nodes || LEN(7) != G.n_nodes || LEN(8) != G.n_nodes + 1 || LEN(12) != G.n_sub)
+        bad = "array lengths do not match";
+    else if (G.n_warps < n_groups * group_size)
+        bad = "warp_cls has fewer than n_groups * group_size warps";
+    int64_t maxlen = 1, total_instr = 0;
+    for (int64_t c = 0; !bad && c < G.n_classes; c++) {
+        if (G.length[c] < 0 || G.off[c] < 0 || G.off[c] + G.length[c] > G.n_nodes)
+            bad = "a warp class lies outside the node arrays";
+        else if (G.length[c] > maxlen)
+            maxlen = G.length[c];
+        for (int64_t i = G.off[c]; !bad && i < G.off[c] + G.length[c]; i++) {
+            if (G.sub[i] < 0 || G.sub[i] >= G.n_sub || G.bar_prev[i] >= G.length[c])
+                bad = "a node's subsystem or barrier is out of range";
+            else if (G.dep_ptr[i] < 0 || G.dep_ptr[i] > G.dep_ptr[i + 1] || G.dep_ptr[i + 1] > LEN(9))
+                bad = "dep_ptr is not a valid index into dep_idx";
+            for (int64_t e = bad ? 0 : G.dep_ptr[i]; !bad && e < G.dep_ptr[i + 1]; e++)
+                if (G.dep_idx[e] < 0 || G.dep_idx[e] >= G.length[c])
+                    bad = "a dependence lies outside its warp's IDG";
+        }
+    }
+    for (int64_t w = 0; !bad && w < n_groups * group_size; w++) {
+        if (G.warp_cls[w] < 0 || G.warp_cls[w] >= G.n_classes)
+            bad = "warp_cls names a warp class that does not exist";
+        else
+            total_instr += G.length[G.warp_cls[w]];
+    }
+    int64_t nrec = LEN(13);
+    if (!bad && nrec && (nrec != total_instr || LEN(14) != nrec || LEN(15) != nrec || LEN(16) != nrec))
+        bad = "the rec_* arrays must be empty or hold one entry per instruction of every warp";
+#undef LEN
+    if (bad) {
+        PyErr_Format(PyExc_ValueError, "run_core: %s", bad);
+        goto done;
+    }
+
+    int64_t M = n_resident < n_groups ? n_resident : n_groups;
+    int64_t gs = group_size, n_slots = M * gs, n_sub = G.n_sub;
+    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen};
+    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count */
+    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub), sizeof(int64_t));
+    mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64)), sizeof(int64_t));
+    scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
+    comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
+    if (!mem_i || !mem_d || !scratch_i || !scratch_d || !comp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *pi = mem_i;
+    S.slot_cls = pi; pi += n_slots;
+    S.slot_warp = pi; pi += n_slots;
+    S.head = pi; pi += n_slots;
+    S.bar_node = pi; pi += n_slots;
+    S.bar_rec = pi; pi += n_slots;
+    S.hsub = pi; pi += n_slots;
+    S.order = pi; pi += n_slots;
+    S.pos = pi; pi += n_slots;
+    S.tmp = pi; pi += n_slots;
+    S.grp_unissued = pi; pi += M;
+    S.grp_arrivals = pi; pi += M;
+    S.sub_count = pi;
+    double *pd = mem_d;
+    S.start = pd; pd += n_slots;
+    S.est = pd; pd += n_slots;
+    S.lastiss = pd; pd += n_slots;
+    S.wake = pd; pd += n_slots;
+    S.grp_last_arrival = pd; pd += M;
+    S.grp_max_comp = pd;
+    S.comp = comp;
+    for (int64_t i = 0; i < n_slots * maxlen; i++)
+        comp[i] = INFINITY;
+    for (int64_t s = 0; s < n_slots; s++) {
+        S.slot_warp[s] = -1;
+        S.order[s] = s;
+        S.pos[s] = s;
+        S.est[s] = INFINITY;
+        S.wake[s] = INFINITY;
+        S.lastiss[s] = -INFINITY;
+    }
+    double *busy = v[12].buf;
+    for (int64_t q = 0; q < n_sub; q++)
+        busy[q] = 0.0;
+
+    Outcome o;
+    Py_BEGIN_ALLOW_THREADS
+    o = simulate(&G, &S, n_groups, M, issue_limit, scheduler, dispatch, interval, busy, nrec > 0,
+                 v[13].buf, v[14].buf, v[15].buf, v[16].buf, scratch_i, scratch_d);
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("idLL", o.status, o.end_time, (long long)o.issued, (long long)o.issue_cycles);
+done:
+    free(mem_i);
+    free(mem_d);
+    free(scratch_i);
+    free(scratch_d);
+    free(comp);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"run_core", py_run_core, METH_VARARGS,
+     "Simulate one core; (status, end_time, issued, issue_cycles). See engine.py."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
+                                    "The Pipeline-model simulator's compiled core.", -1, methods};
+
+PyMODINIT_FUNC PyInit__engine(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m && (PyModule_AddIntConstant(m, "RR", RR) < 0 || PyModule_AddIntConstant(m, "GTO", GTO) < 0
+              || PyModule_AddIntConstant(m, "OK", OK) < 0 || PyModule_AddIntConstant(m, "DEADLOCK", DEADLOCK) < 0)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,55 @@
+"""The simulator's results are bit-identical to those recorded from the Numba engine it replaced
+(tests/simulate/engine_cases.py: barriers, warp and group classes, rr and gto, fractional and
+unlimited issue, block dispatch, fast-forward, per-instruction profiles)."""
+
+import json
+
+import pytest
+
+from engine_cases import REFERENCE, cases, outcome
+
+_RECORDED = json.loads(REFERENCE.read_text())
+
+
+@pytest.mark.parametrize("name,kernel,gpu,run", list(cases()), ids=lambda v: v if isinstance(v, str) else "")
+def test_same_results_as_recorded(name, kernel, gpu, run):
+    assert outcome(kernel, gpu, run) == _RECORDED[name]
+
+
+def test_every_recorded_case_is_run():
+    assert sorted(name for name, *_ in cases()) == sorted(_RECORDED)
+
+
+def test_an_unbuilt_engine_is_one_line_naming_the_fix(monkeypatch):
+    from pipeperf.errors import PipeperfError
+    from pipeperf.idg.kernels import chain
+    from pipeperf.hardware.spec import load_gpu
+    from pipeperf.simulate import PreparedKernel, engine
+
+    monkeypatch.setattr(engine, "_engine", None)
+    monkeypatch.setattr(engine, "_MISSING", "No module named 'pipeperf.simulate._engine'", raising=False)
+    with pytest.raises(PipeperfError, match="pip install -e"):
+        PreparedKernel(chain(10), load_gpu("pascal_gtx1060")).run(1, 1)
+
+
+def test_the_compiled_core_checks_its_arrays():
+    import numpy as np
+
+    from pipeperf.simulate import engine
+
+    i64, f64 = np.int64, np.float64
+    one = dict(off=np.zeros(1, i64), length=np.array([2], i64), sub=np.zeros(2, i64), lam=np.ones(2),
+               Lam=np.ones(2), Lret=np.ones(2), is_bar=np.zeros(2, bool), bar_prev=np.full(2, -1, i64),
+               dep_ptr=np.array([0, 0, 1], i64), dep_idx=np.array([0], i64), minlam=np.ones(1),
+               warp_cls=np.zeros(1, i64), group_size=1, n_groups=1, n_resident=1, n_sub=1,
+               issue_limit=1.0, scheduler=engine.RR, record=True, dispatch=0.0, interval=0.0)
+    status, end, busy, issued, *_ = engine.run_core(**one)
+    assert (status, end, issued, busy.tolist()) == (engine.OK, 2.0, 2, [2.0])   # issues at 0 and 1
+    with pytest.raises(ValueError, match="outside its warp"):
+        engine.run_core(**{**one, "dep_idx": np.array([5], i64)})
+    with pytest.raises(ValueError, match="array lengths"):
+        engine.run_core(**{**one, "lam": np.ones(3)})
+    with pytest.raises(TypeError, match="float64"):
+        engine._engine.run_core(one["off"], one["length"], one["sub"], np.ones(2, np.float32), *(
+            one[k] for k in ("Lam", "Lret", "is_bar", "bar_prev", "dep_ptr", "dep_idx", "minlam", "warp_cls")),
+            1, 1, 1, 1.0, 0, 0.0, 0.0, np.zeros(1), *(np.zeros(0, t) for t in (i64, i64, f64, f64)))
