@@ -54,6 +54,9 @@ def register(subparsers) -> None:
                    help="also write the report as one self-contained HTML page (headline, occupancy with its "
                         "sweep, memory, warp classes, models, what-ifs, roofline, source view); implies "
                         "--sweep-occupancy")
+    p.add_argument("--csv", metavar="FILE.csv",
+                   help="also write one row per kernel x GPU x metric in the layout of ncu --csv (ncu's metric "
+                        "names where one exists, pipeperf__... otherwise)")
     p.add_argument("--json", action="store_true",
                    help='print {"kernels": [{"name", "gpu", "occupancy", "predictions", "bound", "profile", ...}]}')
     p.set_defaults(func=run)
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         args.sweep_occupancy = True
     if args.plot and not args.sweep_occupancy:
         raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
-    for option, path in (("--html", args.html), ("--plot", args.plot)):
+    for option, path in (("--html", args.html), ("--csv", args.csv), ("--plot", args.plot)):
         _check_output(option, path)
     launch_specs(args)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
@@ -87,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
         view = source_view(args.file, a.kernel, a.predictions, args.arch, nvcc_flags(args))
         write_html(a, args.html, view)
         written.append(f"html: {args.html}")
+    if args.csv:
+        from pipeperf.report.ncu_csv import write_csv
+
+        write_csv(a, args.csv)
+        written.append(f"csv: {args.csv}")
     if args.json:
         print(json.dumps(jsonable(a.to_dict()), indent=1))
     else:
