@@ -15,14 +15,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def figure_svg(fig: plt.Figure) -> str:
-    """``fig`` as an ``<svg>`` element to inline in HTML (the XML prologue dropped); closes it."""
+    """``fig`` as an ``<svg>`` element to inline in HTML: the XML prologue dropped, no date (the
+    same analysis gives the same page), and matplotlib's ``*{stroke-...}`` style scoped to the
+    report's SVGs so it does not restyle a notebook's own icons; closes the figure."""
     buf = io.StringIO()
     try:
-        fig.savefig(buf, format="svg")
+        fig.savefig(buf, format="svg", metadata={"Date": None})
     finally:
         plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg"):].replace("*{stroke-linejoin", ".pipeperf-report svg *{stroke-linejoin", 1)
 
 
 def sweep_svg(analysis: Any) -> str | None:
