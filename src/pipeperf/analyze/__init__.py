@@ -402,3 +402,22 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
                       memory=True, trace_cap=trace_cap)
 
 
+
+
+def _make_callable() -> None:
+    """``pipeperf.analyze(...)`` is the notebook API (:func:`pipeperf.api.analyze`), yet
+    ``pipeperf.analyze`` is this package too (importing a subpackage sets the parent's attribute
+    to it), so the package itself is made callable."""
+    import sys
+    import types
+
+    class _AnalyzePackage(types.ModuleType):
+        def __call__(self, *args, **kwargs):
+            from pipeperf.api import analyze as api_analyze
+
+            return api_analyze(*args, **kwargs)
+
+    sys.modules[__name__].__class__ = _AnalyzePackage
+
+
+_make_callable()

@@ -50,6 +50,13 @@ def register(subparsers) -> None:
     p.add_argument("--sweep-occupancy", action="store_true",
                    help="also predict with 1 .. the occupancy limit of resident blocks per SM (every model)")
     p.add_argument("--plot", metavar="FILE.png", help="chart of the occupancy sweep (needs --sweep-occupancy)")
+    p.add_argument("--html", metavar="FILE.html",
+                   help="also write the report as one self-contained HTML page (headline, occupancy with its "
+                        "sweep, memory, warp classes, models, what-ifs, roofline, source view); implies "
+                        "--sweep-occupancy")
+    p.add_argument("--csv", metavar="FILE.csv",
+                   help="also write one row per kernel x GPU x metric in the layout of ncu --csv (ncu's metric "
+                        "names where one exists, pipeperf__... otherwise)")
     p.add_argument("--json", action="store_true",
                    help='print {"kernels": [{"name", "gpu", "occupancy", "predictions", "bound", "profile", ...}]}')
     p.set_defaults(func=run)
@@ -59,8 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from pipeperf.analyze import analyze
     from pipeperf.errors import PipeperfError
 
+    if args.html:
+        args.sweep_occupancy = True
     if args.plot and not args.sweep_occupancy:
         raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
+    for option, path in (("--html", args.html), ("--csv", args.csv), ("--plot", args.plot)):
+        _check_output(option, path)
     launch_specs(args)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=shared_bytes(args),
@@ -71,12 +82,40 @@ def run(args: argparse.Namespace) -> int:
         from pipeperf.report.analyze_plots import plot_sweep
 
         plot_sweep(a, args.plot)
+    written = [f"plot: {args.plot}"] if args.plot else []
+    if args.html:
+        from pipeperf.report.html_report import write_html
+        from pipeperf.report.source_view import source_view
+
+        view = source_view(args.file, a.kernel, a.predictions, args.arch, nvcc_flags(args))
+        write_html(a, args.html, view)
+        written.append(f"html: {args.html}")
+    if args.csv:
+        from pipeperf.report.ncu_csv import write_csv
+
+        write_csv(a, args.csv)
+        written.append(f"csv: {args.csv}")
     if args.json:
         print(json.dumps(jsonable(a.to_dict()), indent=1))
     else:
         from pipeperf.report.analyze_text import format_analysis
 
         print(format_analysis(a))
-        if args.plot:
-            print(f"plot: {args.plot}")
+        for line in written:
+            print(line)
     return 0
+
+
+def _check_output(option: str, path: str | None) -> None:
+    """Refuse an output file in a folder that does not exist before the analysis, not after it."""
+    from pathlib import Path
+
+    from pipeperf.errors import PipeperfError
+
+    if path is None:
+        return
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise PipeperfError(f"{option}: no such folder {str(parent)!r} for {path}")
+    if Path(path).is_dir():
+        raise PipeperfError(f"{option}: {path} is a folder, not a file")

@@ -21,7 +21,21 @@ SHOWN = ("pipeline", "volkov", "roofline", "mwp_cwp_corr", "wfg_corr", "gpumech_
 
 def plot_sweep(analysis: Any, path: str | Path) -> Path:
     """Write the occupancy-sweep chart of an :class:`pipeperf.analyze.Analysis` (PNG, PDF, SVG)."""
-    preds = [p for p in analysis.predictions if p.sweep]
+    fig = sweep_figure(analysis)
+    out = Path(path)
+    try:
+        fig.savefig(out, dpi=120)
+    except (OSError, ValueError) as e:
+        raise PipeperfError(f"cannot write plot: {e}", file=str(out)) from None
+    finally:
+        plt.close(fig)
+    return out
+
+
+def sweep_figure(analysis: Any, preds: list | None = None) -> plt.Figure:
+    """The occupancy-sweep chart of ``preds`` (default: every GPU of ``analysis`` with a sweep),
+    one panel per GPU; the caller saves and closes it (the HTML report embeds it)."""
+    preds = [p for p in (analysis.predictions if preds is None else preds) if p.sweep]
     if not preds:
         raise PipeperfError("--plot needs --sweep-occupancy (nothing to draw)")
     fig, axes = plt.subplots(1, len(preds), figsize=(6.0 * len(preds), 4.4), squeeze=False)
@@ -44,11 +58,4 @@ def plot_sweep(analysis: Any, path: str | Path) -> Path:
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    out = Path(path)
-    try:
-        fig.savefig(out, dpi=120)
-    except (OSError, ValueError) as e:
-        raise PipeperfError(f"cannot write plot: {e}", file=str(out)) from None
-    finally:
-        plt.close(fig)
-    return out
+    return fig

@@ -1,4 +1,5 @@
-"""The terminal report of ``pipeperf analyze``: one table of every model's time per GPU, then
+"""The terminal report of ``pipeperf analyze``: the headline per GPU (:mod:`pipeperf.report.headline`),
+one table of every model's time per GPU, then
 per GPU the occupancy, what bounds the kernel and mapper g's memory classes."""
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def format_analysis(a: Any) -> str:
     preds = a.predictions
     if not preds:
         return "\n".join(lines)
+    from pipeperf.report.headline import headline
+
+    lines += ["", *(headline(p).text() for p in preds)]
     models = list(preds[0].predictions)
     w0 = max(len(m) for m in models + ["predicted time (us)"])
     cols = [p.gpu for p in preds]

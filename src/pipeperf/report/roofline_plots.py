@@ -48,6 +48,16 @@ def _type_label(preds: Sequence[QuantitativePrediction]) -> str:
 def plot_roofline(preds: Sequence[QuantitativePrediction], path: str | Path,
                   title: str | None = None) -> Path:
     """Roofline chart with every kernel's predicted point; returns the written path."""
+    fig = roofline_figure(preds, title)
+    out = Path(path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def roofline_figure(preds: Sequence[QuantitativePrediction], title: str | None = None) -> plt.Figure:
+    """The roofline chart of :func:`plot_roofline` as a figure (the caller saves and closes it;
+    the HTML report adds the Pipeline model's point to its axes)."""
     if not preds:
         raise ValueError("nothing to plot")
     gpus = _ordered([p.gpu for p in preds])
@@ -99,10 +109,7 @@ def plot_roofline(preds: Sequence[QuantitativePrediction], path: str | Path,
     ax.set_title(title or "Quantitative roofline: kernel throughput (labels: predicted time)",
                  fontsize=11)
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return fig
 
 
 def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Path,

@@ -1,0 +1,152 @@
+"""The headline of one kernel on one GPU: the few numbers a performance engineer reads first.
+
+One record (:class:`Headline`, built by :func:`headline`) feeds every report (terminal, HTML,
+``--csv`` and the notebook API's ``summary()``), so they cannot disagree: the Pipeline model's
+predicted time, the achieved GFLOP/s and DRAM GB/s that time implies with their share of the
+GPU's peaks (``pipeperf gpu peaks``), the occupancy and what bounds the run, in plain words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: subsystem of the GPU database -> (kind of bound, what it is in plain words)
+SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
+    "mem": ("memory", "global memory (L2/DRAM)"),
+    "lsu": ("shared-memory", "load/store unit (shared memory)"),
+    "alu": ("compute", "FP32/INT32 ALUs"),
+    "dpu": ("compute", "FP64 units"),
+    "sfu": ("compute", "special-function units"),
+    "tensor": ("compute", "tensor cores"),
+    "barrier": ("synchronisation", "barriers"),
+}
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The headline of one kernel on one GPU; ``None`` where the analysis has no such number
+    (no quantitative roofline counts, or a GPU without the peak)."""
+
+    kernel: str
+    gpu: str
+    seconds: float                      # the Pipeline model's kernel time, s (launch overhead apart)
+    launch_overhead_seconds: float      # the GPU's fixed cost per launch, s
+    flop: float | None                  # FP operations of the launch (W_comp, an FMA counts 2)
+    gflops: float | None                # flop / seconds, GFLOP/s
+    peak_gflops: float | None           # the GPU's T_SP (or T_DP for an fp64 kernel), GFLOP/s
+    dram_bytes: float | None            # DRAM read + write bytes of the launch (mapper g's cache model)
+    dram_gbs: float | None              # dram_bytes / seconds, GB/s (10^9 B/s)
+    peak_dram_gbs: float | None         # the GPU's B_mem, GB/s
+    occupancy: float                    # theoretical: the occupancy rules' limit, fraction of the SM
+    warps_per_sm: int                   # resident warps the simulation keeps on an SM
+    max_warps_per_sm: int
+    limited_by: str                     # what limits the theoretical occupancy
+    bound: str                          # Bound.by: a subsystem, "issue limit" or "latency"
+    bound_text: str                     # the bound in plain words, with the number behind it
+
+    @property
+    def flop_pct_of_peak(self) -> float | None:
+        return _share(self.gflops, self.peak_gflops)
+
+    @property
+    def dram_pct_of_peak(self) -> float | None:
+        return _share(self.dram_gbs, self.peak_dram_gbs)
+
+    @property
+    def resident_occupancy(self) -> float:
+        return self.warps_per_sm / self.max_warps_per_sm if self.max_warps_per_sm else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["flop_pct_of_peak"] = self.flop_pct_of_peak
+        d["dram_pct_of_peak"] = self.dram_pct_of_peak
+        return d
+
+    def text(self) -> str:
+        """One line, e.g. ``volta_v100: 53.1 us predicted; 1,264 GFLOP/s (8% of 15,667 GFLOP/s peak);
+        DRAM 812 GB/s (96% of 850 GB/s); occupancy 100% theoretical (limited by warps), 64 of
+        64 warps/SM resident;
+        memory bound: global memory (L2/DRAM) 91 % busy``."""
+        flop = "- GFLOP/s" if self.gflops is None else \
+            f"{self.gflops:,.4g} GFLOP/s" + _of(self.flop_pct_of_peak, self.peak_gflops, "GFLOP/s peak")
+        dram = "DRAM - GB/s" if self.dram_gbs is None else \
+            f"DRAM {self.dram_gbs:,.4g} GB/s" + _of(self.dram_pct_of_peak, self.peak_dram_gbs, "GB/s")
+        return (f"{self.gpu}: {format_seconds(self.seconds)} predicted; {flop}; {dram}; "
+                f"occupancy {self.occupancy:.0%} theoretical (limited by {self.limited_by}), "
+                f"{self.warps_per_sm} of {self.max_warps_per_sm} warps/SM resident; {self.bound_text}")
+
+
+def _share(x: float | None, peak: float | None) -> float | None:
+    return x / peak if x is not None and peak else None
+
+
+def _of(share: float | None, peak: float | None, unit: str) -> str:
+    return "" if share is None or peak is None else f" ({share:.0%} of {peak:,.0f} {unit})"
+
+
+def format_seconds(seconds: float | None) -> str:
+    """A time with the unit that keeps it readable: ``812 ns``, ``53.1 us``, ``4.2 ms``."""
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds / 1e-9:.4g} ns"
+
+
+def bound_words(bound: Any) -> str:
+    """What bounds the run in plain words, from a :class:`pipeperf.analyze.predict.Bound`:
+    ``memory bound: global memory (L2/DRAM) 91 % busy``, ``issue bound: 93 % of issue slots
+    used``, ``latency bound: 38 % of cycles issue nothing``."""
+    if bound.by in SUBSYSTEM_WORDS:
+        kind, what = SUBSYSTEM_WORDS[bound.by]
+        return f"{kind} bound: {what} {bound.subsystem_busy.get(bound.by, 0.0):.0%} busy"
+    if bound.by in bound.subsystem_busy:          # a subsystem this table does not name
+        return f"{bound.by} bound: {bound.subsystem_busy[bound.by]:.0%} busy"
+    if bound.by == "issue limit":
+        return f"issue bound: {bound.issue_share or 0.0:.0%} of issue slots used"
+    busiest = max(bound.subsystem_busy.items(), key=lambda kv: kv[1], default=None)
+    tail = ""
+    if busiest is not None and busiest[1] > 0:
+        tail = f" (busiest: {SUBSYSTEM_WORDS.get(busiest[0], ('', busiest[0]))[1]} {busiest[1]:.0%})"
+    return f"latency bound: {bound.idle_share:.0%} of cycles issue nothing{tail}"
+
+
+def _max_warps(pred: Any) -> int:
+    """The SM's warp slots, from the occupancy the analysis computed (limit x warps per block /
+    fraction), so a GPU given as a YAML file needs no second lookup."""
+    if pred.occupancy > 0:
+        return round(pred.block_limit * pred.warps_per_block / pred.occupancy)
+    return pred.blocks_per_sm * pred.warps_per_block
+
+
+def headline(pred: Any) -> Headline:
+    """The headline of a :class:`pipeperf.analyze.GPUPrediction`. FLOPs and DRAM bytes are the
+    quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
+    multiply-add twice; DRAM traffic from mapper g's cache model); the peaks are the GPU's
+    ``pipeperf gpu peaks`` (its database entry)."""
+    from pipeperf.errors import PipeperfError
+    from pipeperf.hardware.peaks import load_peaks
+
+    seconds = float(pred.seconds)
+    metrics = (pred.quantitative or {}).get("metrics")
+    flop = dram = None
+    fp64 = False
+    if metrics is not None:
+        flop = metrics.m_fp32 + metrics.m_fma32 + metrics.m_fp64 + metrics.m_fma64
+        dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0
+        fp64 = metrics.m_fp64 > metrics.m_fp32
+    try:
+        peaks = load_peaks(pred.gpu)
+        peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem
+    except PipeperfError:                 # a GPU with no peak rates: no share of peak
+        peak_flops = peak_dram = None
+    rate = (lambda x: x / seconds / 1e9 if x is not None and seconds > 0 else None)
+    return Headline(kernel=pred.kernel, gpu=pred.gpu, seconds=seconds,
+                    launch_overhead_seconds=float(pred.launch_overhead_seconds),
+                    flop=flop, gflops=rate(flop), peak_gflops=peak_flops,
+                    dram_bytes=dram, dram_gbs=rate(dram), peak_dram_gbs=peak_dram,
+                    occupancy=float(pred.occupancy), warps_per_sm=pred.blocks_per_sm * pred.warps_per_block,
+                    max_warps_per_sm=_max_warps(pred),
+                    limited_by=pred.limited_by, bound=pred.bound.by, bound_text=bound_words(pred.bound))

@@ -1,0 +1,97 @@
+"""Per-source-line data of an analysed kernel: the CUDA source beside what the analysis knows of
+each line (the HTML report's source view).
+
+Every PTX instruction of the kernel is placed on its CUDA line by nvcc's ``.loc``
+(:class:`pipeperf.ptx.source_map.SourceMap`); a line gets its static PTX instructions and, per
+GPU, mapper g's memory rows of that line (dynamic: requests, sectors, conflicts, DRAM bytes).
+The analysis does not attribute time to lines, so :attr:`SourceLine.time_share` stays ``None``:
+a named slot, never an estimate made up here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+#: source lines shown around the kernel's first and last mapped line
+CONTEXT_LINES = 2
+
+
+@dataclass
+class SourceLine:
+    """One line of a user source file and the kernel's data on it."""
+
+    file: str
+    line: int
+    text: str | None                   # None where the file cannot be read
+    ptx: list[tuple[int, str, str]] = field(default_factory=list)   # (PTX line, opcode, instruction)
+    memory: dict[str, list[dict]] = field(default_factory=dict)  # GPU -> mapper g's rows of this line
+    time_share: float | None = None    # share of the predicted time: not attributed per line yet
+
+    @property
+    def opcodes(self) -> Counter:
+        return Counter(op for _, op, _ in self.ptx)
+
+
+@dataclass
+class SourceView:
+    """The lines of each user file that hold kernel code (and a few around them)."""
+
+    target: str                            # the build whose PTX lines are listed
+    files: dict[str, list[SourceLine]]
+    unmapped: int = 0                      # PTX instructions without a source line
+    note: str = ""
+
+
+def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch: str | None = None,
+                nvcc_flags: Sequence[str] = ()) -> SourceView:
+    """The source view of ``kernel`` (its PTX entry) in ``path`` (.cu or .ptx), from the default
+    build (nvcc's cache makes it free after ``analyze``) and each prediction's memory rows."""
+    from pipeperf.analyze.builds import Builds
+    from pipeperf.emulate import select_kernel
+    from pipeperf.ptx.source_map import SourceMap
+
+    build = Builds(Path(path), arch, list(nvcc_flags)).default
+    func = select_kernel(build.module, kernel)
+    smap = SourceMap(build.module)
+    by_line: dict[tuple[str, int], list[tuple[int, str, str]]] = {}
+    unmapped = 0
+    for ins in func.instructions:
+        loc = smap.location(func, ins)
+        if loc is None:
+            unmapped += 1
+            continue
+        by_line.setdefault((loc.file, loc.line), []).append((ins.line, ins.opcode, str(ins)))
+    mem: dict[tuple[str, int], dict[str, list[dict]]] = {}
+    for p in predictions:
+        for row in p.memory:
+            if row.get("source_file") and row.get("source_line"):
+                key = (row["source_file"], int(row["source_line"]))
+                mem.setdefault(key, {}).setdefault(p.gpu, []).append(row)
+    files: dict[str, list[SourceLine]] = {}
+    for name in dict.fromkeys(f for f, _ in [*by_line, *mem]):
+        numbers = [n for f, n in [*by_line, *mem] if f == name]
+        text = _read_lines(name, path)
+        lo = max(1, min(numbers) - CONTEXT_LINES)
+        hi = max(numbers) + CONTEXT_LINES
+        if text is not None:
+            hi = min(hi, len(text))
+        files[name] = [SourceLine(name, n, None if text is None or n > len(text) else text[n - 1],
+                                  by_line.get((name, n), []), mem.get((name, n), {}))
+                       for n in range(lo, hi + 1)]
+    note = "" if files else ("the PTX has no .loc line information (compile with nvcc -lineinfo, "
+                             "as pipeperf does for a .cu file)")
+    return SourceView(build.target or "the .ptx file's own", files, unmapped, note)
+
+
+def _read_lines(name: str, launch_file: str | Path) -> list[str] | None:
+    """The lines of source file ``name`` as the report names it (relative to the working folder,
+    or beside the launch's file), None when it cannot be read."""
+    for candidate in (Path(name), Path(launch_file).parent / Path(name).name):
+        try:
+            return candidate.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+    return None
