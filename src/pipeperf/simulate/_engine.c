@@ -8,11 +8,17 @@
  *
  * run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
  *          warp_cls, group_size, n_groups, n_resident, issue_limit, scheduler,
- *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp)
+ *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp
+ *          [, attr, dep_col, idle])
  *   -> (status, end_time, issued, issue_cycles)
  * Arrays are C-contiguous buffers: int64 (off, length, sub, bar_prev, dep_ptr, dep_idx,
  * warp_cls, rec_warp, rec_instr), float64 (lam, Lam, Lret, minlam, busy, rec_issue, rec_comp)
  * and bool (is_bar). busy (n_sub) and the rec_* arrays (empty: no profile) are written.
+ * Attribution (optional, off when attr is empty): every cycle of every warp slot is charged to a
+ * node and a reason in attr (float64, n_nodes x n_cols, row-major; columns ATTR_*, then the
+ * dependency columns dep_col[producer] names) or, with no instruction to charge, to idle[0] (the
+ * slot holds no running block: retire, dispatch, no block left) or idle[1] (the warp is done, its
+ * block is not). Charges only read the simulation's state: results are the same with it on.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -265,6 +271,96 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
     return 1;
 }
 
+
+/* ---- attribution of slot cycles (optional) ------------------------------------------------- */
+
+enum { ATTR_ISSUED = 0, ATTR_PIPE = 1, ATTR_NOT_SELECTED = 2, ATTR_BARRIER = 3, ATTR_FIXED = 4 };
+
+typedef struct {
+    double *cells;                /* n_nodes x n_cols, or NULL: attribution off */
+    const int64_t *dep_col;       /* column charged when a warp waits on this node's result */
+    double *idle;                 /* [0]: no running block in the slot; [1]: warp done, block not */
+    int64_t n_cols;
+    int64_t *issued_node;         /* per slot: the node it issued in this cycle, or -1 */
+} Attr;
+
+/* Charge slot s's cycles [a, a + len) by the state at a, which holds over the window: nothing in
+ * it issues (len == 1, the processed cycle, is charged after its issues). Cycles before the
+ * block's start are idle; then the warp waits for its next instruction's last operand (on that
+ * producer's column) or a barrier (on the barrier); then, ready, for its pipeline or, with the
+ * pipeline free, for an issue slot another warp took (not selected). */
+static void charge(const Graph *G, const State *S, Attr *A, int64_t s, double a, double len,
+                   const double *tfree)
+{
+    if (len <= 0.0)
+        return;
+    int64_t c = S->slot_cls[s], h = S->head[s], m = s / S->gs;
+    if (h >= G->length[c]) {
+        A->idle[S->grp_unissued[m] > 0 ? 1 : 0] += len;
+        return;
+    }
+    double st = S->start[s];
+    if (st >= a + 1.0) {
+        double k = floor(st) - a;
+        if (k > len)
+            k = len;
+        A->idle[0] += k;
+        a += k;
+        len -= k;
+        if (len <= 0.0)
+            return;
+    }
+    int64_t g = G->off[c] + h;
+    double e = S->est[s];
+    double wait = e == INFINITY ? len : floor(e) - a;
+    if (wait > len)
+        wait = len;
+    if (wait > 0.0) {
+        const double *comp = S->comp + s * S->maxlen;
+        int64_t node = g, col = ATTR_NOT_SELECTED, bp = G->bar_prev[g];
+        if (bp >= 0 && comp[bp] >= e) {
+            node = G->off[c] + bp;          /* waiting at (or for the release of) a barrier */
+            col = ATTR_BARRIER;
+        } else {
+            double best = -INFINITY;
+            for (int64_t d = G->dep_ptr[g]; d < G->dep_ptr[g + 1]; d++) {
+                double v = comp[G->dep_idx[d]];
+                if (v > best) {
+                    best = v;
+                    col = A->dep_col[G->off[c] + G->dep_idx[d]];
+                }
+            }
+            if (best < e)                   /* the wait is the warp's own previous issue */
+                col = ATTR_NOT_SELECTED;
+        }
+        A->cells[node * A->n_cols + col] += wait;
+        a += wait;
+        len -= wait;
+    }
+    if (len > 0.0) {
+        int64_t col = tfree[G->sub[g]] >= a + 1.0 ? ATTR_PIPE : ATTR_NOT_SELECTED;
+        A->cells[g * A->n_cols + col] += len;
+    }
+}
+
+/* Charge every slot for the processed cycle [t, min(t + 1, stop)) and the cycles skipped after
+ * it, [t + 1, stop), in which nothing issues. */
+static void charge_cycles(const Graph *G, const State *S, Attr *A, double t, double stop,
+                          const double *tfree)
+{
+    double w = stop < t + 1.0 ? stop - t : 1.0;
+    for (int64_t s = 0; s < S->n_slots; s++) {
+        int64_t g = A->issued_node[s];
+        if (g >= 0) {
+            A->cells[g * A->n_cols + ATTR_ISSUED] += w;
+            A->issued_node[s] = -1;
+        } else {
+            charge(G, S, A, s, t, w, tfree);
+        }
+        charge(G, S, A, s, t + 1.0, stop - t - 1.0, tfree);
+    }
+}
+
 typedef struct {
     int status;
     double end_time;
@@ -274,7 +370,7 @@ typedef struct {
 static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, double issue_limit,
                         int scheduler, double dispatch, double interval, double *busy,
                         int record, int64_t *rec_warp, int64_t *rec_instr, double *rec_issue,
-                        double *rec_comp, int64_t *scratch_i, double *scratch_d)
+                        double *rec_comp, int64_t *scratch_i, double *scratch_d, Attr *A)
 {
     const int64_t gs = S->gs, n_slots = S->n_slots, n_sub = G->n_sub, maxlen = S->maxlen;
     const double inf = INFINITY;
@@ -398,6 +494,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             issued = 1;
             issued_total++;
             last = s;
+            if (A->cells)
+                A->issued_node[s] = g;
             if (record) {
                 rec_warp[nr] = S->slot_warp[s];
                 rec_instr[nr] = h;
@@ -506,8 +604,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 }
             }
         }
-        if (groups_done >= n_groups)
+        if (groups_done >= n_groups) {
+            if (A->cells)                /* the last cycle, and the last results' latency after it */
+                charge_cycles(G, S, A, t, end_time > t ? end_time : t, tfree);
             break;
+        }
         if (next_t == inf) {
             out.status = DEADLOCK;
             out.end_time = t;
@@ -518,6 +619,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         double nt = floor(next_t);
         if (nt < t + 1.0)
             nt = t + 1.0;
+        if (A->cells)
+            charge_cycles(G, S, A, t, nt, tfree);
         if (nt - t - 1.0 > 0.0) {                /* credits keep accruing over skipped idle cycles */
             double c2 = credits + issue_limit * (nt - t - 1.0);
             credits = c2 < cap ? c2 : cap;
@@ -569,17 +672,21 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     static const int kinds[N_ARRAYS] = {I64, I64, I64, F64, F64, F64, BOOL, I64, I64, I64,
                                         F64, I64, F64, I64, I64, F64};
     PyObject *objs[N_ARRAYS + 1];
+    PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL;
     long long group_size, n_groups, n_resident;
     double issue_limit, dispatch, interval;
     int scheduler;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO:run_core",
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOO:run_core",
                           &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
                           &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
                           &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
-                          &objs[12], &objs[13], &objs[14], &objs[15], &objs[16]))
+                          &objs[12], &objs[13], &objs[14], &objs[15], &objs[16],
+                          &attr_obj, &depcol_obj, &idle_obj))
         return NULL;
-    Py_buffer v[N_ARRAYS + 1];
-    int got = 0;
+    Py_buffer v[N_ARRAYS + 1], va[3];
+    int got = 0, got_a = 0;
+    int64_t *issued_node = NULL;
+    Attr A = {NULL, NULL, NULL, 0, NULL};
     PyObject *result = NULL;
     void *mem_i = NULL, *mem_d = NULL, *scratch_i = NULL, *scratch_d = NULL;
     double *comp = NULL;
@@ -632,6 +739,37 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     if (!bad && nrec && (nrec != total_instr || LEN(14) != nrec || LEN(15) != nrec || LEN(16) != nrec))
         bad = "the rec_* arrays must be empty or hold one entry per instruction of every warp";
 #undef LEN
+    if (!bad && attr_obj && attr_obj != Py_None) {
+        if (!depcol_obj || !idle_obj) {
+            bad = "attribution needs attr, dep_col and idle";
+        } else {
+            if (get_buffer(attr_obj, F64, 1, "attr", &va[0]) < 0)
+                goto done;
+            got_a = 1;
+            if (get_buffer(depcol_obj, I64, 0, "dep_col", &va[1]) < 0)
+                goto done;
+            got_a = 2;
+            if (get_buffer(idle_obj, F64, 1, "idle", &va[2]) < 0)
+                goto done;
+            got_a = 3;
+            int64_t cells = va[0].len / 8, n_cols = G.n_nodes ? cells / G.n_nodes : 0;
+            const int64_t *dc = va[1].buf;
+            if (cells == 0) {
+                /* attribution off */
+            } else if (n_cols <= ATTR_FIXED || n_cols * G.n_nodes != cells || va[1].len / 8 != G.n_nodes
+                       || va[2].len / 8 != 2) {
+                bad = "attr must be n_nodes x n_cols (n_cols > 4), dep_col n_nodes and idle 2 long";
+            } else {
+                for (int64_t i = 0; !bad && i < G.n_nodes; i++)
+                    if (dc[i] < ATTR_FIXED || dc[i] >= n_cols)
+                        bad = "dep_col names a column outside attr";
+                A.cells = va[0].buf;
+                A.dep_col = dc;
+                A.idle = va[2].buf;
+                A.n_cols = n_cols;
+            }
+        }
+    }
     if (bad) {
         PyErr_Format(PyExc_ValueError, "run_core: %s", bad);
         goto done;
@@ -646,7 +784,11 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64)), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
-    if (!mem_i || !mem_d || !scratch_i || !scratch_d || !comp) {
+    if (A.cells) {
+        issued_node = malloc((size_t)n_slots * sizeof(int64_t));
+        A.issued_node = issued_node;
+    }
+    if (!mem_i || !mem_d || !scratch_i || !scratch_d || !comp || (A.cells && !issued_node)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -684,11 +826,17 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     double *busy = v[12].buf;
     for (int64_t q = 0; q < n_sub; q++)
         busy[q] = 0.0;
+    if (A.cells) {
+        memset(A.cells, 0, (size_t)(G.n_nodes * A.n_cols) * sizeof(double));
+        A.idle[0] = A.idle[1] = 0.0;
+        for (int64_t s = 0; s < n_slots; s++)
+            issued_node[s] = -1;
+    }
 
     Outcome o;
     Py_BEGIN_ALLOW_THREADS
     o = simulate(&G, &S, n_groups, M, issue_limit, scheduler, dispatch, interval, busy, nrec > 0,
-                 v[13].buf, v[14].buf, v[15].buf, v[16].buf, scratch_i, scratch_d);
+                 v[13].buf, v[14].buf, v[15].buf, v[16].buf, scratch_i, scratch_d, &A);
     Py_END_ALLOW_THREADS
     result = Py_BuildValue("idLL", o.status, o.end_time, (long long)o.issued, (long long)o.issue_cycles);
 done:
@@ -697,8 +845,11 @@ done:
     free(scratch_i);
     free(scratch_d);
     free(comp);
+    free(issued_node);
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&v[i]);
+    for (int i = 0; i < got_a; i++)
+        PyBuffer_Release(&va[i]);
     return result;
 }
 

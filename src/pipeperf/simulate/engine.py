@@ -52,14 +52,21 @@ def run_core(off: np.ndarray, length: np.ndarray, sub: np.ndarray, lam: np.ndarr
              Lret: np.ndarray, is_bar: np.ndarray, bar_prev: np.ndarray, dep_ptr: np.ndarray,
              dep_idx: np.ndarray, minlam: np.ndarray, warp_cls: np.ndarray, group_size: int,
              n_groups: int, n_resident: int, n_sub: int, issue_limit: float, scheduler: int,
-             record: bool, dispatch: float, interval: float) -> _RESULT:
+             record: bool, dispatch: float, interval: float,
+             attribution: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> _RESULT:
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued; the rec arrays give each
     issued instruction's warp, index, issue and completion time when ``record``). A waiting group
     takes a finished group's slots ``dispatch`` cycles after it finished (retiring one block and
     dispatching the next), and never sooner than ``interval`` cycles after the core's previous
     group started: the GPU's block scheduler hands out blocks at a finite rate shared by all
-    cores (the first resident groups too start ``interval`` apart)."""
+    cores (the first resident groups too start ``interval`` apart).
+
+    ``attribution`` (off by default; the results are the same with it on): (attr, dep_col, idle),
+    attr a float64 (n_nodes, n_cols) array that receives every slot cycle charged to a node and a
+    reason (column 0 issued, 1 pipeline busy, 2 ready but not selected, 3 barrier, then the
+    column ``dep_col[p]`` when waiting on node p's result), idle (2,) the slot cycles with no
+    running block and those of a finished warp whose block runs on; they sum to slots x end."""
     if _engine is None:
         raise PipeperfError(f"the simulator's compiled engine is not built ({_MISSING}): "
                             "reinstall with 'python3 -m pip install -e .' (it needs a C compiler)")
@@ -77,5 +84,7 @@ def run_core(off: np.ndarray, length: np.ndarray, sub: np.ndarray, lam: np.ndarr
         np.ascontiguousarray(dep_ptr, i64), np.ascontiguousarray(dep_idx, i64),
         np.ascontiguousarray(minlam, f64), warp_cls, int(group_size), int(n_groups), int(n_resident),
         float(issue_limit), int(scheduler), float(dispatch), float(interval),
-        busy, rec_warp, rec_instr, rec_issue, rec_comp)
+        busy, rec_warp, rec_instr, rec_issue, rec_comp,
+        *(() if attribution is None else (attribution[0], np.ascontiguousarray(attribution[1], i64),
+                                          attribution[2])))
     return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp

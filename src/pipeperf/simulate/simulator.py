@@ -40,6 +40,46 @@ class ExecutionProfile:
     class_name: list[str]        # class name per record
 
 
+#: why a warp slot's cycle went where it did, in the engine's column order; the dependency columns
+#: follow, one per kind of producer (:func:`producer_kind`)
+REASONS = ("issued", "pipeline busy", "not selected", "barrier")
+#: slot cycles with no instruction to charge, in the engine's idle order
+IDLE = ("no running block (retire, dispatch, none left)", "warp done, its block not")
+
+_SUBSYSTEM_KIND = {"alu": "arithmetic", "int": "integer arithmetic", "dpu": "fp64 arithmetic",
+                   "sfu": "special function", "tensor": "tensor core", "lsu": "load/store unit",
+                   "mem": "global memory", "l2": "global memory", "barrier": "barrier"}
+
+
+def producer_kind(class_name: str, subsystem: str) -> str:
+    """What a warp waiting on this instruction's result waits for, in words: loads by state space
+    (a mapper g class ``ld_global_s32@L12`` is a global load), atomics, else the subsystem's work."""
+    base = class_name.split("@")[0]
+    head = base.split("_")
+    if head[0] in ("ld", "ldu") and len(head) > 1:
+        return f"{head[1]} load"
+    if head[0] in ("atom", "red"):
+        return "atomic"
+    return _SUBSYSTEM_KIND.get(subsystem, subsystem)
+
+
+@dataclass
+class Attribution:
+    """Every warp slot's cycles of one simulated core, charged to an IDG node (row: the node's
+    index in :class:`PreparedKernel`'s flattened arrays) and a reason (``reasons``: REASONS, then
+    ``waiting on <producer kind>``); ``idle`` holds the slot cycles with no instruction to charge
+    (IDLE). All of it sums to ``slots`` x the run's cycles: each slot is charged every cycle."""
+
+    cells: np.ndarray            # float64 (n_nodes, len(reasons))
+    reasons: list[str]
+    idle: dict[str, float]
+    slots: int
+
+    @property
+    def total(self) -> float:
+        return float(self.cells.sum()) + sum(self.idle.values())
+
+
 @dataclass
 class SimResult:
     """Outcome of one simulation: per-core cycles and derived throughputs."""
@@ -63,6 +103,7 @@ class SimResult:
     issue_cycles: float = 0.0        # cycles in which at least one instruction issued
     fast_forward: dict | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
     clock_ghz: float = 0.0           # the clock cycles were converted with (GPUSpec.clock_at)
+    attribution: Attribution | None = field(default=None, repr=False)   # with run(attribute=True)
 
     @property
     def bound_by(self) -> str:
@@ -141,10 +182,14 @@ class PreparedKernel:
         # the block scheduler's GPU-wide rate, as the interval between block starts on one SM
         rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
         self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
+        kinds = [producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)]
+        self.dep_reasons = list(dict.fromkeys(kinds))
+        col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
+        self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
             scheduler: str = "rr", profile: bool = False, check_limits: bool = True,
-            fast_forward: int | None = None) -> SimResult:
+            fast_forward: int | None = None, attribute: bool = False) -> SimResult:
         """Simulate one core running its N = ceil(total_groups / cores) groups, M at a time.
 
         ``fast_forward=R`` (off by default): when every group on the core is the same block
@@ -152,7 +197,10 @@ class PreparedKernel:
         extrapolate cycles, busy time and issues linearly to N from the steady state between them
         (after R rounds the resident groups' staggering has settled; both runs end with the
         launch's own last partial round, so the tail is in both). It
-        trades exactness for time on long launches; benchmarks/analyze_speed.py reports the error."""
+        trades exactness for time on long launches; benchmarks/analyze_speed.py reports the error.
+
+        ``attribute``: also charge every warp slot's every cycle to an instruction and a reason
+        (:class:`Attribution`; extrapolated as the cycles are under ``fast_forward``)."""
         gpu = self.gpu
         if scheduler not in SCHEDULERS:
             raise PipeperfError(f"unknown scheduler '{scheduler}': expected rr or gto")
@@ -178,18 +226,26 @@ class PreparedKernel:
         rows = warp_cls.reshape(n_groups, group_size)
         if (fast_forward and not profile and n_groups > k2 and rounds > 0
                 and bool(np.all(rows == rows[0]))):
-            e1 = self._engine(warp_cls[:k1 * group_size], group_size, k1, groups_per_core, scheduler, False)
-            e2 = self._engine(warp_cls[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False)
+            e1 = self._engine(warp_cls[:k1 * group_size], group_size, k1, groups_per_core, scheduler, False,
+                              attribute)
+            e2 = self._engine(warp_cls[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False,
+                              attribute)
             f = (n_groups - k2) / rounds
             end = e2[0] + f * (e2[0] - e1[0])
             busy = e2[1] + f * (e2[1] - e1[1])
             issued = int(round(e2[2] + f * (e2[2] - e1[2])))
             issue_cycles = e2[3] + f * (e2[3] - e1[3])
             prof = None
+            attr = None
+            if attribute:
+                a1, a2 = e1[5], e2[5]
+                attr = Attribution(a2.cells + f * (a2.cells - a1.cells), a2.reasons,
+                                   {k: v + f * (v - a1.idle[k]) for k, v in a2.idle.items()}, a2.slots)
             ff = {"rounds": int(fast_forward), "simulated_groups": [k1, k2]}
         else:
-            end, busy, issued, issue_cycles, prof = self._engine(warp_cls, group_size, n_groups, groups_per_core,
-                                                                 scheduler, profile)
+            end, busy, issued, issue_cycles, prof, attr = self._engine(warp_cls, group_size, n_groups,
+                                                                       groups_per_core, scheduler, profile,
+                                                                       attribute)
         cycles = float(end)
         n_warps = n_groups * group_size
         busy_share = {s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)}
@@ -204,7 +260,7 @@ class PreparedKernel:
             groups_total=total_groups, groups_on_core=n_groups, warps_on_core=n_warps,
             instructions_on_core=int(issued), scheduler=scheduler, gpu=gpu.name,
             kernel=self.kernel.name, profile=prof, issue_cycles=float(issue_cycles), fast_forward=ff,
-            clock_ghz=clock,
+            clock_ghz=clock, attribution=attr,
         )
 
     def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
@@ -218,13 +274,17 @@ class PreparedKernel:
         return min(1.0, total)
 
     def _engine(self, warp_cls: np.ndarray, group_size: int, n_groups: int, groups_per_core: int,
-                scheduler: str, profile: bool):
-        """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None)."""
+                scheduler: str, profile: bool, attribute: bool = False):
+        """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None,
+        Attribution | None)."""
+        att = None
+        if attribute:
+            att = (np.zeros((len(self.sub), len(REASONS) + len(self.dep_reasons))), self.dep_col, np.zeros(2))
         status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.Lret, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
-            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval)
+            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval, att)
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")
@@ -233,7 +293,11 @@ class PreparedKernel:
             g_off = self.off[warp_cls[rw]] + ri
             prof = ExecutionProfile(rw, ri, ris, rc, self.sub[g_off], list(self.subsystems), group_size,
                                     list(self.class_names[g_off]))
-        return float(end), np.asarray(busy, float), int(issued), int(issue_cycles), prof
+        attr = None
+        if att is not None:
+            attr = Attribution(att[0], list(REASONS) + [f"waiting on {k}" for k in self.dep_reasons],
+                               dict(zip(IDLE, att[2].tolist())), min(groups_per_core, n_groups) * group_size)
+        return float(end), np.asarray(busy, float), int(issued), int(issue_cycles), prof, attr
 
 
 def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_core: int = 1,
