@@ -81,7 +81,8 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         for r in writes:
             last[r] = i
     bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls] if n else np.zeros(0, bool)
-    return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar)
+    pcs = np.fromiter((e["pc"] for e in entries), np.int64, n) if n and "pc" in entries[0] else None
+    return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs)
 
 
 _OPCODE = operator.itemgetter("opcode")

@@ -33,6 +33,7 @@ class IDG:
     dep_ptr: np.ndarray      # int64, len n+1
     dep_idx: np.ndarray      # int32 dependence targets, each < its node
     barrier: np.ndarray      # bool per node
+    pcs: np.ndarray | None = None   # int64 PTX instruction index per node (graphs built from traces)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -148,7 +149,7 @@ class IDG:
     @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
                     dep_idx: np.ndarray, barrier: np.ndarray | None = None,
-                    ids: Sequence[str] | None = None) -> "IDG":
+                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None) -> "IDG":
         """Fast constructor for generated graphs already in topological order (deps < node)."""
         n = len(cls_arr)
         dep_ptr = np.asarray(dep_ptr, dtype=np.int64)
@@ -165,7 +166,8 @@ class IDG:
             if c in BARRIER_CLASSES:
                 bar |= cls_arr == k
         node_ids = tuple(ids) if ids is not None else tuple(f"i{k}" for k in range(n))
-        return cls(name, node_ids, names, cls_arr, dep_ptr, dep_idx, bar)
+        return cls(name, node_ids, names, cls_arr, dep_ptr, dep_idx, bar,
+                   None if pcs is None else np.asarray(pcs, dtype=np.int64))
 
 
 def _stable_topological_order(deps: list[list[int]]) -> list[int] | None:

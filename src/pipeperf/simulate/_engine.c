@@ -16,7 +16,8 @@
  * and bool (is_bar). busy (n_sub) and the rec_* arrays (empty: no profile) are written.
  * Attribution (optional, off when attr is empty): every cycle of every warp slot is charged to a
  * node and a reason in attr (float64, n_nodes x n_cols, row-major; columns ATTR_*, then the
- * dependency columns dep_col[producer] names) or, with no instruction to charge, to idle[0] (the
+ * dependency columns dep_col[producer] names; a wait for a busy pipeline is charged to the
+ * instruction occupying it, the wait's cause) or, with no instruction to charge, to idle[0] (the
  * slot holds no running block: retire, dispatch, no block left) or idle[1] (the warp is done, its
  * block is not). Charges only read the simulation's state: results are the same with it on.
  */
@@ -282,13 +283,15 @@ typedef struct {
     double *idle;                 /* [0]: no running block in the slot; [1]: warp done, block not */
     int64_t n_cols;
     int64_t *issued_node;         /* per slot: the node it issued in this cycle, or -1 */
+    int64_t *occupant;            /* per subsystem: the node issued to it last (it holds it until tfree) */
 } Attr;
 
 /* Charge slot s's cycles [a, a + len) by the state at a, which holds over the window: nothing in
  * it issues (len == 1, the processed cycle, is charged after its issues). Cycles before the
  * block's start are idle; then the warp waits for its next instruction's last operand (on that
- * producer's column) or a barrier (on the barrier); then, ready, for its pipeline or, with the
- * pipeline free, for an issue slot another warp took (not selected). */
+ * producer's column) or a barrier (on the barrier); then, ready, for its pipeline (charged to
+ * the instruction occupying it) or, with the pipeline free, for an issue slot another warp took
+ * (not selected). */
 static void charge(const Graph *G, const State *S, Attr *A, int64_t s, double a, double len,
                    const double *tfree)
 {
@@ -338,8 +341,11 @@ static void charge(const Graph *G, const State *S, Attr *A, int64_t s, double a,
         len -= wait;
     }
     if (len > 0.0) {
-        int64_t col = tfree[G->sub[g]] >= a + 1.0 ? ATTR_PIPE : ATTR_NOT_SELECTED;
-        A->cells[g * A->n_cols + col] += len;
+        int64_t su = G->sub[g];
+        if (tfree[su] >= a + 1.0 && A->occupant[su] >= 0)
+            A->cells[A->occupant[su] * A->n_cols + ATTR_PIPE] += len;
+        else
+            A->cells[g * A->n_cols + ATTR_NOT_SELECTED] += len;
     }
 }
 
@@ -494,8 +500,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             issued = 1;
             issued_total++;
             last = s;
-            if (A->cells)
+            if (A->cells) {
                 A->issued_node[s] = g;
+                A->occupant[su] = g;
+            }
             if (record) {
                 rec_warp[nr] = S->slot_warp[s];
                 rec_instr[nr] = h;
@@ -686,7 +694,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     Py_buffer v[N_ARRAYS + 1], va[3];
     int got = 0, got_a = 0;
     int64_t *issued_node = NULL;
-    Attr A = {NULL, NULL, NULL, 0, NULL};
+    Attr A = {NULL, NULL, NULL, 0, NULL, NULL};
     PyObject *result = NULL;
     void *mem_i = NULL, *mem_d = NULL, *scratch_i = NULL, *scratch_d = NULL;
     double *comp = NULL;
@@ -785,8 +793,9 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
-        issued_node = malloc((size_t)n_slots * sizeof(int64_t));
+        issued_node = malloc((size_t)(n_slots + n_sub) * sizeof(int64_t));
         A.issued_node = issued_node;
+        A.occupant = issued_node + n_slots;
     }
     if (!mem_i || !mem_d || !scratch_i || !scratch_d || !comp || (A.cells && !issued_node)) {
         PyErr_NoMemory();
@@ -829,7 +838,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     if (A.cells) {
         memset(A.cells, 0, (size_t)(G.n_nodes * A.n_cols) * sizeof(double));
         A.idle[0] = A.idle[1] = 0.0;
-        for (int64_t s = 0; s < n_slots; s++)
+        for (int64_t s = 0; s < n_slots + n_sub; s++)
             issued_node[s] = -1;
     }
 

@@ -64,8 +64,9 @@ def run_core(off: np.ndarray, length: np.ndarray, sub: np.ndarray, lam: np.ndarr
 
     ``attribution`` (off by default; the results are the same with it on): (attr, dep_col, idle),
     attr a float64 (n_nodes, n_cols) array that receives every slot cycle charged to a node and a
-    reason (column 0 issued, 1 pipeline busy, 2 ready but not selected, 3 barrier, then the
-    column ``dep_col[p]`` when waiting on node p's result), idle (2,) the slot cycles with no
+    reason (column 0 issued, 1 pipeline busy: charged to the instruction occupying the pipeline,
+    2 ready but not selected, 3 barrier: charged to the barrier, then the column ``dep_col[p]``
+    when waiting on node p's result), idle (2,) the slot cycles with no
     running block and those of a finished warp whose block runs on; they sum to slots x end."""
     if _engine is None:
         raise PipeperfError(f"the simulator's compiled engine is not built ({_MISSING}): "

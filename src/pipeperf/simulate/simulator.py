@@ -67,7 +67,9 @@ def producer_kind(class_name: str, subsystem: str) -> str:
 class Attribution:
     """Every warp slot's cycles of one simulated core, charged to an IDG node (row: the node's
     index in :class:`PreparedKernel`'s flattened arrays) and a reason (``reasons``: REASONS, then
-    ``waiting on <producer kind>``); ``idle`` holds the slot cycles with no instruction to charge
+    ``waiting on <producer kind>``; a warp is charged to its next instruction, except that a wait
+    for a busy pipeline goes to the instruction occupying it and a wait at a barrier to the
+    barrier, their causes); ``idle`` holds the slot cycles with no instruction to charge
     (IDLE). All of it sums to ``slots`` x the run's cycles: each slot is charged every cycle."""
 
     cells: np.ndarray            # float64 (n_nodes, len(reasons))
@@ -182,7 +184,13 @@ class PreparedKernel:
         # the block scheduler's GPU-wide rate, as the interval between block starts on one SM
         rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
         self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
-        kinds = [producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)]
+        self.name_producers([producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)])
+
+    def name_producers(self, kinds: list[str]) -> None:
+        """Name what a warp waiting on each node's result waits for (one word per node, e.g. from
+        its PTX instruction: a shuffle the mapper gives a load's class is still a shuffle)."""
+        if len(kinds) != len(self.sub):
+            raise PipeperfError(f"{len(kinds)} producer kinds for {len(self.sub)} instructions")
         self.dep_reasons = list(dict.fromkeys(kinds))
         col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
         self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
