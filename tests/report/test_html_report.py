@@ -36,9 +36,9 @@ def test_page_is_self_contained_with_every_section(transpose_report):
     assert "<script" not in page                                  # no JavaScript at all
     assert not re.search(r'(?:src|href)\s*=\s*"(?!#)', page)      # nothing loaded: only in-page links
     assert '<figure id="occupancy-sweep"><svg' in page and '<figure id="roofline-plot"><svg' in page
-    # the CUDA source beside the per-line data, and the time-share slot left empty, not guessed
+    # the CUDA source beside the per-line data, with each line's share of the simulated time
     assert escape("out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];") in page
-    assert "time share (%, not attributed yet)" in page
+    assert "time share on " in page
     assert "bank-conflict degree 31.00" in page                  # mapper g's row on that line
     for h in transpose_report.headlines():
         assert escape(h.bound_text) in page

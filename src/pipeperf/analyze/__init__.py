@@ -49,6 +49,10 @@ class GPUPrediction:
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
     launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
     quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
+    source_lines: list = field(default_factory=list)      # stalls.LineTime per source line, largest first
+    time_not_on_lines: list[dict] = field(default_factory=list)   # idle slot time (stalls.line_times)
+    advice: list = field(default_factory=list)            # advice.Advice, largest gain first
+    sim: Any = field(default=None, repr=False)            # advice.SimContext: what re-simulations need
 
     @property
     def bound_by(self) -> str:
@@ -73,6 +77,10 @@ class GPUPrediction:
             d["what_if"] = self.what_if
         if self.quantitative:
             d["quantitative_roofline"] = {k: v.to_dict() for k, v in self.quantitative.items()}
+        if self.source_lines:
+            d["source_lines"] = [t.to_dict() for t in self.source_lines]
+            d["time_not_on_lines"] = self.time_not_on_lines
+        d["advice"] = [a.to_dict() for a in self.advice]
         return d
 
 
@@ -247,6 +255,9 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
                                        mem_rows, notes, alternatives)
         _add_quantitative_roofline(pred, prof.counts, mem_rows if memory else None, str(path), spec.name)
+        from pipeperf.analyze.advice import LaunchShape, explain
+
+        explain(pred, func, SourceMap(build.module), LaunchShape(spec, b3, n_blocks, own, shared, max_blocks_per_sm))
         out.predictions.append(pred)
         out.truncated_warps = truncated
     out.seconds_analysis = time.perf_counter() - t0
@@ -334,8 +345,11 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes, opts.path,
                                          class_overrides=overrides, warps_per_group=wpb,
                                          block_weights=sample_weights(blocks_traced, opts.grid))
+    from pipeperf.analyze.stalls import name_producers
+
     prep = PreparedKernel(kg, gpu)
-    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+    name_producers(prep, func)
+    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward, attribute=True)[0]
     half = info_half = None
     if info.truncated_warps and opts.max_nodes and info.instructions_full > info.instructions_kept:
         half, info_half = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes // 2,
@@ -380,9 +394,13 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
-    return GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
+    from pipeperf.analyze.advice import SimContext
+
+    pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
-                         sw, what, overhead), info.truncated_warps
+                         sw, what, overhead)
+    pred.sim = SimContext(prep, r, wpb, n_blocks, scheduler, fast_forward, half is not None)
+    return pred, info.truncated_warps
 
 
 #: trace entries kept over all traced warps: each warp keeps TRACE_ENTRIES / traced warps and is

@@ -15,7 +15,8 @@ import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
-    ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory
+    ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
+    warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
@@ -255,5 +256,9 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             alt = map_memory(ideal, base, spec, labels,
                              dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)),
                              scale, min(spec.cores, n_blocks))
-            what_if[what] = spec.with_classes(**{c.name: c for c in alt.classes.values()})
+            classes = {pc: c for pc, c in alt.classes.items()}
+            if what == "atomics combined per warp":
+                classes.update((pc, warp_combined(c, spec)) for pc, c in classes.items()
+                               if ideal[pc] is not mm.stats[pc])
+            what_if[what] = spec.with_classes(**{c.name: c for c in classes.values()})
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if

@@ -77,7 +77,9 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
 
 
 def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: int,
-                  scheduler: str = "rr", fast_forward: int | None = None) -> list[SimResult]:
-    """Simulations of the launch with each number of resident groups (blocks) per core."""
-    return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward)
-            for g in groups]
+                  scheduler: str = "rr", fast_forward: int | None = None,
+                  attribute: bool = False) -> list[SimResult]:
+    """Simulations of the launch with each number of resident groups (blocks) per core
+    (``attribute``: with every slot cycle charged to an instruction, :mod:`pipeperf.analyze.stalls`)."""
+    return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward,
+                     attribute=attribute) for g in groups]

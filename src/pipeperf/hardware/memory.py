@@ -469,6 +469,10 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
 WHAT_IF = {
     "no bank conflicts": "every shared-memory request in one wavefront (D = 0)",
     "coalesced global accesses": "every global request touches only the sectors its bytes need",
+    "atomics combined per warp": "same-address global atomics first combined within each warp (a "
+                                 "warp-shuffle reduction): one lane per warp and address reaches L2, after "
+                                 "the 5 dependent shuffle-and-add steps' latency (their issue slots are not "
+                                 "counted)",
 }
 
 
@@ -494,7 +498,26 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
                               intra_hits=max(0, st.intra_hits - extra), l1_hits=max(0, st.l1_hits - extra),
                               latency_hit_rates=st.latency_hit_rates or (st.hit_rate, st.l1_hit_rate))
             changed = True
+        elif (what == "atomics combined per warp" and st.space == "global" and st.lane_ops
+              and st.same_address_lanes > st.requests):
+            # one lane per request on one address; the hottest address gets one operation per
+            # request instead of one per lane (its lanes per request taken as the mean)
+            out[pc] = replace(st, same_address_lanes=st.requests,
+                              hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes))
+            changed = True
     return out if changed else None
+
+
+def warp_combined(c: InstrClass, gpu: GPUSpec) -> InstrClass:
+    """An atomic whose warp first combines its lanes' values (the "atomics combined per warp"
+    what-if): it issues log2(32) = 5 dependent shuffle-and-add steps later, which the IDG does
+    not hold, so their latency (mapper f's shfl and add_f32 classes) is added to its own."""
+    from pipeperf.hardware.mapper import resolve
+
+    have = set(gpu.classes)
+    step = gpu.classes[resolve("shfl", have, gpu.name)].latency + gpu.classes[resolve("add_f32", have, gpu.name)].latency
+    return InstrClass(c.name, c.subsystem, c.cpi, c.latency + 5 * step,
+                      c.source + f"; after a warp-shuffle combine: + 5 x {step:g} cycles", True)
 
 
 def l1_class(gpu: GPUSpec) -> InstrClass | None:

@@ -1,6 +1,7 @@
 """The terminal report of ``pipeperf analyze``: the headline per GPU (:mod:`pipeperf.report.headline`),
-one table of every model's time per GPU, then
-per GPU the occupancy, what bounds the kernel and mapper g's memory classes."""
+the advice per GPU (each change with its predicted time), one table of every model's time per GPU,
+then per GPU the occupancy, what bounds the kernel, the source lines that take the most time
+(their stall reasons) and mapper g's memory classes."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ def format_analysis(a: Any) -> str:
     from pipeperf.report.headline import headline
 
     lines += ["", *(headline(p).text() for p in preds)]
+    lines += _advice_lines(preds)
     models = list(preds[0].predictions)
     w0 = max(len(m) for m in models + ["predicted time (us)"])
     cols = [p.gpu for p in preds]
@@ -61,6 +63,7 @@ def format_analysis(a: Any) -> str:
                   f"cycles with no issue {_pct(b.idle_share)}",
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
+        lines += _top_lines(p)
         lines += _memory_lines(p.memory)
         q = (getattr(p, "quantitative", None) or {}).get("prediction")
         if q is not None:
@@ -84,6 +87,37 @@ def format_analysis(a: Any) -> str:
             if v.get("unsupported"):
                 lines.append(f"  {m}: {v['unsupported']}")
     return "\n".join(lines)
+
+
+#: source lines the terminal report lists per GPU (JSON and HTML carry all)
+TOP_LINES = 5
+
+
+def _advice_lines(preds: list) -> list[str]:
+    """Per GPU, each advice item: what to change, where, and the predicted time after it."""
+    out = []
+    for p in preds:
+        for a in getattr(p, "advice", None) or []:
+            out.append(f"advice {p.gpu}: {a.kind}: {a.text} -> predicted {_us(a.seconds_after)} us "
+                       f"(-{100 * a.gain:.0f}%; {a.how})")
+    return [""] + out if out else []
+
+
+def _top_lines(p: Any) -> list[str]:
+    """The source lines with the largest shares of the simulated time and their top reasons."""
+    from pipeperf.analyze.stalls import line_label
+
+    tops = (getattr(p, "source_lines", None) or [])[:TOP_LINES]
+    if not tops:
+        return []
+    out = [f"  time by source line (top {len(tops)} of {len(p.source_lines)}; --json and --html list all):"]
+    for t in tops:
+        why = ", ".join(f"{r} {100 * v:.0f}%" for r, v in t.reasons[:2])
+        out.append(f"    {100 * t.share:5.1f}%  {line_label(t)}: {why}")
+    idle = sum(r["share_pct"] for r in getattr(p, "time_not_on_lines", []) or [])
+    if idle >= 0.5:
+        out.append(f"    {idle:5.1f}%  idle warp slots (no running block, or a warp done before its block)")
+    return out
 
 
 def _memory_lines(rows: list[dict]) -> list[str]:

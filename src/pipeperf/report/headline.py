@@ -44,6 +44,8 @@ class Headline:
     limited_by: str                     # what limits the theoretical occupancy
     bound: str                          # Bound.by: a subsystem, "issue limit" or "latency"
     bound_text: str                     # the bound in plain words, with the number behind it
+    top_line: str | None = None         # the source line with the largest share of the time, and why
+    top_advice: str | None = None       # the advice predicted to gain most, with its predicted time
 
     @property
     def flop_pct_of_peak(self) -> float | None:
@@ -149,4 +151,25 @@ def headline(pred: Any) -> Headline:
                     dram_bytes=dram, dram_gbs=rate(dram), peak_dram_gbs=peak_dram,
                     occupancy=float(pred.occupancy), warps_per_sm=pred.blocks_per_sm * pred.warps_per_block,
                     max_warps_per_sm=_max_warps(pred),
-                    limited_by=pred.limited_by, bound=pred.bound.by, bound_text=bound_words(pred.bound))
+                    limited_by=pred.limited_by, bound=pred.bound.by, bound_text=bound_words(pred.bound),
+                    top_line=_top_line(pred), top_advice=_top_advice(pred))
+
+
+def _top_line(pred: Any) -> str | None:
+    """``transpose.cu:18: 41% of the time (pipeline busy (lsu))``."""
+    from pipeperf.analyze.stalls import line_label
+
+    lines = getattr(pred, "source_lines", None)
+    if not lines:
+        return None
+    t = lines[0]
+    return f"{line_label(t)}: {100 * t.share:.0f}% of the time ({t.top_reason})"
+
+
+def _top_advice(pred: Any) -> str | None:
+    """``bank conflicts: 11.1 us predicted (-19%)``."""
+    items = getattr(pred, "advice", None)
+    if not items:
+        return None
+    a = items[0]
+    return f"{a.kind}: {format_seconds(a.seconds_after)} predicted (-{100 * a.gain:.0f}%)"

@@ -4,8 +4,8 @@ No network and no JavaScript: the charts are inline SVG (:mod:`pipeperf.report.h
 the styles one ``<style>`` scoped to ``.pipeperf-report`` (so :func:`html_body` can sit inside a
 Jupyter cell), the PTX of each source line in ``<details>``. Sections (their ids are what the
 browser test checks): headline, occupancy (with the occupancy sweep), bound, memory,
-warp-classes, models, advice (what-ifs and notes), roofline, source. The numbers are the
-analysis' own (:mod:`pipeperf.report.headline` for the headline); nothing is estimated here.
+warp-classes, models, advice (each with its predicted gain; what-ifs, idle time and notes),
+roofline, source (with each line's time share). The numbers are the analysis' own (:mod:`pipeperf.report.headline` for the headline); nothing is estimated here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("memory", "Memory instructions"),
     ("warp-classes", "Warp classes"),
     ("models", "Models"),
-    ("advice", "What-ifs and notes"),
+    ("advice", "Advice, what-ifs and notes"),
     ("roofline", "Roofline"),
     ("source", "Source"),
 )
@@ -257,9 +257,20 @@ def _models(preds: list) -> str:
 
 
 def _advice(preds: list) -> str:
+    from pipeperf.analyze.advice import MIN_GAIN
+
     out = []
     for p in preds:
         items = []
+        for a in getattr(p, "advice", None) or []:
+            items.append(f"<li><b>{escape(a.kind)}</b>: {escape(a.text)}: predicted {_us(a.seconds_after)} µs "
+                         f"(-{100 * a.gain:.0f}%; now {_us(a.seconds_before)} µs) <span class=\"muted\">"
+                         f"({escape(a.how)})</span></li>")
+        if not getattr(p, "advice", None):
+            items.append(f"<li class=\"muted\">no advice predicted to gain {MIN_GAIN:.0%} or more</li>")
+        for row in getattr(p, "time_not_on_lines", None) or []:
+            items.append(f"<li>idle warp slots ({escape(row['reason'])}): {row['share_pct']:.1f}% of the "
+                         "simulated time, on no source line</li>")
         for what, v in (p.what_if or {}).items():
             gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "no gain"
             items.append(f"<li><b>what if {escape(what)}</b>: pipeline {_us(v.get('seconds'))} µs "
@@ -297,11 +308,13 @@ def _source(view: Any | None) -> str:
         return "<p class=\"muted\">No source view (the analysis was given no source).</p>"
     if not view.files:
         return f"<p class=\"muted\">No source view: {escape(view.note)}.</p>"
-    gpus = list(dict.fromkeys(g for lines in view.files.values() for ln in lines for g in ln.memory))
+    gpus = list(dict.fromkeys(g for lines in view.files.values() for ln in lines for g in [*ln.memory, *ln.time_share]))
+    timed = list(dict.fromkeys(g for lines in view.files.values() for ln in lines for g in ln.time_share))
     out = [f"<p class=\"muted\">PTX instructions per line: the kernel's static PTX (build for "
            f"{escape(view.target)}), from nvcc's <code>.loc</code>; memory: mapper g's rows of the line "
-           "per GPU. The time share column is a slot: the analysis does not attribute time to source "
-           "lines yet, so it stays empty rather than guessed."
+           "per GPU; time: the line's share of the simulated time and its top stall reason per GPU "
+           "(every warp slot's cycles on the simulated SM charged to the instruction its warp issues "
+           "next; the rest of the time is idle slots, listed under Advice)."
            + (f" {view.unmapped} PTX instructions have no source line." if view.unmapped else "") + "</p>"]
     for name, lines in view.files.items():
         rows = []
@@ -314,13 +327,18 @@ def _source(view: Any | None) -> str:
                 ptx = (f"<details><summary>{len(ln.ptx)} PTX</summary><pre>{listing}</pre></details>"
                        f"<span class=\"muted\">{escape(ops)}</span>")
             mem = [f"<td>{escape(_memory_cell(ln.memory.get(g, [])))}</td>" for g in gpus]
-            hot = " class=\"hot\"" if ln.memory else ""
+            share = []
+            for g in timed:
+                v = ln.time_share.get(g)
+                share.append("<td class=\"num share\">-</td>" if v is None else
+                             f"<td class=\"num share\">{100 * v[0]:.1f}<br><span class=\"muted\">"
+                             f"{escape(v[1])}</span></td>")
+            hot = " class=\"hot\"" if ln.memory or any(v[0] >= 0.1 for v in ln.time_share.values()) else ""
             rows.append(f"<tr{hot}><td class=\"ln\">{ln.line}</td><td class=\"code\">{code}</td>"
-                        f"<td>{ptx}</td>{''.join(mem)}<td class=\"num share\">"
-                        f"{'-' if ln.time_share is None else _pct(ln.time_share)}</td></tr>")
+                        f"<td>{ptx}</td>{''.join(mem)}{''.join(share)}</tr>")
         head = ("<tr><th>line</th><th>CUDA source</th><th>PTX instructions (static)</th>"
                 + "".join(f"<th>memory on {escape(g)}</th>" for g in gpus)
-                + "<th>time share (%, not attributed yet)</th></tr>")
+                + "".join(f"<th>time share on {escape(g)} (%, top reason)</th>" for g in timed) + "</tr>")
         out.append(f"<h3>{escape(name)}</h3><table class=\"src\">{head}\n" + "\n".join(rows) + "</table>")
     return "\n".join(out)
 

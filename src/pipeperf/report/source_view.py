@@ -3,9 +3,9 @@ each line (the HTML report's source view).
 
 Every PTX instruction of the kernel is placed on its CUDA line by nvcc's ``.loc``
 (:class:`pipeperf.ptx.source_map.SourceMap`); a line gets its static PTX instructions and, per
-GPU, mapper g's memory rows of that line (dynamic: requests, sectors, conflicts, DRAM bytes).
-The analysis does not attribute time to lines, so :attr:`SourceLine.time_share` stays ``None``:
-a named slot, never an estimate made up here.
+GPU, mapper g's memory rows of that line (dynamic: requests, sectors, conflicts, DRAM bytes)
+and its share of the simulated time with its top stall reasons (the analysis' per-line
+attribution, :mod:`pipeperf.analyze.stalls`; nothing is estimated here).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class SourceLine:
     text: str | None                   # None where the file cannot be read
     ptx: list[tuple[int, str, str]] = field(default_factory=list)   # (PTX line, opcode, instruction)
     memory: dict[str, list[dict]] = field(default_factory=dict)  # GPU -> mapper g's rows of this line
-    time_share: float | None = None    # share of the predicted time: not attributed per line yet
+    time_share: dict[str, tuple[float, str]] = field(default_factory=dict)   # GPU -> (share, top reason)
 
     @property
     def opcodes(self) -> Counter:
@@ -65,21 +65,25 @@ def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch:
             continue
         by_line.setdefault((loc.file, loc.line), []).append((ins.line, ins.opcode, str(ins)))
     mem: dict[tuple[str, int], dict[str, list[dict]]] = {}
+    share: dict[tuple[str, int], dict[str, tuple[float, str]]] = {}
     for p in predictions:
+        for t in getattr(p, "source_lines", None) or []:
+            if t.file is not None:
+                share.setdefault((t.file, int(t.line)), {})[p.gpu] = (t.share, t.top_reason)
         for row in p.memory:
             if row.get("source_file") and row.get("source_line"):
                 key = (row["source_file"], int(row["source_line"]))
                 mem.setdefault(key, {}).setdefault(p.gpu, []).append(row)
     files: dict[str, list[SourceLine]] = {}
-    for name in dict.fromkeys(f for f, _ in [*by_line, *mem]):
-        numbers = [n for f, n in [*by_line, *mem] if f == name]
+    for name in dict.fromkeys(f for f, _ in [*by_line, *mem, *share]):
+        numbers = [n for f, n in [*by_line, *mem, *share] if f == name]
         text = _read_lines(name, path)
         lo = max(1, min(numbers) - CONTEXT_LINES)
         hi = max(numbers) + CONTEXT_LINES
         if text is not None:
             hi = min(hi, len(text))
         files[name] = [SourceLine(name, n, None if text is None or n > len(text) else text[n - 1],
-                                  by_line.get((name, n), []), mem.get((name, n), {}))
+                                  by_line.get((name, n), []), mem.get((name, n), {}), share.get((name, n), {}))
                        for n in range(lo, hi + 1)]
     note = "" if files else ("the PTX has no .loc line information (compile with nvcc -lineinfo, "
                              "as pipeperf does for a .cu file)")

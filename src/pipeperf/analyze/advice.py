@@ -1,0 +1,253 @@
+"""Advice: what to change in a kernel or its launch, each with the time the Pipeline model predicts
+for the changed kernel, from re-simulating it (never a rule of thumb such as "more occupancy is
+faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given, largest first.
+
+* bank conflicts, uncoalesced global accesses, serialised same-address atomics (combined per warp): mapper g's
+  what-ifs (:data:`pipeperf.hardware.memory.WHAT_IF`), the same IDGs simulated with the fixed
+  access pattern's lambda/Lambda, naming the source line of the worst instruction;
+* occupancy / block size: the launch simulated at other block sizes (the same warps, grouped in
+  blocks of the new size, the grid resized to the same threads; resident blocks from the
+  occupancy rules at the new size) and, when registers limit occupancy, at the register cap
+  that admits one more block (the same instructions: spill code it would cause is not counted);
+* tail effect of the last wave: the launch simulated with whole waves of blocks, its time scaled
+  to the launch's blocks per SM (the same work spread evenly over the SMs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+#: advice below this predicted gain (a share of the kernel time) is not shown
+MIN_GAIN = 0.05
+#: idle share (no running block in a warp slot) above which larger blocks are block-dispatch advice
+DISPATCH_BOUND = 0.25
+#: block sizes tried for the occupancy / block-size advice (threads)
+BLOCK_SIZES = (64, 128, 256, 512, 1024)
+
+
+@dataclass
+class SimContext:
+    """What re-simulating one kernel x GPU needs: the prepared IDGs and the launch's run."""
+
+    prep: Any                  # simulate.simulator.PreparedKernel with mapper g's classes
+    run: Any                   # its SimResult (attribution on)
+    warps_per_block: int
+    n_blocks: int
+    scheduler: str
+    fast_forward: int | None
+    cut: bool                  # the run's cycles were extrapolated from cut traces
+
+
+@dataclass(frozen=True)
+class LaunchShape:
+    """The launch as the occupancy rules see it on one GPU."""
+
+    spec: Any                  # hardware.spec.GPUSpec (the database's, no mapper g classes)
+    block: tuple[int, int, int]
+    n_blocks: int
+    resources: dict[str, int]  # ptxas' registers/thread and static shared bytes of this GPU's build
+    dynamic_shared: int
+    max_blocks_per_sm: int | None
+
+
+@dataclass
+class Advice:
+    """One change, where to make it, and the predicted time after it."""
+
+    kind: str                  # bank conflicts | uncoalesced access | atomics | occupancy | block size |
+                               # block dispatch | tail effect
+    text: str                  # what to change, naming the source line or the launch parameter
+    seconds_before: float
+    seconds_after: float       # predicted for the changed kernel
+    how: str                   # how seconds_after was obtained (the approximation, stated)
+    change: dict[str, Any] = field(default_factory=dict)   # the change as data: {"block": 256, "grid": 4096}, ...
+
+    @property
+    def gain(self) -> float:
+        """Share of the kernel time saved."""
+        return 1.0 - self.seconds_after / self.seconds_before if self.seconds_before else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
+                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how, "change": self.change}
+
+
+def explain(pred, func, sources, launch: LaunchShape) -> None:
+    """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and ``advice`` from
+    its simulation context, then drop the context (the IDGs need not outlive the analysis)."""
+    from pipeperf.analyze.stalls import METHOD, line_times, pc_stalls
+
+    ctx: SimContext | None = pred.sim
+    if ctx is None:
+        return
+    st = pc_stalls(ctx.run, ctx.prep)
+    if st is not None:
+        pred.source_lines, pred.time_not_on_lines = line_times(st, func, sources, pred.cycles)
+        note = METHOD + (" (the shares are those of the simulated first part of each warp's trace, "
+                         "scaled to the extrapolated time)" if ctx.cut else "")
+        pred.notes = pred.notes + [note]
+    pred.advice = advise(pred, ctx, launch)
+    pred.sim = None
+
+
+def advise(pred, ctx: SimContext, launch: LaunchShape) -> list["Advice"]:
+    """Every piece of advice for one kernel x GPU whose predicted gain is >= MIN_GAIN, largest first."""
+    items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
+        + _tail_advice(pred, ctx, launch)
+    return sorted((a for a in items if a.gain >= MIN_GAIN), key=lambda a: -a.gain)
+
+
+def _where(rows: list[dict]) -> str:
+    r = rows[0]
+    if r.get("source_file"):
+        return f"{r['source_file']}:{r['source_line']} ({r['opcode']}, PTX line {r['ptx_line']})"
+    return f"PTX line {r['ptx_line']} ({r['opcode']})"
+
+
+_MEMORY = {
+    "no bank conflicts": ("bank conflicts",
+                          lambda r: r.get("space") == "shared" and (r.get("conflict_degree") or 0) > 0,
+                          lambda r: r["conflict_degree"],
+                          lambda r: f"{r['conflict_degree'] + 1:.3g}-way shared-memory bank conflicts at {{where}}: "
+                                    "pad the shared array's rows (e.g. [32][33]) or permute the index so a warp's "
+                                    "lanes hit distinct banks"),
+    "coalesced global accesses": ("uncoalesced access",
+                                  lambda r: r.get("space") == "global" and (r.get("sectors_per_request") or 0) > 4,
+                                  lambda r: r["sectors_per_request"],
+                                  lambda r: f"uncoalesced global access at {{where}}: {r['sectors_per_request']:.3g} "
+                                            "sectors per request; make consecutive lanes touch consecutive "
+                                            "addresses (e.g. transpose through shared memory, or index with the lane "
+                                            "in the fastest dimension)"),
+    "atomics combined per warp": ("atomics",
+                                   lambda r: r.get("space") == "global" and r["opcode"].startswith(("atom", "red")),
+                                   lambda r: r["requests"],
+                                   lambda r: "same-address atomics serialise at {where}: combine each warp's values "
+                                             "first (a warp-shuffle reduction, __shfl_down_sync) and issue one atomic "
+                                             "per warp"),
+}
+
+
+def _memory_advice(pred) -> list[Advice]:
+    """Mapper g's what-ifs, which already re-simulated the fixed access pattern."""
+    from pipeperf.hardware.memory import WHAT_IF
+
+    out = []
+    for what, v in pred.what_if.items():
+        if what not in _MEMORY or not v.get("seconds"):
+            continue
+        kind, match, worst, words = _MEMORY[what]
+        rows = sorted((r for r in pred.memory if match(r)), key=lambda r: -worst(r))
+        if not rows:
+            continue
+        text = words(rows[0]).format(where=_where(rows))
+        out.append(Advice(kind, text, pred.seconds, float(v["seconds"]),
+                          f"re-simulated with {WHAT_IF[what]}",
+                          {"what_if": what, "ptx_line": rows[0]["ptx_line"], "source_file": rows[0].get("source_file"),
+                           "source_line": rows[0].get("source_line")}))
+    return out
+
+
+def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int):
+    """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them."""
+    return ctx.prep.run(wpb, resident, n_blocks, ctx.scheduler, check_limits=False,
+                        fast_forward=ctx.fast_forward).seconds
+
+
+def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+    """Simulate the launch at each other block size of BLOCK_SIZES (1-D blocks without barriers:
+    the same warps regrouped, the grid resized to the same threads) and keep the fastest."""
+    from pipeperf.analyze import resident_blocks
+    from pipeperf.errors import PipeperfError
+
+    spec, (bx, by, bz) = launch.spec, launch.block
+    threads = bx * by * bz
+    if by != 1 or bz != 1 or ctx.cut or any(g.n_barriers for g in ctx.prep.kernel.idgs):
+        return []                          # a tile's shape or a barrier ties the code to its block size
+    best = None
+    for t in BLOCK_SIZES:
+        if t == threads or t > int(getattr(spec, "max_threads_per_block", 1024) or 1024):
+            continue
+        wpb = -(-t // spec.warp_size)
+        n = -(-ctx.n_blocks * threads // t)
+        try:
+            limit, occ, limiter, _ = resident_blocks(spec, wpb, t, launch.resources, launch.dynamic_shared)
+        except PipeperfError:
+            continue
+        if launch.max_blocks_per_sm is not None:
+            limit = min(limit, launch.max_blocks_per_sm)
+        resident = max(1, min(limit, -(-n // spec.cores)))
+        s = _simulate(ctx, wpb, resident, n)
+        if best is None or s < best[0]:
+            best = (s, t, n, resident, occ)
+    if best is None:
+        return []
+    s, t, n, resident, occ = best
+    kind = "block size"
+    if resident * -(-t // spec.warp_size) > pred.blocks_per_sm * pred.warps_per_block:
+        kind = "occupancy"
+    elif t > threads and _idle_share(pred, 0) >= DISPATCH_BOUND:
+        kind = "block dispatch"           # slots wait for tiny blocks to retire and start
+    text = (f"block size {threads} -> {t} threads (grid {ctx.n_blocks} -> {n} blocks): occupancy "
+            f"{pred.occupancy:.0%} (limited by {pred.limited_by}) -> {occ:.0%}, {resident} blocks/SM resident")
+    return [Advice(kind, text, pred.seconds, s,
+                   "re-simulated with the same warps in blocks of the new size and the occupancy rules at "
+                   "that size (assumes each thread's work does not depend on the block size)",
+                   {"block": t, "grid": n, "blocks_per_sm": resident})]
+
+
+def _idle_share(pred, which: int) -> float:
+    """The share of the simulated time warp slots sat idle (0: no running block, 1: warp done)."""
+    from pipeperf.simulate.simulator import IDLE
+
+    return sum(r["share_pct"] for r in pred.time_not_on_lines if r["reason"] == IDLE[which]) / 100
+
+
+def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+    """When registers limit occupancy: the register cap that admits one more block per SM, simulated."""
+    from pipeperf.analyze import resident_blocks
+
+    regs = int(launch.resources.get("registers", 0))
+    if pred.limited_by != "registers" or regs <= 16 or ctx.cut:
+        return []
+    spec, threads = launch.spec, math.prod(launch.block)
+    wpb = pred.warps_per_block
+    for cap in range(regs - 1, 15, -1):
+        res = dict(launch.resources, registers=cap)
+        limit, occ, _, _ = resident_blocks(spec, wpb, threads, res, launch.dynamic_shared)
+        if launch.max_blocks_per_sm is not None:
+            limit = min(limit, launch.max_blocks_per_sm)
+        if limit > pred.block_limit:
+            break
+    else:
+        return []
+    resident = max(1, min(limit, -(-ctx.n_blocks // spec.cores)))
+    if resident <= pred.blocks_per_sm:
+        return []                          # the grid has too few blocks to use the extra slots
+    s = _simulate(ctx, wpb, resident, ctx.n_blocks)
+    text = (f"registers limit occupancy to {pred.occupancy:.0%}: cap them at {cap}/thread "
+            f"(__launch_bounds__ or -maxrregcount={cap}, now {regs}) for {resident} blocks/SM ({occ:.0%})")
+    return [Advice("occupancy", text, pred.seconds, s,
+                   "re-simulated with more resident blocks and the same instructions (spill code the cap "
+                   "may cause is not counted)", {"max_registers": cap, "blocks_per_sm": resident})]
+
+
+def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+    """A last wave that fills few of the GPU's block slots: the launch's blocks spread evenly over
+    the SMs in whole waves, each block as costly as in a simulation of whole waves."""
+    m = pred.blocks_per_sm
+    per_sm = ctx.n_blocks / launch.spec.cores            # blocks per SM, on average
+    whole = math.ceil(per_sm / m) * m                     # the busiest SM's blocks, in whole waves
+    if ctx.cut or per_sm <= m or whole * launch.spec.cores == ctx.n_blocks:
+        return []
+    s = _simulate(ctx, ctx.warps_per_block, m, whole * launch.spec.cores) * per_sm / whole
+    slots = m * launch.spec.cores
+    waves = ctx.n_blocks / slots
+    text = (f"tail effect: {ctx.n_blocks} blocks make {waves:.2f} waves of {slots} "
+            f"({m} blocks/SM x {launch.spec.cores} SMs); the last is {waves - math.floor(waves):.0%} full. "
+            f"A grid of whole waves ({math.floor(waves) * slots or slots} or {math.ceil(waves) * slots} blocks, "
+            "the work redistributed, or a grid-stride loop) would remove it")
+    return [Advice("tail effect", text, pred.seconds, s,
+                   "re-simulated with whole waves of blocks, the time scaled to the launch's blocks per SM "
+                   "(the work spread evenly over the SMs)", {"blocks_per_sm_whole_waves": whole})]

@@ -1,0 +1,72 @@
+"""Advice (issue 18): each item's predicted time comes from re-simulating the changed kernel, and
+re-analysing the fixed kernel gives that time within 10 %: bank conflicts (transpose without /
+with padding), uncoalesced reads (a copy down columns / along rows), occupancy through the block
+size (32 vs 256 threads) and serialised same-address atomics (per element / combined per warp)."""
+
+import shutil
+
+import pytest
+
+from pipeperf.analyze import analyze
+from pipeperf.analyze.advice import MIN_GAIN
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
+                                reason="nvcc/ptxas not installed")
+K = "tests/analyze/kernels/"
+
+
+def advice(a, gpu, kind):
+    p = next(p for p in a.predictions if p.gpu == gpu)
+    gains = [x.gain for x in p.advice]
+    assert gains == sorted(gains, reverse=True) and all(g >= MIN_GAIN for g in gains)
+    return next(x for x in p.advice if x.kind == kind)
+
+
+def seconds(a, gpu):
+    return next(p for p in a.predictions if p.gpu == gpu).seconds
+
+
+@pytest.mark.parametrize("gpu", ["pascal_gtx1060", "volta_v100"])
+def test_bank_conflicts(gpu):
+    n = 1024
+    args = [f"in=rand:f32:{n * n}", f"out=zeros:f32:{n * n}", f"rows={n}", f"cols={n}"]
+    bad = analyze("tests/kernels/transpose_shared.cu", "32,32", "32,8", args, [gpu])
+    a = advice(bad, gpu, "bank conflicts")
+    assert "transpose_shared.cu:18" in a.text and a.change["source_line"] == 18
+    fixed = analyze("tests/kernels/transpose_padded.cu", "32,32", "32,8", args, [gpu])
+    assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
+    assert not any(x.kind == "bank conflicts" for x in fixed.predictions[0].advice)
+
+
+@pytest.mark.parametrize("gpu", ["pascal_gtx1060", "volta_v100"])
+def test_uncoalesced_access(gpu):
+    n = 1024
+    args = [f"in=rand:f32:{n * n}", f"out=zeros:f32:{n * n}", f"n={n}"]
+    bad = analyze(K + "copy_pair.cu", n * n // 256, 256, args, [gpu], kernel="copy_columns")
+    a = advice(bad, gpu, "uncoalesced access")
+    assert "copy_pair.cu:7" in a.text
+    fixed = analyze(K + "copy_pair.cu", n * n // 256, 256, args, [gpu], kernel="copy_rows")
+    assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
+
+
+def test_occupancy_through_the_block_size():
+    gpu, n = "pascal_gtx1060", 1 << 20
+    args = [f"x=rand:f32:{n}", f"y=zeros:f32:{n}", f"n={n}"]
+    bad = analyze(K + "poly_eval.cu", n // 32, 32, args, [gpu])
+    assert bad.predictions[0].limited_by == "blocks"
+    a = advice(bad, gpu, "occupancy")
+    t = a.change["block"]
+    assert t > 32 and a.change["grid"] * t == n
+    fixed = analyze(K + "poly_eval.cu", n // t, t, args, [gpu])
+    assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
+
+
+def test_serialised_atomics():
+    gpu, n = "kepler_gtx650ti", 1 << 20       # the GPU whose database has the same-address atomic rate
+    args = [f"x=rand:f32:{n}", "sum=zeros:f32:1", f"n={n}"]
+    bad = analyze(K + "sum_pair.cu", n // 256, 256, args, [gpu], kernel="sum_atomic")
+    a = advice(bad, gpu, "atomics")
+    assert "sum_pair.cu:7" in a.text and a.gain > 0.5
+    fixed = analyze(K + "sum_pair.cu", n // 256, 256, args, [gpu], kernel="sum_warp")
+    assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
+    assert not any(x.kind == "atomics" for x in fixed.predictions[0].advice)
