@@ -1,7 +1,8 @@
 """Advice (issue 18): each item's predicted time comes from re-simulating the changed kernel, and
 re-analysing the fixed kernel gives that time within 10 %: bank conflicts (transpose without /
 with padding), uncoalesced reads (a copy down columns / along rows), occupancy through the block
-size (32 vs 256 threads) and serialised same-address atomics (per element / combined per warp)."""
+size (32 vs 256 threads), serialised same-address atomics (per element / combined per warp) and a
+long dependency chain (one accumulator / two)."""
 
 import shutil
 
@@ -70,3 +71,14 @@ def test_serialised_atomics():
     fixed = analyze(K + "sum_pair.cu", n // 256, 256, args, [gpu], kernel="sum_warp")
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
     assert not any(x.kind == "atomics" for x in fixed.predictions[0].advice)
+
+
+def test_dependency_chain():
+    gpu, blocks, threads, m = "volta_v100", 80, 32, 64       # one warp per SM: nothing hides the chain
+    n = blocks * threads
+    args = [f"x=rand:f64:{8 * n}", f"out=zeros:f64:{n}", f"m={m}"]
+    bad = analyze(K + "dot_pair.cu", blocks, threads, args, [gpu], kernel="chain_one")
+    a = advice(bad, gpu, "dependency chain")
+    assert "dot_pair.cu:10" in a.text and a.change["chain_length"] == 8 * m
+    fixed = analyze(K + "dot_pair.cu", blocks, threads, args, [gpu], kernel="chain_two")
+    assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)

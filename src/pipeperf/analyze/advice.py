@@ -10,7 +10,11 @@ faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given
   occupancy rules at the new size) and, when registers limit occupancy, at the register cap
   that admits one more block (the same instructions: spill code it would cause is not counted);
 * tail effect of the last wave: the launch simulated with whole waves of blocks, its time scaled
-  to the launch's blocks per SM (the same work spread evenly over the SMs).
+  to the launch's blocks per SM (the same work spread evenly over the SMs);
+* a long dependency chain (low ILP): the arithmetic recurrence whose operands the warps wait for
+  most (each link an instruction of the class of the one before, e.g. ``acc += a * b``) split into
+  two interleaved chains, as two partial accumulators do, and simulated (the final combining add
+  is not counted; valid where the operation is associative, which the IDG cannot tell).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -38,6 +44,8 @@ class SimContext:
     scheduler: str
     fast_forward: int | None
     cut: bool                  # the run's cycles were extrapolated from cut traces
+    func: Any = None           # the PTX function and its SourceMap, to name lines (set by explain)
+    sources: Any = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class Advice:
     """One change, where to make it, and the predicted time after it."""
 
     kind: str                  # bank conflicts | uncoalesced access | atomics | occupancy | block size |
-                               # block dispatch | tail effect
+                               # block dispatch | tail effect | dependency chain
     text: str                  # what to change, naming the source line or the launch parameter
     seconds_before: float
     seconds_after: float       # predicted for the changed kernel
@@ -88,6 +96,7 @@ def explain(pred, func, sources, launch: LaunchShape) -> None:
         note = METHOD + (" (the shares are those of the simulated first part of each warp's trace, "
                          "scaled to the extrapolated time)" if ctx.cut else "")
         pred.notes = pred.notes + [note]
+    ctx.func, ctx.sources = func, sources
     pred.advice = advise(pred, ctx, launch)
     pred.sim = None
 
@@ -95,7 +104,7 @@ def explain(pred, func, sources, launch: LaunchShape) -> None:
 def advise(pred, ctx: SimContext, launch: LaunchShape) -> list["Advice"]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= MIN_GAIN, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
-        + _tail_advice(pred, ctx, launch)
+        + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
     return sorted((a for a in items if a.gain >= MIN_GAIN), key=lambda a: -a.gain)
 
 
@@ -244,10 +253,113 @@ def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     s = _simulate(ctx, ctx.warps_per_block, m, whole * launch.spec.cores) * per_sm / whole
     slots = m * launch.spec.cores
     waves = ctx.n_blocks / slots
-    text = (f"tail effect: {ctx.n_blocks} blocks make {waves:.2f} waves of {slots} "
+    text = (f"{ctx.n_blocks} blocks make {waves:.2f} waves of {slots} "
             f"({m} blocks/SM x {launch.spec.cores} SMs); the last is {waves - math.floor(waves):.0%} full. "
             f"A grid of whole waves ({math.floor(waves) * slots or slots} or {math.ceil(waves) * slots} blocks, "
             "the work redistributed, or a grid-stride loop) would remove it")
     return [Advice("tail effect", text, pred.seconds, s,
                    "re-simulated with whole waves of blocks, the time scaled to the launch's blocks per SM "
                    "(the work spread evenly over the SMs)", {"blocks_per_sm_whole_waves": whole})]
+
+
+#: shortest recurrence the chain advice considers (links), and its least share of the slot cycles
+MIN_CHAIN = 8
+
+
+def _chains(g, arithmetic: np.ndarray) -> list[np.ndarray]:
+    """Recurrences of one IDG: maximal sequences of arithmetic nodes each of which depends on the
+    one before, of the same class (its latest same-class operand), the one before having no other
+    such successor: ``acc += a * b`` through a loop, unrolled or not."""
+    n = len(g)
+    prev = np.full(n, -1, np.int64)
+    taken = np.zeros(n, bool)
+    for i in np.flatnonzero(arithmetic):
+        deps = g.dep_idx[g.dep_ptr[i]:g.dep_ptr[i + 1]]
+        same = deps[g.cls[deps] == g.cls[i]]
+        if len(same):
+            j = int(same.max())
+            if not taken[j]:
+                prev[i], taken[j] = j, True
+    out = []
+    for i in np.flatnonzero((prev >= 0) & ~taken):    # chain ends: walk back to the start
+        chain = [int(i)]
+        while prev[chain[-1]] >= 0:
+            chain.append(int(prev[chain[-1]]))
+        if len(chain) >= MIN_CHAIN:
+            out.append(np.array(chain[::-1], np.int64))
+    return out
+
+
+def _split(g, chains: list[np.ndarray]):
+    """``g`` with each chain's link k made to depend on link k - 2 instead of k - 1 (two
+    interleaved partial chains)."""
+    from pipeperf.idg.graph import IDG
+
+    repl = {}
+    for c in chains:
+        for k in range(1, len(c)):
+            repl[int(c[k])] = (int(c[k - 1]), int(c[k - 2]) if k >= 2 else -1)
+    ptr, idx = [0], []
+    for i in range(len(g)):
+        deps = g.dep_idx[g.dep_ptr[i]:g.dep_ptr[i + 1]].tolist()
+        if i in repl:
+            old, new = repl[i]
+            deps = [d for d in deps if d != old] + ([new] if new >= 0 else [])
+            deps = sorted(set(deps))
+        idx += deps
+        ptr.append(len(idx))
+    return IDG.from_arrays(g.name, g.classes, g.cls, np.array(ptr), np.array(idx, np.int32), g.barrier,
+                           g.ids, g.pcs)
+
+
+def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
+    """The recurrence the warps wait on most, split in two and simulated."""
+    from pipeperf.idg.kernel import KernelGraph, WarpClass
+    from pipeperf.simulate.simulator import ARITHMETIC, PreparedKernel
+
+    prep, a = ctx.prep, ctx.run.attribution
+    if a is None or ctx.func is None:
+        return []
+    arith = np.array([prep.subsystems[q] in ARITHMETIC for q in prep.sub.tolist()], bool)
+    found = []                             # (wait slot cycles, class index, chains)
+    for k, g in enumerate(prep.kernel.idgs):
+        off = int(prep.off[k])
+        chains = _chains(g, arith[off:off + len(g)])
+        for c in chains:
+            rows = off + c[1:]
+            wait = float(a.cells[rows, prep.dep_col[off + c[:-1]]].sum())
+            found.append((wait, k, c))
+    if not found:
+        return []
+    wait, k, chain = max(found, key=lambda f: f[0])
+    if wait < MIN_GAIN * a.total:
+        return []                          # the recurrence's waits cannot be worth MIN_GAIN
+    pcs = set(prep.kernel.idgs[k].pcs[chain].tolist()) if prep.kernel.idgs[k].pcs is not None else set()
+    classes = []
+    for j, wc in enumerate(prep.kernel.warp_classes):
+        g = wc.idg
+        off = int(prep.off[j])
+        mine = [c for c in _chains(g, arith[off:off + len(g)])
+                if j == k and c is chain or (g.pcs is not None and pcs & set(g.pcs[c].tolist()))]
+        classes.append(WarpClass(_split(g, mine), wc.weight) if mine else wc)
+    kg = KernelGraph(prep.kernel.name, tuple(classes), prep.kernel.source, prep.kernel.group_classes)
+    split = PreparedKernel(kg, prep.gpu)
+    args = (ctx.warps_per_block, pred.blocks_per_sm, ctx.n_blocks, ctx.scheduler)
+    s_new = split.run(*args, check_limits=False, fast_forward=ctx.fast_forward).seconds
+    s_old = prep.run(*args, check_limits=False, fast_forward=ctx.fast_forward).seconds if ctx.cut else pred.seconds
+    after = pred.seconds * s_new / s_old
+    ins = ctx.func.instructions
+    lines = {}
+    for pc in pcs:
+        loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
+        lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None
+    where = ", ".join(list(lines)[:3]) or "?"
+    op = ins[int(prep.kernel.idgs[k].pcs[chain[0]])].opcode if prep.kernel.idgs[k].pcs is not None else "?"
+    text = (f"a dependent chain of {len(chain)} {op} at {where} (each waits for the one before, "
+            f"{100 * wait / a.total:.0f}% of the warp slots' time): if the operation is associative (a "
+            "sum), keep two partial results (e.g. acc0 += ...; acc1 += ... on alternate iterations) "
+            "and add them at the end")
+    how = ("re-simulated with the chain split into two interleaved chains (the final add not counted)"
+           + ("; the ratio of the cut traces' simulations applied to the extrapolated time" if ctx.cut else ""))
+    return [Advice("dependency chain", text, pred.seconds, after, how,
+                   {"chain_length": int(len(chain)), "ptx_lines": sorted(ins[pc].line for pc in pcs)})]

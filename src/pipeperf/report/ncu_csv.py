@@ -137,6 +137,16 @@ def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
         yield own, f"pipeperf__what_if_{slug}.time_duration", "nsecond", v["seconds"] * 1e9
         if v.get("speedup"):
             yield own, f"pipeperf__what_if_{slug}.speedup", "x", v["speedup"]
+    for i, a in enumerate(getattr(pred, "advice", None) or [], 1):      # largest gain first
+        slug = f"{i}_" + a.kind.replace(" ", "_")
+        yield own, f"pipeperf__advice_{slug}.time_duration", "nsecond", a.seconds_after * 1e9
+        yield own, f"pipeperf__advice_{slug}.text", "", a.text
+    if getattr(pred, "source_lines", None):
+        from pipeperf.analyze.stalls import line_label
+
+        t = pred.source_lines[0]
+        yield own, "pipeperf__top_source_line", "", line_label(t)
+        yield own, "pipeperf__top_source_line.pct", "%", 100 * t.share
 
 
 def _dim(d: Any) -> str:
