@@ -28,8 +28,9 @@ def test_line_times_sum_to_the_simulated_time(transpose, gpu):
     assert lines == pytest.approx(p.cycles, rel=1e-9)
     shares = sum(t.share for t in p.source_lines) + sum(r["share_pct"] for r in p.time_not_on_lines) / 100
     assert shares == pytest.approx(1.0, rel=1e-9)
-    for t in p.source_lines:              # each line's reasons make up its share
+    for t in p.source_lines:              # each line's reasons, and its PTX lines, make up its share
         assert sum(v for _, v in t.reasons) == pytest.approx(t.share, rel=1e-9)
+        assert sum(v for _, v, _ in t.ptx) == pytest.approx(t.share, rel=1e-9)
 
 
 @pytest.mark.parametrize("gpu", GPUS)
@@ -40,6 +41,9 @@ def test_the_top_line_of_a_bank_conflicted_transpose_is_its_shared_load(transpos
     assert (top.file, top.line) == (conflicted[0]["source_file"], conflicted[0]["source_line"])
     assert {r["ptx_line"] for r in conflicted} <= set(top.ptx_lines)
     assert top.top_reason == "pipeline busy (lsu)"     # the conflicts hold the shared-memory pipeline
+    by_ptx = {n: (v, r) for n, v, r in top.ptx}
+    loads = sum(by_ptx[r["ptx_line"]][0] for r in conflicted)
+    assert loads > 0.5 * top.share and all(by_ptx[r["ptx_line"]][1] == "pipeline busy (lsu)" for r in conflicted)
 
 
 def test_json_carries_every_line(transpose):

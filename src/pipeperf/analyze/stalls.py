@@ -44,6 +44,7 @@ class LineTime:
     share: float                          # of the simulated time, 0..1
     cycles: float                         # share x the kernel's simulated cycles
     reasons: list[tuple[str, float]] = field(default_factory=list)   # (reason, share of the time), largest first
+    ptx: list[tuple[int, float, str]] = field(default_factory=list)  # per PTX line: (line, share, top reason)
 
     @property
     def top_reason(self) -> str:
@@ -52,7 +53,8 @@ class LineTime:
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "ptx_lines": self.ptx_lines,
                 "share_pct": round(100 * self.share, 3), "cycles": round(self.cycles, 2),
-                "reasons": [{"reason": r, "share_pct": round(100 * s, 3)} for r, s in self.reasons]}
+                "reasons": [{"reason": r, "share_pct": round(100 * s, 3)} for r, s in self.reasons],
+                "ptx": [{"ptx_line": n, "share_pct": round(100 * s, 3), "top_reason": r} for n, s, r in self.ptx]}
 
 
 def name_producers(prep, func) -> None:
@@ -121,16 +123,18 @@ def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[Lin
         ins = func.instructions[pc]
         loc = sources.location(func, ins) if sources is not None else None
         key = (loc.file, loc.line) if loc else (None, ins.line)
-        d = lines.setdefault(key, {"ptx": set(), "reasons": {}})
-        d["ptx"].add(ins.line)
+        d = lines.setdefault(key, {"ptx": {}, "reasons": {}})
+        per = d["ptx"].setdefault(ins.line, {})
         for r, v in reasons.items():
             d["reasons"][r] = d["reasons"].get(r, 0.0) + v
+            per[r] = per.get(r, 0.0) + v
     out = []
     for (f, n), d in lines.items():
         slot = sum(d["reasons"].values())
         share = slot / total
         reasons = sorted(((r, v / total) for r, v in d["reasons"].items()), key=lambda rv: -rv[1])
-        out.append(LineTime(f, n if f is not None else None, sorted(d["ptx"]), share, share * cycles, reasons))
+        ptx = [(k, sum(rs.values()) / total, max(rs, key=rs.get)) for k, rs in sorted(d["ptx"].items())]
+        out.append(LineTime(f, n if f is not None else None, sorted(d["ptx"]), share, share * cycles, reasons, ptx))
     out.sort(key=lambda x: -x.share)
     idle = [{"reason": r, "share_pct": 100 * v / total, "cycles": v / total * cycles}
             for r, v in stalls.idle.items() if v > 0]

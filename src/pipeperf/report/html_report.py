@@ -314,7 +314,8 @@ def _source(view: Any | None) -> str:
            f"{escape(view.target)}), from nvcc's <code>.loc</code>; memory: mapper g's rows of the line "
            "per GPU; time: the line's share of the simulated time and its top stall reason per GPU "
            "(every warp slot's cycles on the simulated SM charged to the instruction its warp issues "
-           "next; the rest of the time is idle slots, listed under Advice)."
+           "next; the rest of the time is idle slots, listed under Advice); in the PTX listing, "
+           "[share per GPU] before each PTX line that takes time."
            + (f" {view.unmapped} PTX instructions have no source line." if view.unmapped else "") + "</p>"]
     for name, lines in view.files.items():
         rows = []
@@ -323,7 +324,7 @@ def _source(view: Any | None) -> str:
             ptx = ""
             if ln.ptx:
                 ops = ", ".join(f"{op} x{n}" if n > 1 else op for op, n in ln.opcodes.items())
-                listing = escape("\n".join(f"{n:>5}  {t}" for n, _, t in ln.ptx))
+                listing = escape("\n".join(f"{n:>5}  {_ptx_shares(ln, n)}{t}" for n, _, t in ln.ptx))
                 ptx = (f"<details><summary>{len(ln.ptx)} PTX</summary><pre>{listing}</pre></details>"
                        f"<span class=\"muted\">{escape(ops)}</span>")
             mem = [f"<td>{escape(_memory_cell(ln.memory.get(g, [])))}</td>" for g in gpus]
@@ -341,6 +342,12 @@ def _source(view: Any | None) -> str:
                 + "".join(f"<th>time share on {escape(g)} (%, top reason)</th>" for g in timed) + "</tr>")
         out.append(f"<h3>{escape(name)}</h3><table class=\"src\">{head}\n" + "\n".join(rows) + "</table>")
     return "\n".join(out)
+
+
+def _ptx_shares(ln: Any, ptx_line: int) -> str:
+    """A PTX line's share of the time on each GPU that has one, ``[41.0% lsu busy]``-like."""
+    cells = [f"{100 * v[0]:.1f}%" for v in (ln.ptx_share.get(g, {}).get(ptx_line) for g in ln.ptx_share) if v]
+    return f"[{' | '.join(cells)}] " if cells else ""
 
 
 def _memory_cell(rows: list[dict]) -> str:

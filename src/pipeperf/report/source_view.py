@@ -29,6 +29,7 @@ class SourceLine:
     ptx: list[tuple[int, str, str]] = field(default_factory=list)   # (PTX line, opcode, instruction)
     memory: dict[str, list[dict]] = field(default_factory=dict)  # GPU -> mapper g's rows of this line
     time_share: dict[str, tuple[float, str]] = field(default_factory=dict)   # GPU -> (share, top reason)
+    ptx_share: dict[str, dict[int, tuple[float, str]]] = field(default_factory=dict)  # GPU -> PTX line -> same
 
     @property
     def opcodes(self) -> Counter:
@@ -66,10 +67,12 @@ def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch:
         by_line.setdefault((loc.file, loc.line), []).append((ins.line, ins.opcode, str(ins)))
     mem: dict[tuple[str, int], dict[str, list[dict]]] = {}
     share: dict[tuple[str, int], dict[str, tuple[float, str]]] = {}
+    ptx_share: dict[tuple[str, int], dict[str, dict[int, tuple[float, str]]]] = {}
     for p in predictions:
         for t in getattr(p, "source_lines", None) or []:
             if t.file is not None:
                 share.setdefault((t.file, int(t.line)), {})[p.gpu] = (t.share, t.top_reason)
+                ptx_share.setdefault((t.file, int(t.line)), {})[p.gpu] = {n: (v, r) for n, v, r in t.ptx}
         for row in p.memory:
             if row.get("source_file") and row.get("source_line"):
                 key = (row["source_file"], int(row["source_line"]))
@@ -83,7 +86,8 @@ def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch:
         if text is not None:
             hi = min(hi, len(text))
         files[name] = [SourceLine(name, n, None if text is None or n > len(text) else text[n - 1],
-                                  by_line.get((name, n), []), mem.get((name, n), {}), share.get((name, n), {}))
+                                  by_line.get((name, n), []), mem.get((name, n), {}), share.get((name, n), {}),
+                                  ptx_share.get((name, n), {}))
                        for n in range(lo, hi + 1)]
     note = "" if files else ("the PTX has no .loc line information (compile with nvcc -lineinfo, "
                              "as pipeperf does for a .cu file)")
