@@ -175,7 +175,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     ``fast_forward=R`` extrapolates long launches of identical blocks from R and 2R rounds of
     resident blocks (:meth:`PreparedKernel.run`); None simulates every block. ``what_if`` also
     simulates the launch with its bank conflicts removed and its global accesses coalesced,
-    where it has any (mapper g's what-ifs), to say what fixing them would gain.
+    where it has any (mapper g's what-ifs), to say what fixing them would gain, and re-simulates
+    the other changes :mod:`pipeperf.analyze.advice` weighs (block size, registers, tail, chains).
     ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
     program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc.
     ``warm_l2``: the launch follows one over the same buffers (back-to-back launches), so data
@@ -257,7 +258,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         _add_quantitative_roofline(pred, prof.counts, mem_rows if memory else None, str(path), spec.name)
         from pipeperf.analyze.advice import LaunchShape, explain
 
-        explain(pred, func, SourceMap(build.module), LaunchShape(spec, b3, n_blocks, own, shared, max_blocks_per_sm))
+        explain(pred, func, SourceMap(build.module), LaunchShape(spec, b3, n_blocks, own, shared, max_blocks_per_sm),
+                advise=what_if)
         out.predictions.append(pred)
         out.truncated_warps = truncated
     out.seconds_analysis = time.perf_counter() - t0

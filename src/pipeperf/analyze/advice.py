@@ -82,9 +82,10 @@ class Advice:
                 "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how, "change": self.change}
 
 
-def explain(pred, func, sources, launch: LaunchShape) -> None:
-    """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and ``advice`` from
-    its simulation context, then drop the context (the IDGs need not outlive the analysis)."""
+def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> None:
+    """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and, with ``advise``,
+    its ``advice`` from its simulation context, then drop the context (the IDGs need not outlive
+    the analysis)."""
     from pipeperf.analyze.stalls import METHOD, line_times, pc_stalls
 
     ctx: SimContext | None = pred.sim
@@ -97,11 +98,12 @@ def explain(pred, func, sources, launch: LaunchShape) -> None:
                          "scaled to the extrapolated time)" if ctx.cut else "")
         pred.notes = pred.notes + [note]
     ctx.func, ctx.sources = func, sources
-    pred.advice = advise(pred, ctx, launch)
+    if advise:
+        pred.advice = advice_for(pred, ctx, launch)
     pred.sim = None
 
 
-def advise(pred, ctx: SimContext, launch: LaunchShape) -> list["Advice"]:
+def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list["Advice"]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= MIN_GAIN, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
