@@ -79,7 +79,8 @@ class Advice:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
-                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how, "change": self.change}
+                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how,
+                "change": self.change}
 
 
 def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> None:
@@ -125,8 +126,9 @@ _MEMORY = {
                                     "pad the shared array's rows (e.g. [32][33]) or permute the index so a warp's "
                                     "lanes hit distinct banks"),
     "coalesced global accesses": ("uncoalesced access",
-                                  lambda r: r.get("space") == "global" and (r.get("sectors_per_request") or 0) > 4,
-                                  lambda r: r["sectors_per_request"],
+                                  lambda r: r.get("space") == "global"
+                                  and r.get("sectors_per_request", 0) > r.get("min_sectors_per_request", 0) > 0,
+                                  lambda r: r["sectors_per_request"] / r["min_sectors_per_request"],
                                   lambda r: f"uncoalesced global access at {{where}}: {r['sectors_per_request']:.3g} "
                                             "sectors per request; make consecutive lanes touch consecutive "
                                             "addresses (e.g. transpose through shared memory, or index with the lane "

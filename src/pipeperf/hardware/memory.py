@@ -151,7 +151,8 @@ class PcMemory:
         if self.space == "global":
             d.update(sectors_per_request=round(self.sectors_per_request, 4), l1_hit_rate=round(self.l1_hit_rate, 4),
                      l2_hit_rate=round(self.hit_rate, 4),
-                     l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3))
+                     l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3),
+                     min_sectors_per_request=round(self.min_sectors / self.requests, 4) if self.requests else 0.0)
         elif self.space == "shared":
             d.update(conflict_degree=round(self.conflict_degree, 4))
         return d
