@@ -160,7 +160,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             sweep: bool = False, scheduler: str = "rr", memory: bool = True,
             all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
             what_if: bool = True, max_blocks_per_sm: int | None = None,
-            nvcc_flags: Sequence[str] = (), warm_l2: bool = False, exact: bool = False) -> Analysis:
+            nvcc_flags: Sequence[str] = (), warm_l2: bool = False, exact: bool = False,
+            skip_loops: bool = True) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -176,7 +177,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     that fits in L2 is there from the start; by default L2 starts cold.
     ``exact`` turns every shortcut off, slow as it may be: every loop iteration emulated and
     simulated (no periodic-loop skipping), whole traces (no cap, no ``max_nodes``), every block
-    simulated (no ``fast_forward``); the reference the shortcuts are tested against."""
+    simulated (no ``fast_forward``); the reference the shortcuts are tested against.
+    ``skip_loops=False`` turns only the periodic-loop skipping off."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -212,7 +214,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         if build.code_key not in profs:
             profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, mode,
                                              trace_warps, shared, all_ctas, cap,
-                                             fast_loops=not exact)   # errors at their source line
+                                             fast_loops=skip_loops and not exact)   # errors at their source line
         prof = profs[build.code_key]
         if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
             del profs[build.code_key]
