@@ -103,7 +103,7 @@ def cu(tmp_path_factory):
 
 @pytest.mark.parametrize("name,grid,block,args", CASES)
 def test_cut_traces_extrapolate_to_the_whole_simulation(cu, name, grid, block, args):
-    kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32)
+    kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32, skip_loops=False)
     whole = analyze(cu, grid, block, args, ["ampere_a100"], max_nodes=None, **kw)
     assert whole.truncated_warps == 0
     longest = whole.predictions[0].profile["instructions_on_core"] / max(1, whole.predictions[0].profile["warps_on_core"])
@@ -121,7 +121,7 @@ def test_the_emulator_keeps_a_bounded_trace_and_counts_the_rest(cu, name, grid, 
     rest, and the prediction is the whole traces' within 1 %; the report says what it kept."""
     import pipeperf.analyze as A
 
-    kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32)
+    kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32, skip_loops=False)
     whole = analyze(cu, grid, block, args, ["ampere_a100"], **kw)
     monkeypatch.setattr(A, "TRACE_ENTRIES", 4096 * 32)
     kept = analyze(cu, grid, block, args, ["ampere_a100"], **kw)

@@ -91,7 +91,7 @@ def mix_ipc(gpu, betas=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32)):
     return list(map(float, betas)), out
 
 
-@pytest.mark.parametrize("name,il", [("pascal_gtx1060", 4), ("fermi_c2050", 1), ("turing_rtx2070", 2)])
+@pytest.mark.parametrize("name,il", [("pascal_gtx1060", 4), ("fermi_c2050", 1), ("kepler_gtx650ti", 4)])
 def test_issue_limit_from_the_instruction_mix(name, il):
     gpu = load_gpu(name)
     betas, ipc = mix_ipc(gpu)

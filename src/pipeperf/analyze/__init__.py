@@ -16,6 +16,8 @@ import functools
 import gc
 import math
 import time
+
+import numpy as np
 from dataclasses import replace as dc_replace, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -166,7 +168,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             sweep: bool = False, scheduler: str = "rr", memory: bool = True,
             all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
             what_if: bool = True, max_blocks_per_sm: int | None = None,
-            nvcc_flags: Sequence[str] = (), warm_l2: bool = False) -> Analysis:
+            nvcc_flags: Sequence[str] = (), warm_l2: bool = False, exact: bool = False,
+            skip_loops: bool = True) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -180,7 +183,11 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
     program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc.
     ``warm_l2``: the launch follows one over the same buffers (back-to-back launches), so data
-    that fits in L2 is there from the start; by default L2 starts cold."""
+    that fits in L2 is there from the start; by default L2 starts cold.
+    ``exact`` turns every shortcut off, slow as it may be: every loop iteration emulated and
+    simulated (no periodic-loop skipping), whole traces (no cap, no ``max_nodes``), every block
+    simulated (no ``fast_forward``); the reference the shortcuts are tested against.
+    ``skip_loops=False`` turns only the periodic-loop skipping off."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -202,8 +209,11 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     func = select_kernel(module, kernel)
     resources = builds.default.kernel_resources(func.name, Path(path))
     per_gpu = [builds.for_gpu(spec) for spec in specs]      # one compile per distinct target
-    cap = max(1024, TRACE_ENTRIES // max(1, int(trace_warps)))
-    if max_nodes is not None:
+    traced = min(max(1, int(trace_warps)), n_blocks * wpb)      # the warps a spread sample can trace
+    cap = None if exact else max(1024, TRACE_ENTRIES // traced)
+    if exact:
+        max_nodes, fast_forward = None, None
+    elif max_nodes is not None:
         max_nodes = min(int(max_nodes), cap)
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
     out = None
@@ -212,7 +222,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
             profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, mode,
-                                             trace_warps, shared, all_ctas, cap)   # errors at their source line
+                                             trace_warps, shared, all_ctas, cap,
+                                             fast_loops=skip_loops and not exact)   # errors at their source line
         prof = profs[build.code_key]
         if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
             del profs[build.code_key]
@@ -248,7 +259,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
 
             prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
         lengths = getattr(prof.traces, "lengths", None)
-        if memory and lengths is not None and len(lengths) and int(lengths.max()) > cap:
+        if memory and lengths is not None and cap is not None and len(lengths) and \
+                max(map(prof.traces.length, prof.traces)) >= cap:
             notes = notes + [f"traces keep the first {cap:,} instructions of each warp (the longest ran "
                              f"{int(lengths.max()):,}, executed and counted): mapper g's memory statistics "
                              "come from the kept part"]
@@ -306,27 +318,111 @@ class _Options:
     grid: tuple[int, int, int] = (1, 1, 1)
 
 
-def extrapolate_cut(r, r_half, info, info_half):
+@dataclass(frozen=True)
+class Shorter:
+    """A shorter IDG set of the same traces, simulated: ``kind`` "cut" (each warp's trace cut at
+    half the budget) or "periods" (half the recorded periods of each skipped loop left out)."""
+
+    kind: str
+    info: Any            # its BuildInfo
+    cycles: float        # the Pipeline run's cycles on it
+    models: dict[str, dict[str, list]] | None = None   # the analytical models on it
+
+
+def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skipped: int,
+                         short_cycles: Sequence[float] | None = None) -> float:
+    """Cycles of the whole traces from ``cycles`` (the IDGs as kept: ``info``) and the shorter
+    runs: T = T_A + a * (cut-away instructions) + b * (skipped-period instructions), ``a`` the
+    slope between the IDGs cut at the budget and at half of it, ``b`` the slope between the IDGs
+    with and without half of each skipped loop's recorded periods. Exact when what is missing
+    repeats the schedule of what the runs differ by (each period, each cut-away stretch of a
+    loop, costs what the simulated ones did). ``skipped``: instructions the emulator jumped over;
+    the rest of the missing ones were cut away. ``short_cycles`` overrides the shorter runs'
+    cycles (the analytical models' own)."""
+    n, n2 = info.instructions_full, info.instructions_kept
+    missing = {"periods": skipped, "cut": n - n2 - skipped}
+    if not any(s.kind == "periods" for s in shorter):
+        missing = {"cut": n - n2}
+    if not any(s.kind == "cut" for s in shorter):
+        missing = {"periods": n - n2}
+    out = cycles
+    for i, s in enumerate(shorter):
+        c1 = s.cycles if short_cycles is None else short_cycles[i]
+        n1 = s.info.instructions_kept
+        if c1 is None:
+            return None
+        slope = (cycles - c1) / (n2 - n1) if n2 > n1 and cycles > c1 else cycles / max(1, n2)
+        out += slope * missing.get(s.kind, 0)
+    return out
+
+
+def extrapolate_cut(r, r_half, info, info_half, how: str | None = None):
     """The run of whole traces from runs of traces cut at ``max_nodes`` (``r``) and at half of it
     (``r_half``): cycles grow linearly in the instructions kept, at the slope between the two
-    cuts, up to the whole traces' count. Exact when the cut falls in a loop whose schedule repeats
-    (each extra period costs the same cycles); (the extrapolated run, whole / kept instructions,
-    the report's note)."""
-    n1, n2, n = info_half.instructions_kept, info.instructions_kept, info.instructions_full
-    scale = n / n2                       # whole traces over the instructions the IDGs kept
-    if n2 > n1 and r.cycles > r_half.cycles:
-        cycles = r.cycles + (r.cycles - r_half.cycles) * (n - n2) / (n2 - n1)
-    else:
-        cycles = r.cycles * scale
+    cuts, up to the whole traces' count (:func:`extrapolation_slopes` with one shorter run);
+    (the extrapolated run, the report's note)."""
+    cycles = extrapolation_slopes(r.cycles, info, [Shorter("cut", info_half, r_half.cycles)], 0)
+    out, f = _scaled(r, cycles, info)
+    return out, how or _cut_note(info, info_half, f)
+
+
+def _cut_note(info, info_half, f: float) -> str:
+    return (f"{info.truncated_warps} of {info.warps_traced} traced warps run past {info.max_nodes:,} "
+            f"instructions ({info.instructions_full:,} traced instructions, {info.instructions_kept:,} in the "
+            f"IDGs): the Pipeline time is extrapolated from simulations of the first {info_half.max_nodes:,} "
+            f"and {info.max_nodes:,} instructions of each warp (x{f:.3g}; exact where the loop's schedule "
+            "repeats), and so are the analytical models")
+
+
+def _scaled(r, cycles: float, info):
+    """``r`` with ``cycles``, its seconds, throughputs and instruction count scaled to match."""
+    scale = info.instructions_full / info.instructions_kept
     f = cycles / r.cycles
     out = dc_replace(r, cycles=cycles, seconds=r.seconds * f, warps_per_cycle=r.warps_per_cycle / f,
                      ipc=r.ipc * scale / f, instructions_on_core=int(round(r.instructions_on_core * scale)),
                      issue_cycles=r.issue_cycles * f)
-    note = (f"{info.truncated_warps} of {info.warps_traced} traced warps run past {info.max_nodes:,} instructions "
-            f"({n:,} traced instructions, {n2:,} in the IDGs): the Pipeline time is extrapolated from "
-            f"simulations of the first {info_half.max_nodes:,} and {info.max_nodes:,} instructions of each "
-            f"warp (x{f:.3g}; exact where the loop's schedule repeats), and so are the analytical models")
-    return out, note
+    return out, f
+
+
+def _skip_note(prof, info, shorter: Sequence[Shorter], skipped: int, f: float) -> str:
+    """What the emulator's loop skipping and the IDG budget left out, and how the time covers it."""
+    from pipeperf.emulate.loops import KNOWN_PERIODS, PERIODS
+
+    log = prof.traces
+    iters = sum(k.count * len(k.warps) for k in log.skips)
+    n, n2 = info.instructions_full, info.instructions_kept
+    runs = ["all the kept periods"] + [{"periods": "half of each loop's recorded periods left out",
+                                        "cut": f"each warp cut at {s.info.max_nodes:,}"}[s.kind] for s in shorter]
+    cut = (f"; {info.truncated_warps} warps' IDGs cut at {info.max_nodes:,} instructions, the rest extrapolated "
+           "at the slope of their second half") if info.truncated_warps else ""
+    return (f"periodic loops: the emulator jumped over {iters:,} iterations of the traced warps in "
+            f"{len(log.skips):,} loop instance{'s' if len(log.skips) != 1 else ''} (each after {PERIODS} identical "
+            f"iterations, {KNOWN_PERIODS} for a loop already skipped; counts added exactly; mapper g's memory statistics include the skipped periods' "
+            f"accesses, synthesised from their address strides, up to a budget); {n:,} traced instructions, "
+            f"{skipped:,} of them skipped, {n2:,} in the IDGs{cut}: the Pipeline time is extrapolated linearly "
+            f"from simulations of the IDGs with {', with '.join(runs)} (x{f:.3g}; exact where every period costs "
+            f"what the simulated ones did), and so are the analytical models")
+
+
+#: IDG nodes over all warp classes: each class is cut to fit (water-filling) and the rest
+#: extrapolated, so the IDG builder, the simulator and the analytical models stay bounded
+IDG_NODES = 40_000
+
+
+def _node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | None:
+    """The share of each warp's trace the IDGs keep so the distinct traces' nodes stay within
+    ``total`` (IDG_NODES); None: all of it. A share, not a length: every warp is cut alike."""
+    from pipeperf.emulate.tracelog import TraceLog
+
+    total = total or IDG_NODES
+    if not isinstance(log, TraceLog) or not len(log):
+        return None
+    lens: dict[bytes, int] = {}
+    for w, (b, _) in log.pc_signature(func.name, max_nodes).items():
+        if b not in lens:
+            lens[b] = log.length(w)
+    n = sum(min(x, max_nodes or x) for x in lens.values())
+    return None if n <= total else total / n
 
 
 def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency, opts: _Options,
@@ -344,35 +440,53 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     from pipeperf.emulate.sampling import sample_weights
 
     blocks_traced = sorted({w // wpb for w in prof.traces})
-    kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes, opts.path,
+    max_nodes = opts.max_nodes
+    share = None if max_nodes is None else _node_budget(prof.traces, func, max_nodes)
+
+    def build(cut: int | None, drop: bool = False, part: float | None = share):
+        return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, opts.path,
                                          class_overrides=overrides, warps_per_group=wpb,
-                                         block_weights=sample_weights(blocks_traced, opts.grid))
+                                         block_weights=sample_weights(blocks_traced, opts.grid), drop_periods=drop,
+                                         fraction=part)
+
+    kg, info = build(max_nodes)
     from pipeperf.analyze.stalls import name_producers
 
     prep = PreparedKernel(kg, gpu)
     name_producers(prep, func)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward, attribute=True)[0]
-    half = info_half = None
-    if info.truncated_warps and opts.max_nodes and info.instructions_full > info.instructions_kept:
-        half, info_half = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, opts.max_nodes // 2,
-                                                    opts.path, class_overrides=overrides, warps_per_group=wpb,
-                                                    block_weights=sample_weights(blocks_traced, opts.grid))
-        r_half = pipeline_runs(PreparedKernel(half, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
-        r, note = extrapolate_cut(r, r_half, info, info_half)
-        notes = notes + [note]
+    log = prof.traces
+    skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
+    shorter: list[Shorter] = []
+    shorter_kg = []
+    if info.instructions_full > info.instructions_kept:
+        # shorter IDGs: without half of each skipped loop's recorded periods; cut at half the budget
+        for kind in (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ()):
+            k2, i2 = build(max_nodes, True) if kind == "periods" else \
+                build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
+            r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+            shorter.append(Shorter(kind, i2, r2.cycles))
+            shorter_kg.append(k2)
+        if shorter:
+            cycles = extrapolation_slopes(r.cycles, info, shorter, skipped)
+            r, f = _scaled(r, cycles, info)
+            if skipped:
+                note = _skip_note(prof, info, shorter, skipped, f)
+            else:
+                note = _cut_note(info, shorter[0].info, f)
+            notes = notes + [note]
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
     preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
     models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz)
-    if half is not None:                 # the models' times, extrapolated as the Pipeline's
-        short = analytical_predictions(half, gpu, [resident], n_core, r.clock_ghz)
-        n1, n2, n = info_half.instructions_kept, info.instructions_kept, info.instructions_full
+    if shorter:                          # the models' times, extrapolated as the Pipeline's
+        short = [analytical_predictions(k2, gpu, [resident], n_core, r.clock_ghz) for k2 in shorter_kg]
         for name, v in models.items():
             for k in ("cycles", "seconds"):
-                a, b = short[name][k][0], v[k][0]
-                if a is not None and b is not None:
-                    v[k] = [b + (b - a) * (n - n2) / (n2 - n1) if n2 > n1 else b * n / n2]
+                b = v[k][0]
+                if b is not None:
+                    v[k] = [extrapolation_slopes(b, info, shorter, skipped, [x[name][k][0] for x in short])]
     for name, v in models.items():
         preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
         if "unsupported" in v:
@@ -390,9 +504,22 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
             curves[name] = v["seconds"]
         sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+    def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
+        """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),
+        on GPU ``on`` (a what-if's classes), at another block size / residency / grid, extrapolated
+        from the same shorter IDGs as the launch, so it compares with the launch's time."""
+        def run(k):
+            k = transform(k) if transform else k
+            return pipeline_runs(PreparedKernel(k, on or gpu), group, [resident], total, scheduler, fast_forward)[0]
+        r1 = run(kg)
+        if not shorter:
+            return r1
+        s2 = [Shorter(x.kind, x.info, run(k2).cycles) for x, k2 in zip(shorter, shorter_kg)]
+        return _scaled(r1, extrapolation_slopes(r1.cycles, info, s2, skipped), info)[0]
+
     what = {}
     for name, alt in alternatives.items():
-        a = pipeline_runs(PreparedKernel(kg, alt), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+        a = resimulate(on=alt)
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
@@ -401,7 +528,7 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
                          sw, what, overhead)
-    pred.sim = SimContext(prep, r, wpb, n_blocks, scheduler, fast_forward, half is not None)
+    pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps
 
 
@@ -413,13 +540,13 @@ TRACE_ENTRIES = 8_000_000
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
-             shared: int, all_ctas: bool, trace_cap: int | None = None):
+             shared: int, all_ctas: bool, trace_cap: int | None = None, fast_loops: bool = True):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
     ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
-                      memory=True, trace_cap=trace_cap)
+                      memory=True, trace_cap=trace_cap, fast_loops=fast_loops)
 
 
 

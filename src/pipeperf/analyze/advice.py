@@ -41,9 +41,10 @@ class SimContext:
     run: Any                   # its SimResult (attribution on)
     warps_per_block: int
     n_blocks: int
-    scheduler: str
-    fast_forward: int | None
-    cut: bool                  # the run's cycles were extrapolated from cut traces
+    cut: bool                  # the run's cycles were extrapolated (IDGs cut, or loop periods skipped)
+    #: resimulate(transform=None, on=None, group=, resident=, total=) -> SimResult: the launch
+    #: re-simulated with changed IDGs / GPU classes / block size, extrapolated as the launch was
+    resimulate: Any = None
     func: Any = None           # the PTX function and its SourceMap, to name lines (set by explain)
     sources: Any = None
 
@@ -95,8 +96,8 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     st = pc_stalls(ctx.run, ctx.prep)
     if st is not None:
         pred.source_lines, pred.time_not_on_lines = line_times(st, func, sources, pred.cycles)
-        note = METHOD + (" (the shares are those of the simulated first part of each warp's trace, "
-                         "scaled to the extrapolated time)" if ctx.cut else "")
+        note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
+                         "trace, scaled to the extrapolated time)" if ctx.cut else "")
         pred.notes = pred.notes + [note]
     ctx.func, ctx.sources = func, sources
     if advise:
@@ -162,10 +163,10 @@ def _memory_advice(pred) -> list[Advice]:
     return out
 
 
-def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int):
-    """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them."""
-    return ctx.prep.run(wpb, resident, n_blocks, ctx.scheduler, check_limits=False,
-                        fast_forward=ctx.fast_forward).seconds
+def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform=None) -> float:
+    """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them
+    (and the IDGs passed through ``transform``), extrapolated as the launch's was."""
+    return ctx.resimulate(transform, group=wpb, resident=resident, total=n_blocks).seconds
 
 
 def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
@@ -176,7 +177,7 @@ def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advic
 
     spec, (bx, by, bz) = launch.spec, launch.block
     threads = bx * by * bz
-    if by != 1 or bz != 1 or ctx.cut or any(g.n_barriers for g in ctx.prep.kernel.idgs):
+    if by != 1 or bz != 1 or any(g.n_barriers for g in ctx.prep.kernel.idgs):
         return []                          # a tile's shape or a barrier ties the code to its block size
     best = None
     for t in BLOCK_SIZES:
@@ -222,7 +223,7 @@ def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]
     from pipeperf.analyze import resident_blocks
 
     regs = int(launch.resources.get("registers", 0))
-    if pred.limited_by != "registers" or regs <= 16 or ctx.cut:
+    if pred.limited_by != "registers" or regs <= 16:
         return []
     spec, threads = launch.spec, math.prod(launch.block)
     wpb = pred.warps_per_block
@@ -252,7 +253,7 @@ def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     m = pred.blocks_per_sm
     per_sm = ctx.n_blocks / launch.spec.cores            # blocks per SM, on average
     whole = math.ceil(per_sm / m) * m                     # the busiest SM's blocks, in whole waves
-    if ctx.cut or per_sm <= m or whole * launch.spec.cores == ctx.n_blocks:
+    if per_sm <= m or whole * launch.spec.cores == ctx.n_blocks:
         return []
     s = _simulate(ctx, ctx.warps_per_block, m, whole * launch.spec.cores) * per_sm / whole
     slots = m * launch.spec.cores
@@ -319,7 +320,7 @@ def _split(g, chains: list[np.ndarray]):
 def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     """The recurrence the warps wait on most, split in two and simulated."""
     from pipeperf.idg.kernel import KernelGraph, WarpClass
-    from pipeperf.simulate.simulator import ARITHMETIC, PreparedKernel
+    from pipeperf.simulate.simulator import ARITHMETIC
 
     prep, a = ctx.prep, ctx.run.attribution
     if a is None or ctx.func is None:
@@ -338,32 +339,33 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     wait, k, chain = max(found, key=lambda f: f[0])
     if wait < MIN_GAIN * a.total:
         return []                          # the recurrence's waits cannot be worth MIN_GAIN
-    pcs = set(prep.kernel.idgs[k].pcs[chain].tolist()) if prep.kernel.idgs[k].pcs is not None else set()
-    classes = []
-    for j, wc in enumerate(prep.kernel.warp_classes):
-        g = wc.idg
-        off = int(prep.off[j])
-        mine = [c for c in _chains(g, arith[off:off + len(g)])
-                if j == k and c is chain or (g.pcs is not None and pcs & set(g.pcs[c].tolist()))]
-        classes.append(WarpClass(_split(g, mine), wc.weight) if mine else wc)
-    kg = KernelGraph(prep.kernel.name, tuple(classes), prep.kernel.source, prep.kernel.group_classes)
-    split = PreparedKernel(kg, prep.gpu)
-    args = (ctx.warps_per_block, pred.blocks_per_sm, ctx.n_blocks, ctx.scheduler)
-    s_new = split.run(*args, check_limits=False, fast_forward=ctx.fast_forward).seconds
-    s_old = prep.run(*args, check_limits=False, fast_forward=ctx.fast_forward).seconds if ctx.cut else pred.seconds
-    after = pred.seconds * s_new / s_old
+    if prep.kernel.idgs[k].pcs is None:
+        return []
+    pcs = set(prep.kernel.idgs[k].pcs[chain].tolist())
+    gpu = prep.gpu
+
+    def split(kg):
+        """Every warp class's recurrences through the chosen instructions, split in two."""
+        classes = []
+        for wc in kg.warp_classes:
+            g = wc.idg
+            ar = np.array([gpu.classes[c].subsystem in ARITHMETIC for c in g.classes], bool)[g.cls]
+            mine = [c for c in _chains(g, ar) if g.pcs is not None and pcs & set(g.pcs[c].tolist())]
+            classes.append(WarpClass(_split(g, mine), wc.weight) if mine else wc)
+        return KernelGraph(kg.name, tuple(classes), kg.source, kg.group_classes)
+
+    after = _simulate(ctx, ctx.warps_per_block, pred.blocks_per_sm, ctx.n_blocks, split)
     ins = ctx.func.instructions
     lines = {}
     for pc in pcs:
         loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
         lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None
     where = ", ".join(list(lines)[:3]) or "?"
-    op = ins[int(prep.kernel.idgs[k].pcs[chain[0]])].opcode if prep.kernel.idgs[k].pcs is not None else "?"
-    text = (f"a dependent chain of {len(chain)} {op} at {where} (each waits for the one before, "
+    op = ins[int(prep.kernel.idgs[k].pcs[chain[0]])].opcode
+    text = (f"a dependent chain of {op} at {where} (each waits for the one before, "
             f"{100 * wait / a.total:.0f}% of the warp slots' time): if the operation is associative (a "
             "sum), keep two partial results (e.g. acc0 += ...; acc1 += ... on alternate iterations) "
             "and add them at the end")
-    how = ("re-simulated with the chain split into two interleaved chains (the final add not counted)"
-           + ("; the ratio of the cut traces' simulations applied to the extrapolated time" if ctx.cut else ""))
+    how = "re-simulated with the chain split into two interleaved chains (the final add not counted)"
     return [Advice("dependency chain", text, pred.seconds, after, how,
-                   {"chain_length": int(len(chain)), "ptx_lines": sorted(ins[pc].line for pc in pcs)})]
+                   {"chain_links_simulated": int(len(chain)), "ptx_lines": sorted(ins[pc].line for pc in pcs)})]

@@ -43,6 +43,9 @@ def register(subparsers) -> None:
     p.add_argument("--fast-forward", type=int, default=4, metavar="R",
                    help="a long launch of identical blocks is simulated for R and 2R rounds of resident "
                         "blocks and extrapolated (default 4; 0 simulates every block)")
+    p.add_argument("--exact", action="store_true",
+                   help="no shortcuts, however slow: emulate and simulate every loop iteration (no periodic-"
+                        "loop skipping), whole traces (no cap, no --max-nodes), every block (no --fast-forward)")
     p.add_argument("--no-what-if", dest="what_if", action="store_false",
                    help="skip re-simulating without bank conflicts / with coalesced global accesses")
     p.add_argument("--no-memory-analysis", dest="memory", action="store_false",
@@ -77,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                 trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=shared_bytes(args),
                 arch=args.arch, sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
                 all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if,
-                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2)
+                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2,
+                exact=args.exact)
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 

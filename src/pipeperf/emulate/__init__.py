@@ -61,7 +61,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                trace_warps: int = 0, arch: str | None = None, memory: bool = True,
                trace_blocks: str | Sequence[int] | None = None,
                ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
-               nvcc_flags: Sequence[str] = ()) -> Profile:
+               nvcc_flags: Sequence[str] = (), fast_loops: bool = False) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -73,7 +73,9 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     a list of CTA linear indices, or ``"traced"``. A sample is used only when
     :func:`~pipeperf.emulate.sampling.sampling_safe` proves the emulated CTAs' traces equal
     the full launch's; else every CTA runs. ``prof.counts`` says what ran: ``ctas_emulated``
-    of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why)."""
+    of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why).
+    ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
+    counts are extrapolated over them and ``prof.traces.skips`` says where."""
     from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
 
@@ -115,7 +117,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
 
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
-              trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap)
+              trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
+              fast_loops=fast_loops)
     fallback = False
     try:
         try:
@@ -137,6 +140,9 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
         why += (f"; {checked} more CTA{'s' if checked > 1 else ''} at the grid's extremes checked for "
                 "out-of-bounds accesses")
     prof.counts["hybrid_fallback"] = fallback
+    if m.loops is not None:
+        prof.counts["loops_skipped"] = m.loops.skips_done
+        prof.counts["loop_iterations_skipped"] = m.loops.iterations_skipped
     prof.counts["ctas_total"] = nblocks
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
     prof.counts["partial"] = sample is not None

@@ -20,10 +20,13 @@ FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2, "neg": 0, "abs": 0, "
 
 
 class Counters:
-    def __init__(self, trace_cap: int | None = None) -> None:
+    def __init__(self, trace_cap: int | None = None, trace_ids: np.ndarray | None = None) -> None:
         #: entries kept per traced warp (None: all); a warp past it is still counted
         #: (``trace.lengths``) so a cut trace is extrapolated, not under-counted
         self.trace_cap = trace_cap
+        #: sorted launch-wide ids of the traced warps: per-warp arrays are dense over them (a
+        #: 2^31-block grid's sample costs its traced warps, not a launch-wide array)
+        self.trace_ids = np.zeros(0, np.int64) if trace_ids is None else np.asarray(trace_ids, np.int64)
         self.per_prog: dict[str, tuple[Any, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.branches = 0
         self.divergent_branches = 0
@@ -46,7 +49,13 @@ class Counters:
         #: (function, pc, warp ids, their trace positions, lanes per warp, addresses), so memory
         #: analysis reads whole arrays instead of walking trace entries
         self.memory_log: list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self._tlen = np.zeros(0, np.int64)          # trace length per traced warp id
+        n = len(self.trace_ids)
+        self._tlen = np.zeros(n, np.int64)          # entries executed per traced warp (dense index)
+        self._kept = np.zeros(n, np.int64)          # of those, the entries kept in the trace
+        #: per traced warp: trace position from which its accesses are no longer logged in
+        #: ``memory_log`` (the trace cap, or where a skipped loop's accesses stopped being
+        #: synthesised), so memory statistics always come from a contiguous start of each warp
+        self.mem_frontier = np.full(n, np.iinfo(np.int64).max if trace_cap is None else trace_cap, np.int64)
         self._last: tuple[str, int] = ("", -1)      # (function, pc) of the last recorded instruction
         self._entry: dict[tuple[str, int], dict] = {}
 
@@ -88,18 +97,22 @@ class Counters:
         masks = np.bitwise_or.reduceat(bits, starts)
         static = self._static(prog, pc)
         ws = w[starts]
-        if len(self._tlen) <= ws.max():
-            self._tlen = np.concatenate([self._tlen, np.zeros(int(ws.max()) + 1 - len(self._tlen) + 1024, np.int64)])
-        self._tlen[ws] += 1
+        d = self.dense(ws)
+        self._tlen[d] += 1
         self._last = (static["function"], pc)
         if self.trace_cap is not None:
-            live = self._tlen[ws] <= self.trace_cap
+            live = self._kept[d] < self.trace_cap
             if not live.all():
-                ws, masks = ws[live], masks[live]
+                ws, masks, d = ws[live], masks[live], d[live]
                 if not len(ws):
                     self._last_block = -1
                     return
+        self._kept[d] += 1
         self._last_block = self.trace.add(static, ws, masks)
+
+    def dense(self, warps: np.ndarray) -> np.ndarray:
+        """Dense indices of traced launch-wide warp ids (per-warp arrays are indexed by them)."""
+        return np.searchsorted(self.trace_ids, warps)
 
     def record_addresses(self, st, ix, addr) -> None:
         """Attach the addresses of a memory access (threads of ``ix``: the guard-true lanes, in
@@ -114,14 +127,28 @@ class Counters:
             return                                   # every warp of it is past the trace cap
         w = tw[keep]
         a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
-        if self.trace_cap is not None:
-            live = self._tlen[w] <= self.trace_cap
-            if not live.all():
-                w, a = w[live], a[live]
         a.flags.writeable = False
         starts, lengths = G.segments(w)
         ws = w[starts]
-        self.trace.attach_addresses(self._last_block, ws, a, starts, lengths)
+        d = self.dense(ws)
+        pos = self._tlen[d] - 1
+        logged = pos < self.mem_frontier[d]
+        if self.trace_cap is not None:            # the entry record() kept, if it did
+            kept = np.isin(ws, self.trace._warps[self._last_block])
+            if not kept.all():
+                self._attach(ws[kept], a, starts[kept], lengths[kept])
+            else:
+                self._attach(ws, a, starts, lengths)
+        else:
+            self._attach(ws, a, starts, lengths)
+        if not logged.all():
+            if not logged.any():
+                return
+            lane = np.repeat(logged, lengths)
+            ws, pos, lengths, a = ws[logged], pos[logged], lengths[logged], a[lane]
         # the instruction record() just traced: these warps' entries are their last ones
-        self.memory_log.append((self._last[0], self._last[1], ws, self._tlen[ws] - 1,
-                                np.asarray(lengths, np.int64), a))
+        self.memory_log.append((self._last[0], self._last[1], ws, pos, np.asarray(lengths, np.int64), a))
+
+    def _attach(self, ws, a, starts, lengths) -> None:
+        if len(ws):
+            self.trace.attach_addresses(self._last_block, ws, a, starts, lengths)

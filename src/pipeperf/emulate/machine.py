@@ -128,10 +128,11 @@ class Machine:
                  max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
-                 ctas: np.ndarray | None = None, trace_cap: int | None = None):
+                 ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
-        ``trace_cap``: entries kept per traced warp (the rest are executed and counted only)."""
+        ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
+        ``fast_loops``: jump over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -148,8 +149,11 @@ class Machine:
                      for f in module.functions for x in f.instructions)
         # (skipped stores can only poison bytes when their addresses are computed: memory)
         self.optimistic = optimistic and mode == "hybrid" and not tensor and memory
-        self.counters = Counters(trace_cap)
+        self.counters = Counters(trace_cap, self.trace_ids)
         self.counters.trace.cap = trace_cap
+        from pipeperf.emulate.loops import LoopSkipper
+
+        self.loops = LoopSkipper(self) if fast_loops else None
         B = launch.threads_per_block
         if B > 1024:
             raise PipeperfError(f"block of {B} threads exceeds the CUDA limit of 1024")
@@ -805,6 +809,8 @@ class Machine:
                 self.smem = Arena(nc * self.shared_bytes, self.optimistic)
                 self.lmem = Arena(nc * B * self.local_bytes, self.optimistic)
                 self.live = np.full(nc, B, np.int64)
+                if self.loops is not None:
+                    self.loops.new_batch()
                 self._execute(self.programs[self.kernel.name], st, slice(0, nc * B))
                 self.counters.ctas += nc
                 self.counters.threads += nc * B
@@ -847,24 +853,35 @@ class Machine:
         sp["%clock64"] = np.uint64(0)
         sp["%lanemask_lt"] = ((np.uint64(1) << st.lane.astype(np.uint64)) - np.uint64(1)).astype(u)
 
-    def _execute(self, prog: Program, st: State, start) -> None:
-        """Run ``prog`` from instruction 0 for the threads ``start`` until all leave."""
+    def _execute(self, prog: Program, st: State, start, pc0: int = 0,
+                 probe: tuple[int, int, int] | None = None) -> int | None:
+        """Run ``prog`` from instruction ``pc0`` for the threads ``start`` until all leave.
+
+        ``probe=(t, p, budget)``: run one iteration of the loop ``t..p`` only (the loop skipper's
+        check, :mod:`pipeperf.emulate.loops`): the steps it took when the whole group takes the
+        back-edge ``p`` again, None when it leaves the loop or runs past ``budget`` steps."""
         c = self.counters
         cnt_w, cnt_t, cnt_on = c.arrays(prog)
         waiting: dict[int, Any] = {}
         heap: list[int] = []
         blocked: dict[int, Any] = {}
-        cur, pc = start, 0
+        cur, pc = start, pc0
         wid = st.wid
         steps = 0
         n_ins = prog.n
         kind, handler, guard, target = prog.kind, prog.handler, prog.guard, prog.target
         trace = c.trace if st.traced_any else None
+        loops = self.loops if probe is None else None
+        visits = self.loops.visit_counts(prog) if self.loops is not None else None
+        cnt = (cnt_w, cnt_t, cnt_on, visits)
+        n_probe = G.size(start)
         while True:
             if cur is None:
                 while heap and heap[0] not in waiting:
                     heapq.heappop(heap)
                 if not heap:
+                    if probe is not None:
+                        return None
                     if blocked:
                         cur, pc = self._release(st, blocked)
                         if cur is None:
@@ -876,9 +893,11 @@ class Machine:
                                 file=self.file)
                         cur, pc = self._advance(cur, pc + 1, waiting, heap)
                         continue
-                    return
+                    return None
                 pc = heapq.heappop(heap)
                 cur = waiting.pop(pc)
+            if probe is not None and (pc < probe[0] or pc > probe[1] or steps >= probe[2]):
+                return None
             if pc >= n_ins:
                 cur = self._leave(st, cur, prog)
                 continue
@@ -890,6 +909,8 @@ class Machine:
                                      file=self.file, line=x.line)
             nw = G.count_warps(wid, cur)
             nt = G.size(cur)
+            if visits is not None:
+                visits[pc] += 1
             cnt_w[pc] += nw
             cnt_t[pc] += nt
             gd = guard[pc]
@@ -914,6 +935,12 @@ class Machine:
                 tgt = target[pc]
                 c.branches += nw
                 if gd is None or non == nt:
+                    if tgt <= pc:                      # a back-edge taken by the whole group
+                        if probe is not None:
+                            if pc == probe[1] and nt == n_probe and not waiting:
+                                return steps
+                        elif loops is not None:
+                            loops.back_edge(prog, st, cur, pc, tgt, steps, waiting, cnt)
                     cur, pc = self._advance(cur, tgt, waiting, heap)
                     continue
                 if non:

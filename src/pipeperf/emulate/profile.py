@@ -188,4 +188,5 @@ def build_profile(machine, seconds: float) -> Profile:
 def _with_lengths(c):
     """The trace log, told how many entries each traced warp executed (beyond a cap, if any)."""
     c.trace.lengths = c._tlen
+    c.trace.length_ids = c.trace_ids
     return c.trace

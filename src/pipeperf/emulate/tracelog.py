@@ -11,9 +11,24 @@ for memory instructions, the lanes' addresses; a warp's entries are built when f
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Iterations of a periodic loop the emulator jumped over (:mod:`pipeperf.emulate.loops`):
+    for each traced warp of the group (``warps``, sorted launch-wide ids), its kept trace holds
+    ``recorded[i]`` whole periods of ``period[i]`` entries that end at kept position ``pos[i]``,
+    and ``count`` more periods ran there without being emulated entry by entry."""
+
+    warps: np.ndarray
+    pos: np.ndarray
+    period: np.ndarray
+    recorded: np.ndarray
+    count: int
 
 
 class TraceLog(Mapping):
@@ -28,9 +43,13 @@ class TraceLog(Mapping):
         self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
         self._cache: dict[int, list[dict]] = {}
-        #: per warp id: entries executed, kept or not (set by the emulator when traces are capped)
+        #: entries executed per traced warp, kept or not (set by the emulator; dense over the
+        #: sorted warp ids ``length_ids``): more than kept past the cap or where loops were skipped
         self.lengths: np.ndarray | None = None
+        self.length_ids: np.ndarray | None = None
         self.cap: int | None = None
+        #: skipped loop periods (:mod:`pipeperf.emulate.loops`), one record per skip
+        self.skips: list[Skip] = []
 
     # -- writing (the emulator) ------------------------------------------------------------
     def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
@@ -107,9 +126,29 @@ class TraceLog(Mapping):
     def _in_function(self, function: str) -> np.ndarray:
         return np.fromiter((t["function"] == function for t in self._templates), bool, len(self._templates))
 
+    def executed(self, warp: int) -> int | None:
+        """Entries ``warp`` executed, kept or not (None when the emulator did not say)."""
+        if self.lengths is None or self.length_ids is None:
+            return None
+        i = int(np.searchsorted(self.length_ids, warp))
+        if i < len(self.length_ids) and self.length_ids[i] == warp:
+            return int(self.lengths[i])
+        return None
+
+    def skips_of(self, warp: int) -> list[tuple[int, int, int, int]]:
+        """(kept position, period entries, whole periods recorded before it, periods skipped) of
+        each skip of ``warp``, in trace order."""
+        out = []
+        for k in self.skips:
+            i = int(np.searchsorted(k.warps, warp))
+            if i < len(k.warps) and k.warps[i] == warp:
+                out.append((int(k.pos[i]), int(k.period[i]), int(k.recorded[i]), k.count))
+        return sorted(out)
+
     def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
-        """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, as bytes; its full
-        length). Warps with equal bytes have equal traces up to active masks and addresses."""
+        """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, and its skipped
+        loop periods, as bytes; its executed length). Warps with equal bytes have equal traces
+        up to active masks and addresses, and equal periods skipped at the same places."""
         block, _, _, spans = self._build_index()
         keep = self._in_function(function)
         pcs = np.fromiter((t["pc"] for t in self._templates), np.int64, len(self._templates))
@@ -118,12 +157,15 @@ class TraceLog(Mapping):
             b = block[s:e]
             seq = pcs[b[keep[b]]]
             n = len(seq)
-            if self.cap is not None and self.lengths is not None and w < len(self.lengths) \
-                    and self.lengths[w] > self.cap:
-                n += int(self.lengths[w]) - self.cap      # the entries past the cap, not kept
-            if max_nodes is not None and n > max_nodes:
+            full = self.executed(w)
+            if full is not None and full > n and (self.cap is not None or self.skips):
+                n = full                                  # entries past the cap or in skipped periods
+            if max_nodes is not None and len(seq) > max_nodes:
                 seq = seq[:max_nodes]
-            out[w] = (seq.astype(np.int32).tobytes(), n)
+            sig = seq.astype(np.int32).tobytes()
+            if self.skips:
+                sig += np.array(self.skips_of(w), np.int64).tobytes()
+            out[w] = (sig, n)
         return out
 
 

@@ -172,9 +172,12 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               max_nodes: int | None = None, source: str = "",
                               class_overrides: Mapping[int, str] | None = None,
                               warps_per_group: int | None = None,
-                              block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              block_weights: Mapping[int, float] | None = None,
+                              drop_periods: bool = False, fraction: float | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
+    ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
+    ``fraction``: each warp's trace cut to that share of its length (emulator traces only).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -199,7 +202,7 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
         return _from_trace_log(prof.traces, func, class_of, guard_of, max_nodes, source, warps_per_group,
-                               block_weights)
+                               block_weights, drop_periods, fraction)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
@@ -208,21 +211,35 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                                     block_weights)
 
 
-def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_group, block_weights):
+def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_group, block_weights,
+                    drop_periods: bool = False, fraction: float | None = None):
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
-    :func:`kernel_graph_from_traces` groups."""
+    :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
+    the trace keeps before each skipped loop (:class:`~pipeperf.emulate.tracelog.Skip`), the
+    shorter of the two IDGs the analysis extrapolates the skipped periods from. ``fraction``: cut
+    each warp's trace to that share of its length (every warp loses the same share, so the
+    instructions cut away extrapolate alike for long and short warps)."""
     sig = log.pc_signature(func.name, max_nodes)
     by_pcs: dict[bytes, list[int]] = {}
     for w in sorted(sig):
         by_pcs.setdefault(sig[w][0], []).append(w)
-    truncated = sum(1 for _, n in sig.values() if max_nodes is not None and n > max_nodes)
     merged: dict[tuple, list[int]] = {}
     rep: dict[int, list[Mapping]] = {}
+    kept: dict[int, int] = {}
+    cut: dict[int, bool] = {}
     for wids in by_pcs.values():
         t = [e for e in log[wids[0]] if e["function"] == func.name]
-        if max_nodes is not None:
-            t = t[:max_nodes]
+        limit = len(t) if max_nodes is None else min(len(t), max_nodes)
+        if fraction is not None and fraction < 1:
+            limit = min(limit, max(1, int(len(t) * fraction)))
+        cut_here = limit < len(t)
+        if cut_here:
+            t = t[:limit]
+        if drop_periods:                   # (positions count every function's entries: loops that
+            t = _drop_periods(t, log.skips_of(wids[0]))    # call are never skipped)
+        for w in wids:                     # cut here, or by the emulator's trace cap
+            kept[w], cut[w] = len(t), cut_here or (log.cap is not None and log.length(w) >= log.cap)
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         if key in merged:
             merged[key].extend(wids)
@@ -233,8 +250,20 @@ def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_
     for g in groups:                       # the representative is each group's first warp
         if g[0] not in rep:
             rep[g[0]] = next(rep[w] for w in g if w in rep)
-    lengths = {w: min(n, max_nodes) if max_nodes is not None else n for w, (_, n) in sig.items()}
-    if not lengths:
+    if not kept:
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
-    return _assemble(func.name, groups, rep, lengths, truncated, class_of, guard_of, source, warps_per_group,
+    truncated = sum(cut.values())
+    return _assemble(func.name, groups, rep, kept, truncated, class_of, guard_of, source, warps_per_group,
                      block_weights, sum(n for _, n in sig.values()))
+
+
+def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:
+    """``entries`` without the last ``recorded // 2`` whole periods before each skip."""
+    out, start = [], 0
+    for pos, period, recorded, _ in skips:
+        h = recorded // 2
+        if h < 1 or pos < start or pos > len(entries):
+            continue
+        out += entries[start:pos - h * period]
+        start = pos
+    return out + entries[start:]

@@ -1,0 +1,448 @@
+"""Long loops without emulating every iteration (issue 16).
+
+Why: a thread that loops 10^5 times costs the emulator 10^5 x the body's steps, while in hybrid
+mode the state that steers a loop (counters, pointers: the branch and address slices) usually
+changes by the same amount every iteration. At each back-edge that a whole thread group takes,
+:class:`LoopSkipper` compares the group's registers and the launch's counters with those of the
+previous back-edges. Once ``PERIODS`` consecutive iterations changed every register by the same
+per-thread delta (integers only; no float register and no register a load, atomic, shuffle or
+vote wrote may change), ran the same steps and added the same counts, the loop is periodic: it
+jumps K iterations ahead at once (registers += K x delta, every count += K x its period's) and
+records the skip in the trace (:class:`~pipeperf.emulate.tracelog.Skip`), so the IDGs hold a few
+periods and the analysis extrapolates the time over the skipped ones.
+
+K is the exit compare's solution (the ``setp`` guarding the back-edge, affine in the iteration),
+else found by search; each K is checked by emulating the iteration after the jump (a probe, its
+effects undone): it must run the same steps with the same deltas. Assumptions, stated in the
+report: addresses and counters do not wrap during the skipped iterations, and a loop that
+continues after K iterations continued through all of them (true of affine exit compares).
+Loops that write memory (stores, atomics, ``cp.async``), synchronise, call, exit or branch
+through tables are never skipped, so what a skipped iteration would have written never matters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeperf.emulate import groups as G
+from pipeperf.emulate.tracelog import Skip
+
+#: consecutive identical iterations needed before a loop is skipped (and kept in the trace);
+#: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
+PERIODS = 4
+KNOWN_PERIODS = 2
+#: scalar counters a period adds to (besides the per-instruction arrays)
+SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
+           "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
+           "shared_load_requests", "shared_store_requests", "shared_bank_conflicts", "local_requests")
+#: instructions that make a loop unskippable: they write memory or leave the thread group's control
+BLOCKING_ROOTS = frozenset({"st", "atom", "red", "cp", "cp.async", "wmma.store", "stmatrix", "call", "bar",
+                            "barrier", "exit", "trap", "ret", "brx", "membar", "fence", "red.async",
+                            "st.async", "cp.reduce.async.bulk", "mbarrier", "griddepcontrol"})
+#: instructions whose destinations carry data the skip cannot extrapolate
+DATA_ROOTS = frozenset({"ld", "ldu", "atom", "shfl", "vote", "tex", "tld4", "suld", "match", "redux",
+                        "wmma.load", "ldmatrix", "activemask"})
+#: lane addresses synthesised for skipped periods over a launch (the memory model's input;
+#: 8 bytes each): past it, a warp's memory statistics end where its synthesis stopped
+SYNTH_ADDRESSES = 8_000_000
+_SIGNED = {"s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64}
+_UNSIGNED = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+             "b16": np.uint16, "b32": np.uint32, "b64": np.uint64}
+
+
+@dataclass
+class _Watch:
+    """One loop instance (a thread group going round one back-edge) as seen at its back-edges."""
+
+    group: tuple
+    steps: int
+    regs: dict[str, np.ndarray]
+    scalars: np.ndarray
+    per_pc: np.ndarray               # cnt_w, cnt_t, cnt_on and visits over the loop's pcs
+    tlen: np.ndarray                 # entries executed by the group's traced warps
+    kept: np.ndarray                 # entries kept of them
+    skips_done: int
+    delta: tuple | None = None       # the last iteration's changes
+    same: int = 0                    # consecutive iterations with that delta
+    recorded: np.ndarray | None = None   # per traced warp: trailing whole periods kept
+    wait: int = 0                    # back-edges to let pass before looking again
+    backoff: int = 1
+    tries: int = field(default=0)
+
+
+@dataclass(frozen=True)
+class _Loop:
+    ok: bool                         # nothing in [t, p] makes it unskippable
+    data_regs: frozenset[str]        # registers written with loaded / exchanged data
+    exit_compare: object | None      # the setp guarding the back-edge, if any
+
+
+class LoopSkipper:
+    """Periodic-loop detection and skipping for one :class:`~pipeperf.emulate.machine.Machine`."""
+
+    def __init__(self, machine) -> None:
+        self.m = machine
+        self.watches: dict[tuple, _Watch] = {}
+        self.loops: dict[tuple, _Loop] = {}
+        self.visits: dict[str, list[int]] = {}
+        self.skips_done = 0
+        self.iterations_skipped = 0
+        self.instances = 0
+        self.float_regs: dict[str, frozenset[str]] = {}
+        self.synth_left = SYNTH_ADDRESSES
+        self.known: set[tuple] = set()
+
+    def visit_counts(self, prog) -> list[int]:
+        v = self.visits.get(prog.func.name)
+        if v is None:
+            v = self.visits[prog.func.name] = [0] * (prog.n + 1)
+        return v
+
+    def new_batch(self) -> None:
+        self.watches.clear()
+
+    # ------------------------------------------------------------------ static checks
+    def _loop(self, prog, t: int, p: int) -> _Loop:
+        key = (prog.func.name, t, p)
+        lp = self.loops.get(key)
+        if lp is None:
+            from pipeperf.emulate.machine import BAR, BRA, BRX, CALL, EXIT, RET
+
+            ins = prog.func.instructions
+            ok, data, setp = True, set(), None
+            guard = prog.guard[p]
+            for i in range(t, p + 1):
+                x = ins[i]
+                k = prog.kind[i]
+                if k in (BAR, BRX, CALL, EXIT, RET) or x.root in BLOCKING_ROOTS:
+                    ok = False
+                if k == BRA and i != p and not t <= prog.target[i] <= p:
+                    ok = False                      # a jump out of the loop (break): not periodic here
+                if x.root in DATA_ROOTS:
+                    data.update(_reg_names(x.dsts))
+                if guard is not None and x.root == "setp" and i < p and \
+                        guard[0] in _reg_names(x.dsts):
+                    setp = x
+            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp)
+        return lp
+
+    def _floats(self, func) -> frozenset[str]:
+        f = self.float_regs.get(func.name)
+        if f is None:
+            f = frozenset(r for d in func.reg_decls if d.type in ("f16", "f32", "f64", "f16x2", "bf16")
+                          for r in d.registers())
+            self.float_regs[func.name] = f
+        return f
+
+    # ------------------------------------------------------------------ the back-edge
+    def back_edge(self, prog, st, cur, p: int, t: int, steps: int, waiting: dict, cnt: tuple) -> None:
+        """``cur`` took the back-edge ``p -> t`` as a whole: look at the loop, maybe skip ahead."""
+        if any(q <= p for q in waiting):
+            return                                  # other threads could join the loop
+        lp = self._loop(prog, t, p)
+        if not lp.ok:
+            return
+        key = (prog.func.name, t, p)
+        gk = (cur.start, cur.stop) if type(cur) is slice else (len(cur), hash(cur.tobytes()))
+        w = self.watches.get(key)
+        if w is not None and w.group != gk:
+            w = None
+        if w is not None and w.wait > 0:
+            w.wait -= 1
+            if w.wait:
+                return
+            self.watches[key] = self._snapshot(prog, st, cur, gk, t, p, steps, cnt)
+            self.watches[key].backoff = w.backoff
+            return
+        snap = self._snapshot(prog, st, cur, gk, t, p, steps, cnt)
+        if w is None:
+            self.watches[key] = snap
+            self.instances += 1
+            return
+        delta = self._delta(w, snap, st, prog, lp)
+        if delta is None or w.skips_done != self.skips_done:
+            snap.backoff = min(w.backoff * 2, 1024)
+            snap.wait = snap.backoff
+            self.watches[key] = snap
+            return
+        kept_whole = (snap.kept - w.kept) == (snap.tlen - w.tlen)
+        if w.delta is not None and _equal(w.delta, delta):
+            snap.same = w.same + 1
+            snap.recorded = np.where(kept_whole, w.recorded + 1, 0)
+        else:
+            snap.same = 1
+            snap.recorded = kept_whole.astype(np.int64)
+        snap.delta, snap.backoff = delta, w.backoff
+        self.watches[key] = snap
+        if snap.same >= (KNOWN_PERIODS if key in self.known else PERIODS):
+            k = self._skip(prog, st, cur, t, p, snap, lp, cnt)
+            if k:
+                del self.watches[key]
+                self.known.add(key)
+            else:
+                snap.backoff = min(w.backoff * 2, 1024)
+                snap.wait = snap.backoff
+
+    def _snapshot(self, prog, st, cur, gk, t, p, steps, cnt) -> _Watch:
+        idx = G.as_array(cur)
+        regs = {k: v[idx] for k, v in st.regs.items()}
+        c = self.m.counters
+        scal = np.array([getattr(c, a) for a in SCALARS], np.int64)
+        per = np.array([a[t:p + 1] for a in cnt], np.int64)
+        tw = st.trace_wid[idx] if st.traced_any else None
+        d = np.zeros(0, np.int64)
+        if tw is not None:
+            ws = np.unique(tw[tw >= 0])
+            d = c.dense(ws)
+        return _Watch(gk, steps, regs, scal, per, c._tlen[d].copy(), c._kept[d].copy(), self.skips_done)
+
+    def _delta(self, a: _Watch, b: _Watch, st, prog, lp: _Loop) -> tuple | None:
+        """What one iteration changed, or None when it cannot be extrapolated."""
+        floats = self._floats(prog.func)
+        changed = {}
+        for k, v in b.regs.items():
+            u = a.regs.get(k)
+            if u is None or u.shape != v.shape:
+                return None
+            if v.dtype == np.bool_:
+                if not np.array_equal(u, v):
+                    return None
+                continue
+            d = v - u                                 # raw bits: modular, either signedness
+            if d.any():
+                if k in floats or k in lp.data_regs:
+                    return None
+                changed[k] = d
+        steps = b.steps - a.steps
+        per = b.per_pc - a.per_pc
+        if steps <= 0 or int(per[3].sum()) != steps:
+            return None                               # a step outside the loop's pcs
+        return (changed, b.scalars - a.scalars, per, b.tlen - a.tlen, steps)
+
+    # ------------------------------------------------------------------ skipping
+    def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple) -> int:
+        """Jump the most iterations a probe confirms (0: none) and account for them."""
+        changed = w.delta[0]
+        est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
+        ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)   # noqa: E731
+        good = 0
+        if est is not None and est >= 1 and ok(est):
+            good = est
+        else:
+            hi = est if est is not None and est >= 1 else None
+            if hi is None:                            # gallop up until a probe fails
+                k = PERIODS
+                while k < 1 << 40 and ok(k):
+                    good, k = k, k * 4
+                hi = k
+            lo = good                                 # good passes, hi fails: bisect
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if ok(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            good = lo
+        if good < 1:
+            return 0
+        self._apply(st, cur, t, p, w, good, cnt)
+        return good
+
+    def _estimate(self, setp, guard: tuple[str, bool], st, cur, changed: dict) -> int | None:
+        """Iterations the exit compare lets pass after this one, less one (the probe's), or None."""
+        if setp is None or len(setp.srcs) != 2 or len(setp.modifiers) < 1:
+            return None
+        cmp, ty = setp.modifiers[0], setp.types[-1] if setp.types else ""
+        dt = _SIGNED.get(ty) or _UNSIGNED.get(ty)
+        if dt is None or cmp not in ("lt", "le", "gt", "ge", "ne", "lo", "ls", "hi", "hs"):
+            return None
+        dt = np.dtype(dt)
+        idx = G.as_array(cur)
+        vals, ds = [], []
+        from pipeperf.ptx.ir import Immediate, Register
+        for op in setp.srcs:
+            if type(op) is Immediate and isinstance(op.value, int):
+                vals.append(np.full(len(idx), op.value, np.int64))
+                ds.append(np.zeros(len(idx), np.int64))
+            elif type(op) is Register and op.name in st.regs:
+                raw = st.regs[op.name][idx]
+                if raw.dtype.itemsize < dt.itemsize:
+                    return None
+                v = raw.astype(np.dtype(f"u{dt.itemsize}")).view(dt) if raw.dtype.itemsize != dt.itemsize \
+                    else raw.view(dt)
+                d = changed.get(op.name)
+                d = np.zeros(len(idx), np.int64) if d is None else \
+                    d.astype(np.dtype(f"u{dt.itemsize}")).view(np.dtype(f"i{dt.itemsize}")).astype(np.int64)
+                if dt == np.uint64 and (v > (1 << 62)).any():
+                    return None
+                vals.append(v.astype(np.int64))
+                ds.append(d)
+            else:
+                return None
+        e = vals[1] - vals[0]                          # b - a
+        s = ds[0] - ds[1]                              # per iteration, a - b grows by s
+        rel = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}.get(cmp, cmp)
+        name, neg = guard
+        taken_if_true = (name == _reg_names(setp.dsts[:1])[0]) != neg   # p, or its complement q
+        if not taken_if_true:
+            rel = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "ne": "eq"}[rel]
+        if rel in ("gt", "ge"):                        # a - b > e' <=> (b - a) < -... : flip sides
+            e, s, rel = -e, -s, {"gt": "lt", "ge": "le"}[rel]
+        with np.errstate(all="ignore"):
+            if rel == "lt":                            # continue while j*s < e
+                if (s <= 0).any():
+                    return None
+                n = -((-e) // s) - 1
+            elif rel == "le":                          # continue while j*s <= e
+                if (s <= 0).any():
+                    return None
+                n = e // s
+            elif rel == "ne":                          # continue while j*s != e
+                if (s == 0).any() or ((e % np.where(s == 0, 1, s)) != 0).any():
+                    return None
+                n = e // s - 1
+                if (n < 0).any():
+                    return None
+            else:
+                return None
+        return int(n.min()) - 1
+
+    def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple) -> bool:
+        """Does the iteration after a jump of ``k`` run as the period did? (effects undone)"""
+        m, c = self.m, self.m.counters
+        idx = G.as_array(cur)
+        saved = {n: st.regs[n][idx] for n in st.regs}
+        scal = [getattr(c, a) for a in SCALARS]
+        per = [a[t:p + 1] for a in cnt]
+        self._jump_regs(st, idx, w.delta[0], k)
+        regs0 = {n: st.regs[n][idx] for n in st.regs}
+        traced = st.traced_any
+        st.traced_any = False
+        try:
+            steps = m._execute(prog, st, cur, pc0=t, probe=(t, p, 2 * w.delta[4] + 8))
+        except Exception:                              # a fault, a hybrid fallback: not this k
+            steps = None
+        finally:
+            st.traced_any = traced
+        good = False
+        if steps is not None:
+            regs1 = {n: st.regs[n][idx] for n in st.regs}
+            d = _Watch(w.group, 0, regs0, np.array(scal, np.int64), np.array(per, np.int64), w.tlen, w.kept, 0)
+            e = _Watch(w.group, steps, regs1, np.array([getattr(c, a) for a in SCALARS], np.int64),
+                       np.array([a[t:p + 1] for a in cnt], np.int64), w.tlen, w.kept, 0)
+            delta = self._delta(d, e, st, prog, self._loop(prog, t, p))
+            good = delta is not None and _equal(delta[:3] + delta[4:], w.delta[:3] + w.delta[4:])
+        for n, v in saved.items():                    # undo: the state at the back-edge
+            st.regs[n][idx] = v
+        for a, v in zip(SCALARS, scal):
+            setattr(c, a, v)
+        for a, v in zip(cnt, per):
+            a[t:p + 1] = v
+        return good
+
+    @staticmethod
+    def _jump_regs(st, idx, changed: dict, k: int) -> None:
+        for n, d in changed.items():
+            r = st.regs[n]
+            r[idx] = r[idx] + d * d.dtype.type(k % (1 << (8 * d.dtype.itemsize)))
+
+    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple) -> None:
+        changed, dscal, dper, dtlen, _ = w.delta
+        idx = G.as_array(cur)
+        self._jump_regs(st, idx, changed, k)
+        c = self.m.counters
+        for a, d in zip(SCALARS, dscal.tolist()):
+            setattr(c, a, getattr(c, a) + k * d)
+        for a, d in zip(cnt, dper.tolist()):
+            for i, x in enumerate(d):
+                if x:
+                    a[t + i] += k * x
+        if st.traced_any and len(dtlen):
+            tw = st.trace_wid[idx]
+            ws = np.unique(tw[tw >= 0])
+            dn = c.dense(ws)
+            self._synthesize(ws, dn, dtlen, k)
+            c._tlen[dn] += k * dtlen
+            c.trace.skips.append(Skip(ws, c._kept[dn].copy(), dtlen.copy(),
+                                      np.minimum(w.recorded, PERIODS), int(k)))
+        self.skips_done += 1
+        self.iterations_skipped += k * (G.size(cur) // 32 or 1)
+
+
+    def _synthesize(self, ws: np.ndarray, dn: np.ndarray, period: np.ndarray, k: int) -> None:
+        """Log the memory accesses of the skipped periods for the memory model: each access of
+        the last period again, at its position plus j periods and its lanes' addresses plus j
+        times their change from the period before (checked equal in structure), for j = 1..k
+        while the warps' logging frontier and :data:`SYNTH_ADDRESSES` allow; where that stops
+        short, the warps' frontier moves there, so their logged accesses stay a contiguous start."""
+        c = self.m.counters
+        log = c.memory_log
+        end = c._tlen[dn]                           # positions before the jump
+        last, prev = [], []
+        i = len(log) - 1
+        ok = bool((end <= c.mem_frontier[dn]).all())
+        while ok and i >= 0:
+            fn, pc, bw, bpos, blen, baddr = log[i]
+            j = np.searchsorted(ws, bw)
+            if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+                break
+            rel = end[j] - bpos                         # 1 .. period: the last period
+            if (rel > 2 * period[j]).any():
+                break
+            if (rel <= period[j]).all():
+                last.append(i)
+            elif (rel > period[j]).all():
+                prev.append(i)
+            else:
+                ok = False
+            i -= 1
+        ok = ok and len(last) == len(prev)
+        pairs = []
+        for a, b in zip(reversed(last), reversed(prev)) if ok else ():
+            fa, pa, wa, sa, la, xa = log[a]
+            fb, pb, wb, sb, lb, xb = log[b]
+            j = np.searchsorted(ws, wa)
+            if fa != fb or pa != pb or not np.array_equal(wa, wb) or not np.array_equal(la, lb) \
+                    or not np.array_equal(sa - sb, period[j]):
+                ok = False
+                break
+            pairs.append((fa, pa, wa, sa, la, xa, xa - xb, period[j]))
+        per_period = sum(len(p[5]) for p in pairs)
+        kk = 0
+        if ok:
+            room = int(((c.mem_frontier[dn] - end) // np.maximum(period, 1)).min())
+            kk = max(0, min(k, room, self.synth_left // max(1, per_period)))
+        if kk:
+            jj = np.arange(1, kk + 1, dtype=np.int64)
+            for fa, pa, wa, sa, la, xa, dx, pw in pairs:
+                pos = (sa[None, :] + jj[:, None] * pw[None, :]).ravel()
+                addr = (xa[None, :] + jj[:, None].astype(np.uint64) * dx[None, :]).ravel()
+                log.append((fa, pa, np.tile(wa, kk), pos, np.tile(la, kk), addr))
+            self.synth_left -= kk * per_period
+        if kk < k:
+            c.mem_frontier[dn] = np.minimum(c.mem_frontier[dn], end + kk * period)
+
+
+def _reg_names(ops) -> list[str]:
+    from pipeperf.ptx.ir import Register, Vector
+
+    out = []
+    for o in ops:
+        if type(o) is Register:
+            out.append(o.name)
+        elif type(o) is Vector:
+            out += [i.name for i in o.items if type(i) is Register]
+    return out
+
+
+def _equal(a, b) -> bool:
+    """Deltas equal: the same registers changed by the same amounts, the same counts added."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and np.array_equal(a, b)
+    return a == b

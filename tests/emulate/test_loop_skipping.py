@@ -1,0 +1,73 @@
+"""The emulator's periodic-loop skipping (issue 16): counts and trace lengths equal those of
+emulating every iteration; loops that write memory are emulated in full, per-thread trip counts
+(loaded before the loop) are skipped each by its own; the skip is recorded in the trace."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from pipeperf.emulate import run_kernel
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+CU = r"""
+extern "C" __global__ void strided(const float* x, float* y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += x[(j * 256 + i) & 65535];
+    y[i] = s;
+}
+extern "C" __global__ void writes(float* y, int n)
+{   // a store in the loop: never skipped
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < n; j++) y[(j * 256 + i) & 4095] = j;
+}
+extern "C" __global__ void by_data(const int* x, int* y)
+{   // per-thread trip counts loaded before the loop: constant in it, so skipped (each its own)
+    int i = blockIdx.x * blockDim.x + threadIdx.x, s = 0;
+    for (int j = 0; j < x[i]; j++) s += j;
+    y[i] = s;
+}
+"""
+
+COUNTS = ("branches", "divergent_branches", "global_load_requests", "global_load_sectors",
+          "global_store_requests", "global_store_sectors")
+
+
+@pytest.fixture(scope="module")
+def cu(tmp_path_factory):
+    p = tmp_path_factory.mktemp("skip") / "skip.cu"
+    p.write_text(CU)
+    return p
+
+
+def _run(cu, kernel, args, fast):
+    return run_kernel(cu, [4], [128], args, kernel=kernel, mode="hybrid", trace_warps=8, trace_blocks="spread",
+                      ctas="traced", fast_loops=fast, arch="sm_80")
+
+
+@pytest.mark.parametrize("kernel,args,skips", [
+    ("strided", ["x=rand:f32:65536", "y=zeros:f32:512", "n=700"], True),
+    ("writes", ["y=zeros:f32:4096", "n=300"], False),
+    ("by_data", ["x=rand:i32:512:200:300", "y=zeros:i32:512"], True),
+])
+def test_skipping_keeps_every_count(cu, kernel, args, skips):
+    fast, slow = _run(cu, kernel, args, True), _run(cu, kernel, args, False)
+    assert (fast.counts["loops_skipped"] > 0) == skips
+    for k in COUNTS:
+        assert fast.counts[k] == slow.counts[k], k
+    assert fast.by_opcode == slow.by_opcode
+    assert np.array_equal(fast.traces.lengths, slow.traces.lengths)     # executed entries per warp
+    if skips:
+        w = sorted(fast.traces)[0]
+        assert fast.traces.length(w) < fast.traces.executed(w) == slow.traces.length(w)
+        pos, period, recorded, count = fast.traces.skips_of(w)[0]
+        assert recorded >= 2 and count > 10 and period > 0 and pos >= recorded * period
+        # the synthesised accesses of the skipped periods: as many logged requests as emulating them all
+        n_fast = sum(len(b[2]) for b in fast.memory_log)
+        n_slow = sum(len(b[2]) for b in slow.memory_log)
+        assert n_fast == n_slow
