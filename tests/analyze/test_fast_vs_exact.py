@@ -67,6 +67,13 @@ CASES = {   # name -> (file or None for CU, kernel, grid, block, args, nvcc flag
                        ["seed=1.0", "g_data=zeros:f32:524288"], MIX),
     "mixbench_int": (V / "mixbench.cu", "mixbench_v003_int", [64], [256],
                      ["seed=1", "g_data=zeros:i32:524288"], MIX),
+    # a `!=` exit whose loop has no period left to skip once detected (12 iterations): a probe
+    # one iteration past an overshot `!=` bound still loops, so only the solved count may be used
+    "mixbench_int_48": (V / "mixbench.cu", "mixbench_v003_int", [64], [256],
+                        ["seed=1", "g_data=zeros:i32:524288"], ["-D", "COMPUTE_ITERATIONS=48"]),
+    # a long IMAD loop between loads: the kept IDGs are load-heavy, the whole traces ALU-bound
+    "mixbench_int_256": (V / "mixbench.cu", "mixbench_v003_int", [512], [256],
+                         ["seed=1", "g_data=zeros:i32:4194304"], ["-D", "COMPUTE_ITERATIONS=256"]),
     "countdown": (None, "countdown", [8], [128],
                   ["x=rand:f32:65536", "y=zeros:f32:1024", "n=700", "b=0.5"], []),
     "ptr_walk": (None, "ptr_walk", [4], [128], ["x=rand:f64:1048576", "y=zeros:f64:512", "n=900"], []),

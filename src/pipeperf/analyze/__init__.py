@@ -327,10 +327,12 @@ class Shorter:
     info: Any            # its BuildInfo
     cycles: float        # the Pipeline run's cycles on it
     models: dict[str, dict[str, list]] | None = None   # the analytical models on it
+    busy: dict[str, float] | None = None               # busy cycles per subsystem of that run
+    issued: float | None = None                        # warp instructions it issued on the core
 
 
 def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skipped: int,
-                         short_cycles: Sequence[float] | None = None) -> float:
+                         short_cycles: Sequence[float] | None = None, sums: bool = False) -> float:
     """Cycles of the whole traces from ``cycles`` (the IDGs as kept: ``info``) and the shorter
     runs: T = T_A + a * (cut-away instructions) + b * (skipped-period instructions), ``a`` the
     slope between the IDGs cut at the budget and at half of it, ``b`` the slope between the IDGs
@@ -338,7 +340,9 @@ def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skippe
     repeats the schedule of what the runs differ by (each period, each cut-away stretch of a
     loop, costs what the simulated ones did). ``skipped``: instructions the emulator jumped over;
     the rest of the missing ones were cut away. ``short_cycles`` overrides the shorter runs'
-    cycles (the analytical models' own)."""
+    cycles (the analytical models' own). ``sums``: the quantity is a sum over instructions (a pipeline's busy
+    time, issued instructions): a shorter run that is not cheaper adds nothing, rather than the
+    proportional share a time gets."""
     n, n2 = info.instructions_full, info.instructions_kept
     missing = {"periods": skipped, "cut": n - n2 - skipped}
     if not any(s.kind == "periods" for s in shorter):
@@ -351,7 +355,10 @@ def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skippe
         n1 = s.info.instructions_kept
         if c1 is None:
             return None
-        slope = (cycles - c1) / (n2 - n1) if n2 > n1 and cycles > c1 else cycles / max(1, n2)
+        if sums:
+            slope = max(0.0, (cycles - c1) / (n2 - n1)) if n2 > n1 else 0.0
+        else:
+            slope = (cycles - c1) / (n2 - n1) if n2 > n1 and cycles > c1 else cycles / max(1, n2)
         out += slope * missing.get(s.kind, 0)
     return out
 
@@ -374,13 +381,45 @@ def _cut_note(info, info_half, f: float) -> str:
             "repeats), and so are the analytical models")
 
 
-def _scaled(r, cycles: float, info):
-    """``r`` with ``cycles``, its seconds, throughputs and instruction count scaled to match."""
+def _busy_cycles(r) -> dict[str, float]:
+    return {s: share * r.cycles for s, share in r.subsystem_busy.items()}
+
+
+def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: int,
+                   issue_limit: float) -> tuple[float, dict[str, float]]:
+    """The extrapolated ``cycles`` raised, where needed, to what the whole traces' busiest pipeline
+    and issue slots need: each subsystem's busy time and the issued instructions are sums over
+    instructions, so they extrapolate linearly and exactly (as the cycles do), and no schedule
+    finishes before its busiest resource. This matters where the kept IDGs are dominated by
+    something the skipped periods are not (a compute loop's kept part is load-heavy: dropping
+    periods then barely shortens the run, and the cycles' slope alone under-counts them).
+    Returns the cycles and each subsystem's extrapolated busy cycles."""
+    busy_a = _busy_cycles(r)
+    busy_full: dict[str, float] = {}
+    for s, b in busy_a.items():
+        short = [x.busy.get(s, 0.0) if x.busy is not None else None for x in shorter]
+        v = extrapolation_slopes(b, info, shorter, skipped, short, sums=True) \
+            if all(x is not None for x in short) else None
+        busy_full[s] = b if v is None else v
+    issued = None
+    if all(x.issued is not None for x in shorter):
+        issued = extrapolation_slopes(float(r.instructions_on_core), info, shorter, skipped,
+                                      [float(x.issued) for x in shorter], sums=True)
+    floor = max(busy_full.values(), default=0.0)
+    if issued is not None and math.isfinite(issue_limit) and issue_limit > 0:
+        floor = max(floor, issued / issue_limit)
+    return max(cycles, floor), busy_full
+
+
+def _scaled(r, cycles: float, info, busy: dict[str, float] | None = None):
+    """``r`` with ``cycles``, its seconds, throughputs, instruction count and (given the whole
+    traces' busy cycles) subsystem shares scaled to match."""
     scale = info.instructions_full / info.instructions_kept
     f = cycles / r.cycles
+    shares = r.subsystem_busy if busy is None else {s: min(1.0, b / cycles) for s, b in busy.items()}
     out = dc_replace(r, cycles=cycles, seconds=r.seconds * f, warps_per_cycle=r.warps_per_cycle / f,
                      ipc=r.ipc * scale / f, instructions_on_core=int(round(r.instructions_on_core * scale)),
-                     issue_cycles=r.issue_cycles * f)
+                     issue_cycles=r.issue_cycles * f, subsystem_busy=shares)
     return out, f
 
 
@@ -401,7 +440,8 @@ def _skip_note(prof, info, shorter: Sequence[Shorter], skipped: int, f: float) -
             f"accesses, synthesised from their address strides, up to a budget); {n:,} traced instructions, "
             f"{skipped:,} of them skipped, {n2:,} in the IDGs{cut}: the Pipeline time is extrapolated linearly "
             f"from simulations of the IDGs with {', with '.join(runs)} (x{f:.3g}; exact where every period costs "
-            f"what the simulated ones did), and so are the analytical models")
+            f"what the simulated ones did; never below the busiest pipeline's or the issue slots' time, "
+            f"extrapolated the same way), and so are the analytical models")
 
 
 #: IDG nodes over all warp classes: each class is cut to fit (water-filling) and the rest
@@ -465,11 +505,12 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
             k2, i2 = build(max_nodes, True) if kind == "periods" else \
                 build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
             r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
-            shorter.append(Shorter(kind, i2, r2.cycles))
+            shorter.append(Shorter(kind, i2, r2.cycles, busy=_busy_cycles(r2), issued=r2.instructions_on_core))
             shorter_kg.append(k2)
         if shorter:
             cycles = extrapolation_slopes(r.cycles, info, shorter, skipped)
-            r, f = _scaled(r, cycles, info)
+            cycles, busy_full = resource_floor(r, cycles, info, shorter, skipped, gpu.issue_limit)
+            r, f = _scaled(r, cycles, info, busy_full)
             if skipped:
                 note = _skip_note(prof, info, shorter, skipped, f)
             else:
