@@ -385,6 +385,20 @@ def _busy_cycles(r) -> dict[str, float]:
     return {s: share * r.cycles for s, share in r.subsystem_busy.items()}
 
 
+def _shorter(kind: str, info, r) -> "Shorter":
+    """A shorter IDG set's run, as the extrapolation reads it."""
+    return Shorter(kind, info, r.cycles, busy=_busy_cycles(r), issued=r.instructions_on_core)
+
+
+def _extend(r, info, shorter: Sequence["Shorter"], skipped: int, issue_limit: float):
+    """The run of whole traces from the kept IDGs' run ``r`` and the shorter runs: the slopes
+    (:func:`extrapolation_slopes`) floored by the busiest resource (:func:`resource_floor`);
+    (the extrapolated run, its factor over ``r``)."""
+    cycles = extrapolation_slopes(r.cycles, info, shorter, skipped)
+    cycles, busy_full = resource_floor(r, cycles, info, shorter, skipped, issue_limit)
+    return _scaled(r, cycles, info, busy_full)
+
+
 def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: int,
                    issue_limit: float) -> tuple[float, dict[str, float]]:
     """The extrapolated ``cycles`` raised, where needed, to what the whole traces' busiest pipeline
@@ -505,12 +519,10 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
             k2, i2 = build(max_nodes, True) if kind == "periods" else \
                 build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
             r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
-            shorter.append(Shorter(kind, i2, r2.cycles, busy=_busy_cycles(r2), issued=r2.instructions_on_core))
+            shorter.append(_shorter(kind, i2, r2))
             shorter_kg.append(k2)
         if shorter:
-            cycles = extrapolation_slopes(r.cycles, info, shorter, skipped)
-            cycles, busy_full = resource_floor(r, cycles, info, shorter, skipped, gpu.issue_limit)
-            r, f = _scaled(r, cycles, info, busy_full)
+            r, f = _extend(r, info, shorter, skipped, gpu.issue_limit)
             if skipped:
                 note = _skip_note(prof, info, shorter, skipped, f)
             else:
@@ -555,8 +567,8 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         r1 = run(kg)
         if not shorter:
             return r1
-        s2 = [Shorter(x.kind, x.info, run(k2).cycles) for x, k2 in zip(shorter, shorter_kg)]
-        return _scaled(r1, extrapolation_slopes(r1.cycles, info, s2, skipped), info)[0]
+        s2 = [_shorter(x.kind, x.info, run(k2)) for x, k2 in zip(shorter, shorter_kg)]
+        return _extend(r1, info, s2, skipped, (on or gpu).issue_limit)[0]
 
     what = {}
     for name, alt in alternatives.items():
