@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import logging
 import math
 import time
 
@@ -161,6 +162,21 @@ def _without_cyclic_gc(fn):
 FAST_FORWARD_ROUNDS = 4
 
 
+log = logging.getLogger(__name__)
+
+
+def _progress(items: list, desc: str):
+    """``items`` with a progress bar on stderr when it is a terminal, the run takes over a second
+    and logging is not quieted (``-q``): one step per GPU."""
+    import sys
+
+    if len(items) < 2 or not sys.stderr.isatty() or log.getEffectiveLevel() > logging.WARNING:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="GPU", delay=1.0, leave=False, file=sys.stderr)
+
+
 @_without_cyclic_gc
 def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
             kernel: str | None = None, mode: str = "hybrid", trace_warps: int = 256,
@@ -218,12 +234,16 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
     out = None
     opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
-    for i, (spec, build) in enumerate(zip(specs, per_gpu)):
+    for i, (spec, build) in enumerate(_progress(list(zip(specs, per_gpu)), "analyze")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
+            t0 = time.perf_counter()
+            log.info("emulating %s (grid %s, block %s) for %s", func.name, g3, b3, spec.name)
             profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, mode,
                                              trace_warps, shared, all_ctas, cap,
                                              fast_loops=skip_loops and not exact)   # errors at their source line
+            log.info("emulated in %.1f s", time.perf_counter() - t0)
+        log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if what_if else "")
         prof = profs[build.code_key]
         if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
             del profs[build.code_key]

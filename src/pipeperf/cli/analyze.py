@@ -15,6 +15,10 @@ warps' instruction dependence graphs (one per distinct path), compute occupancy 
 and run the Pipeline model's simulator."""
 
 
+#: the models the text report shows unless --models says otherwise (issue 18)
+DEFAULT_MODELS = ("pipeline", "roofline", "volkov")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("analyze", help="predict a kernel's run time on GPUs from its source",
                               description=DESCRIPTION, epilog=EPILOG,
@@ -62,6 +66,12 @@ def register(subparsers) -> None:
                         "names where one exists, pipeperf__... otherwise)")
     p.add_argument("--json", action="store_true",
                    help='print {"kernels": [{"name", "gpu", "occupancy", "predictions", "bound", "profile", ...}]}')
+    p.add_argument("--models", default=",".join(DEFAULT_MODELS), metavar="LIST",
+                   help=f"models in the text report's table, comma-separated, or 'all' (default: "
+                        f"{','.join(DEFAULT_MODELS)}); --json, --html and --csv carry every model")
+    from pipeperf.cli.main import add_verbosity
+
+    add_verbosity(p)
     p.set_defaults(func=run)
 
 
@@ -104,10 +114,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         from pipeperf.report.analyze_text import format_analysis
 
-        print(format_analysis(a))
+        print(format_analysis(a, _models(args.models, a)))
         for line in written:
             print(line)
     return 0
+
+
+def _models(spec: str, a) -> list[str] | None:
+    """The models the text report shows: None for all, else the names asked for (one-line error
+    for a name no prediction has)."""
+    from pipeperf.errors import PipeperfError
+
+    if spec.strip() == "all":
+        return None
+    names = [m.strip() for m in spec.split(",") if m.strip()]
+    known = list(a.predictions[0].predictions) if a.predictions else []
+    bad = [m for m in names if m not in known]
+    if bad:
+        raise PipeperfError(f"--models: unknown model {bad[0]!r}: expected 'all' or some of {', '.join(known)}")
+    return names
 
 
 def _check_output(option: str, path: str | None) -> None:

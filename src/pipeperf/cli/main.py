@@ -43,6 +43,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Predict and explain GPU kernel performance without running it.",
     )
     parser.add_argument("--version", action="version", version=f"pipeperf {__version__}")
+    add_verbosity(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -51,6 +52,38 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         else:
             sub.add_parser(name)
     return parser
+
+
+def add_verbosity(parser: argparse.ArgumentParser) -> None:
+    """``-v``/``-q`` (before or after the command): the level of the standard ``logging`` messages
+    on stderr (what each stage does and how long it took), and whether progress bars show."""
+    parser.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                        help="say what each stage does on stderr (-vv: more)")
+    parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="only errors on stderr: no notes of the stages, no progress bars")
+
+
+def set_verbosity(args: argparse.Namespace) -> None:
+    """The ``pipeperf`` logger's level and one handler of its own that writes to whatever
+    ``sys.stderr`` is when a message comes (so redirections and test captures see it)."""
+    import logging
+
+    class _Stderr(logging.StreamHandler):
+        def emit(self, record: logging.LogRecord) -> None:
+            self.stream = sys.stderr
+            super().emit(record)
+
+    verbose, quiet = getattr(args, "verbose", 0), getattr(args, "quiet", False)
+    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logger = logging.getLogger("pipeperf")
+    logger.setLevel(level)
+    logger.propagate = False
+    for h in [h for h in logger.handlers if getattr(h, "_pipeperf_cli", False)]:
+        logger.removeHandler(h)
+    handler = _Stderr()
+    handler._pipeperf_cli = True          # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("pipeperf: %(message)s"))
+    logger.addHandler(handler)
 
 
 def _command_of(argv: list[str]) -> str | None:
@@ -67,6 +100,7 @@ def _command_of(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    set_verbosity(args)
     try:
         rc = args.func(args)
     except PipeperfError as exc:

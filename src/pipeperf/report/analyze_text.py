@@ -28,8 +28,9 @@ def _emulated(a: Any) -> str:
     return ""
 
 
-def format_analysis(a: Any) -> str:
-    """``a`` is a :class:`pipeperf.analyze.Analysis`."""
+def format_analysis(a: Any, models: list[str] | None = None) -> str:
+    """``a`` is a :class:`pipeperf.analyze.Analysis`; ``models``: the table's rows (None: every
+    model the analysis predicted)."""
     from pipeperf.ptx.cuda_names import display_name
 
     r = a.resources
@@ -44,7 +45,7 @@ def format_analysis(a: Any) -> str:
 
     lines += ["", *(headline(p).text() for p in preds)]
     lines += _advice_lines(preds)
-    models = list(preds[0].predictions)
+    models = list(preds[0].predictions) if models is None else list(models)
     w0 = max(len(m) for m in models + ["predicted time (us)"])
     cols = [p.gpu for p in preds]
     widths = [max(len(c), 10) for c in cols]
@@ -141,5 +142,5 @@ def _memory_lines(rows: list[dict]) -> list[str]:
         src = list(dict.fromkeys(r["source"] for r in rs if r.get("source")))   # file:line (inlined from ...)
         where = "; ".join(src[:4]) + (f"; ... ({len(src)} source lines)" if len(src) > 4 else "")
         at = f"{where}, {ptx}" if where else ptx
-        out.append(f"  {op} at {at}: {what} -> lambda {lam}, Lambda {Lam} (from {base})")
+        out.append(f"  {op} at {at}: {what} -> lambda {lam} cycles, Lambda {Lam} cycles (from {base})")
     return out
