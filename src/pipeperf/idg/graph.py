@@ -19,6 +19,7 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from pipeperf.errors import PipeperfError
@@ -136,53 +137,59 @@ class IDG:
         """
         n = len(ids)
         line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
-        index: dict[str, int] = {}
-        for i, node_id in enumerate(ids):
-            if node_id in index:
-                raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
-            index[node_id] = i
+        # the per-node work is done by C-level builtins (dict, map, bytes) where it can be: a file
+        # of 10^4 instructions loads in the time the simulator takes for a few warps of it
+        index: dict[str, int] = dict(zip(ids, range(n)))
+        if len(index) < n:
+            seen: set[str] = set()
+            for i, node_id in enumerate(ids):
+                if node_id in seen:
+                    raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
+                seen.add(node_id)
+        lookup = index.__getitem__
         dep_lists: list[list[int]] = []
         forward = False                 # some dependence points to a later node
         for i, ds in enumerate(deps):
             try:
-                row = [index[d] for d in ds]
+                row = list(map(lookup, ds))
             except KeyError:
                 missing = next(d for d in ds if d not in index)
                 raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{missing}'",
                                     file=where, line=line_of(i)) from None
-            if i in row:
-                raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
-                                    file=where, line=line_of(i))
             if len(row) > 1:
                 row = sorted(set(row))
-            if row and row[-1] > i:
+            if row and row[-1] >= i:
+                if i in row:
+                    raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
+                                        file=where, line=line_of(i))
                 forward = True
             dep_lists.append(row)
         # machine-written IDGs are in program order already; only forward dependences need a sort
-        order: Sequence[int] = range(n)
+        ordered_ids, ordered = ids, classes
         if forward:
-            topo = _stable_topological_order(dep_lists)
-            if topo is None:
+            order = _stable_topological_order(dep_lists)
+            if order is None:
                 cyc = _find_cycle(dep_lists)
                 path = " -> ".join(ids[k] for k in cyc)
                 raise PipeperfError(f"dependence cycle: {path}", file=where, line=line_of(cyc[0]))
-            order = topo
             pos = [0] * n
             for new, old in enumerate(order):
                 pos[old] = new
-            dep_lists = [sorted(pos[j] for j in row) for row in dep_lists]
-        class_names: dict[str, int] = {}
-        ptr = array("q", bytes(8 * (n + 1)))
-        flat = array("i")
-        for new, old in enumerate(order):
-            flat.extend(dep_lists[old])
-            ptr[new + 1] = len(flat)
-        ordered = [classes[o] for o in order]
-        cls_arr = array("i", [class_names.setdefault(c, len(class_names)) for c in ordered])
-        bar = bytes(c in BARRIER_CLASSES or (barrier is not None and bool(barrier[o]))
-                    for c, o in zip(ordered, order))
-        return cls(name, tuple(ids[o] for o in order), tuple(class_names), cls_arr, ptr, flat,
-                   array("b", bar))
+            dep_lists = [sorted(pos[j] for j in dep_lists[old]) for old in order]
+            ordered_ids, ordered = [ids[o] for o in order], [classes[o] for o in order]
+            if barrier is not None:
+                barrier = [barrier[o] for o in order]
+        ptr = array("q", accumulate(map(len, dep_lists), initial=0))
+        flat = array("i", chain.from_iterable(dep_lists))
+        class_names = {c: k for k, c in enumerate(dict.fromkeys(ordered))}     # first appearance first
+        cls_arr = array("i", map(class_names.__getitem__, ordered))
+        is_bar = [c in BARRIER_CLASSES for c in class_names]
+        bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
+        if barrier is not None:
+            for i, b in enumerate(barrier):
+                if b:
+                    bar[i] = 1
+        return cls(name, tuple(ordered_ids), tuple(class_names), cls_arr, ptr, flat, bar)
 
     @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
