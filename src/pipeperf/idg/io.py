@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.yamlio import Document, load_document
 
 _NODE_KEYS = {"id", "class", "deps", "barrier"}
@@ -31,8 +32,8 @@ _NODE_KEYS = {"id", "class", "deps", "barrier"}
 
 def load_kernel(path: str | Path) -> KernelGraph:
     """Load an IDG file (single IDG or warp classes) as a KernelGraph."""
-    doc = load_document(path)
-    return parse_kernel(doc)
+    with paused_gc():                   # a tree of 10^4+ small dicts and lists, none in a cycle
+        return parse_kernel(load_document(path))
 
 
 def parse_kernel(doc: Document) -> KernelGraph:
