@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +61,8 @@ def store(kind: str, key: str, payload: dict) -> None:
     """Write ``payload`` under ``key`` (atomically; silently skipped where the cache is not writable)."""
     path = entry_path(kind, key)
     text = json.dumps({"key": key, "sha256": _checksum(payload), "payload": payload})
+    import tempfile                     # only on a write: a read (the common case) needs none
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
