@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from itertools import chain
 from typing import TYPE_CHECKING, Sequence
 
 from pipeperf.errors import PipeperfError
@@ -42,7 +41,7 @@ class GroupClass:
 
 
 def smooth_round_robin(weights: Sequence[float], n: int) -> array:
-    """Index of each of ``n`` picks from classes with ``weights``, evenly interleaved (int32).
+    """Index of each of ``n`` picks from classes with ``weights``, evenly interleaved (int64).
 
     Smooth weighted round-robin (credit += w; pick the largest credit; it pays 1):
     deterministic, and every prefix holds each class in proportion within one pick.
@@ -52,12 +51,12 @@ def smooth_round_robin(weights: Sequence[float], n: int) -> array:
     """
     w = [float(x) for x in weights]
     if len(w) == 1 or n <= 0:
-        return array("i", bytes(4 * max(n, 0)))
+        return array("q", bytes(8 * max(n, 0)))
     total = _pairwise_sum(w)
     integral = all(x == round(x) for x in w) and total < 2**31
     period = int(total) if integral else n
     m = min(n, period)
-    out = array("i", bytes(4 * m))
+    out = array("q", bytes(8 * m))
     if integral:                       # exact integer credits (scaled by the period)
         wi = [int(x) for x in w]
         credit = [0] * len(wi)
@@ -176,14 +175,14 @@ class KernelGraph:
         number of barriers. Otherwise a PipeperfError says so.
         """
         if not self.group_classes:
-            return array("q", smooth_round_robin([c.weight for c in self.warp_classes], n_warps))
+            return smooth_round_robin([c.weight for c in self.warp_classes], n_warps)
         gs = self.group_size if group_size is None else group_size
         if gs < 1:
             raise PipeperfError(f"group size must be >= 1, got {gs}")
         if gs != self.group_size:
             bars = {g.n_barriers for g in self.idgs}
             if gs == 1 or len(bars) == 1:
-                return array("q", smooth_round_robin([c.weight for c in self.warp_classes], n_warps))
+                return smooth_round_robin([c.weight for c in self.warp_classes], n_warps)
             raise PipeperfError(
                 f"kernel '{self.name}' has block shapes of {self.group_size} warps whose warp classes reach "
                 f"different numbers of barriers ({', '.join(str(b) for b in sorted(bars))}); it cannot be "
@@ -192,7 +191,8 @@ class KernelGraph:
         if n_warps % gs:
             raise PipeperfError(f"{n_warps} warps are not whole groups of {gs} warps")
         order = self._busiest_core(smooth_round_robin([g.weight for g in self.group_classes], n_warps // gs))
-        return array("q", chain.from_iterable(self.group_classes[o].warps for o in order))
+        shapes = [array("q", g.warps).tobytes() for g in self.group_classes]
+        return array("q", b"".join(map(shapes.__getitem__, order)))
 
     def _busiest_core(self, order: array) -> array:
         """Put each block shape the proportional share leaves out on the simulated core, in place

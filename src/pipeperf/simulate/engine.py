@@ -66,9 +66,7 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
     dispatching the next), and never sooner than ``interval`` cycles after the core's previous
     group started: the GPU's block scheduler hands out blocks at a finite rate shared by all
     cores (the first resident groups too start ``interval`` apart)."""
-    if _engine is None:
-        raise PipeperfError(f"the simulator's compiled engine is not built ({_MISSING}): "
-                            "reinstall with 'python3 -m pip install -e .' (it needs a C compiler)")
+    _require()
     n_warps = int(n_groups) * int(group_size)
     nrec = int(sum(length[w] for w in memoryview(warp_cls)[:n_warps])) if record else 0
     busy = array("d", bytes(8 * n_sub))
@@ -79,3 +77,22 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
         int(group_size), int(n_groups), int(n_resident), float(issue_limit), int(scheduler), float(dispatch),
         float(interval), busy, rec_warp, rec_instr, rec_issue, rec_comp)
     return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
+
+
+def take(table: Buffer, index: Buffer, out: Buffer) -> None:
+    """``out[i] = table[index[i]]`` (8-byte int64 or float64 items, int32 or int64 indexes) in C:
+    the per-class subsystem, lambda and Lambda spread over 10^6 nodes in milliseconds."""
+    _require()
+    _engine.take(table, index, out)
+
+
+def widen(src: Buffer, add: int, out: Buffer) -> None:
+    """``out[i] = src[i] + add`` as int64, from int32 or int64 items, in C."""
+    _require()
+    _engine.widen(src, int(add), out)
+
+
+def _require() -> None:
+    if _engine is None:
+        raise PipeperfError(f"the simulator's compiled engine is not built ({_MISSING}): "
+                            "reinstall with 'python3 -m pip install -e .' (it needs a C compiler)")

@@ -113,11 +113,14 @@ class PreparedKernel:
         idgs = kernel.idgs
         self.length = array("q", [len(g) for g in idgs])
         self.off = array("q", accumulate(self.length[:-1], initial=0))
-        self.sub, self.lam, self.Lam, self.Lret = array("q"), array("d"), array("d"), array("d")
-        self.bar_prev, self.dep_ptr, self.dep_idx = array("q"), array("q"), array("q")
+        n = sum(self.length)
+        self.sub, self.bar_prev = array("q", bytes(8 * n)), array("q", bytes(8 * n))
+        self.lam, self.Lam, self.Lret = array("d", bytes(8 * n)), array("d", bytes(8 * n)), array("d", bytes(8 * n))
+        self.dep_ptr = array("q", bytes(8 * (n + 1)))
+        self.dep_idx = array("q", bytes(8 * sum(g.n_edges for g in idgs)))
         self.minlam = array("d", [math.inf]) * len(self.subsystems)
         ptr_base = 0
-        for g in idgs:
+        for g, o in zip(idgs, self.off):
             # per class of the IDG: subsystem, lambda, Lambda and the Lambda a block's end waits for
             ic = [gpu.classes[c] for c in g.classes]
             sub_c = [sub_index[c.subsystem] for c in ic]
@@ -127,18 +130,19 @@ class PreparedKernel:
             # slot), not when the L2 acknowledges it; nothing in the warp waits for its result
             ret_c = [lam_c[k] if name.split("@")[0] in POSTED_CLASSES else Lam_c[k]
                      for k, name in enumerate(g.classes)]
-            cls = memoryview(g.cls_buf).cast("B").cast("i")
-            for table, out in ((sub_c, self.sub), (lam_c, self.lam), (Lam_c, self.Lam), (ret_c, self.Lret)):
-                out.extend(map(table.__getitem__, cls))
+            nodes = slice(o, o + len(g))
+            for table, out in ((array("q", sub_c), self.sub), (array("d", lam_c), self.lam),
+                               (array("d", Lam_c), self.Lam), (array("d", ret_c), self.Lret)):
+                engine.take(table, g.cls_buf, memoryview(out)[nodes])
             # smallest CPI per subsystem bounds the issue slots a pipeline offers per cycle
-            for k in set(cls):
+            for c in g.class_counts():
+                k = g.classes.index(c)
                 self.minlam[sub_c[k]] = min(self.minlam[sub_c[k]], lam_c[k])
-            self.bar_prev.extend(_barrier_before(memoryview(g.barrier_buf).cast("B").tobytes()))
-            ptr = memoryview(g.dep_ptr_buf).cast("B").cast("q")[:-1]
-            self.dep_ptr.extend(map(ptr_base.__add__, ptr) if ptr_base else ptr)
-            self.dep_idx.extend(memoryview(g.dep_idx_buf).cast("B").cast("i"))
+            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())
+            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
+            engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
-        self.dep_ptr.append(ptr_base)
+        self.dep_ptr[n] = ptr_base
         self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))
         for k, v in enumerate(self.minlam):
             if not math.isfinite(v):
