@@ -1,4 +1,5 @@
-"""Time KernelGraph.assign for large launches (10^5 groups): block shapes and per-warp classes.
+"""Time KernelGraph.assign_buffer (what the simulator calls) for large launches (10^5 groups): block
+shapes and per-warp classes.
 
 Run: PYTHONPATH=src python3 benchmarks/assign_speed.py
 """
@@ -29,7 +30,7 @@ def main() -> None:
     for name, (kg, gs) in cases.items():
         for n_groups in (10**4, 10**5):
             t = time.perf_counter()
-            kg.assign(n_groups * gs, gs)
+            kg.assign_buffer(n_groups * gs, gs)
             print(f"{name:34s} {n_groups:>7} groups of {gs}: {time.perf_counter() - t:7.3f} s")
 
 

@@ -12,7 +12,11 @@ instruction) into a temporary directory; each file is then
   --group-size 2 --groups-per-core 32`` (64 warps: Pascal allows 32 resident groups, so 64
   warps are 32 groups of 2),
 
-best of ``--repeat`` runs each (the machine may be busy)::
+best of ``--repeat`` runs each (the machine may be busy). ``python3 -c pass`` is timed the same
+way: the floor no command can go under. The first simulate (not counted) fills the user cache with
+the GPU spec as JSON, as a user's first command does; from then on the JSON path imports neither
+NumPy nor PyYAML. Run it with and without ``PYTHONDONTWRITEBYTECODE=1`` to see what compiling
+pipeperf's modules on every start costs (an installed package has its ``.pyc`` files)::
 
     PYTHONPATH=src python3 benchmarks/simulate_load_speed.py [--n 10000] [--repeat 3]
 """
@@ -97,6 +101,13 @@ def time_simulate(path: Path) -> tuple[float, int]:
     return wall, int(json.loads(proc.stdout)["instructions_on_core"])
 
 
+def time_floor() -> float:
+    """Wall time of a fresh ``python3 -c pass``: interpreter start-up and ``site``."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], env=_env(), check=True)
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000, help="instructions in the IDG (default 10000)")
@@ -108,7 +119,9 @@ def main() -> None:
         where.mkdir(parents=True, exist_ok=True)
         files = write_files(args.n, where)
         time_simulate(files["json"])                                   # the OS file cache warm
-        print(f"{args.n} instructions, 64 warps on {GPU}; best of {args.repeat} fresh processes")
+        floor = min(time_floor() for _ in range(args.repeat))
+        print(f"{args.n} instructions, 64 warps on {GPU}; best of {args.repeat} fresh processes "
+              f"(python3 -c pass: {floor:.3f} s)")
         print(f"{'file':<6} {'size':>9} {'import s':>9} {'load s':>8} {'wall s':>8} "
               f"{'warp-instr':>11} {'M warp-instr/s':>15}")
         for fmt, path in files.items():

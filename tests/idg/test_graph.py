@@ -58,3 +58,34 @@ def test_weights_assign_warps_in_proportion():
     a = k.assign(400)
     assert np.bincount(a).tolist() == [300, 100]
     assert np.bincount(a[:4]).tolist() == [3, 1]         # interleaved, not blocked
+
+
+def test_buffers_and_their_numpy_views_agree():
+    """A file's IDG holds array buffers, a generator's NumPy arrays; both read the same."""
+    import numpy as np
+
+    from pipeperf.idg.kernels import chain
+
+    g = IDG.from_nodes("g", ["a", "b", "c", "d"], ["x", "bar_sync", "y", "x"], [[], ["a"], ["a", "b"], ["c"]],
+                       [False, False, True, False])
+    assert g.cls.dtype == np.int32 and g.cls.tolist() == list(g.cls_buf) == [0, 1, 2, 0]
+    assert g.dep_ptr.tolist() == [0, 0, 1, 3, 4] and g.dep_idx.tolist() == [0, 0, 1, 2]
+    assert g.barrier.tolist() == [False, True, True, False] and g.n_barriers == 2
+    assert g.class_counts() == {"x": 2, "bar_sync": 1, "y": 1}
+    c = chain(5, "x").warp_classes[0].idg
+    assert c.class_counts() == {"x": 5} and c.n_barriers == 0 and c.n_edges == 4
+
+
+def test_fractional_weights_normalise_as_numpy_sums():
+    """smooth_round_robin divides by the weights' sum; it is rounded as numpy.sum rounds it
+    (pairwise), so assignments stay what they were when NumPy computed them."""
+    import random
+
+    import numpy as np
+
+    from pipeperf.idg.kernel import _pairwise_sum
+
+    rng = random.Random(16)
+    for n in list(range(1, 20)) + [127, 128, 129, 300, 1000]:
+        w = [rng.uniform(0.01, 10.0) for _ in range(n)]
+        assert _pairwise_sum(w) == float(np.sum(np.array(w)))

@@ -44,7 +44,7 @@ def test_attribution_arrays_are_checked():
     from pipeperf.simulate.simulator import PreparedKernel
 
     p = PreparedKernel(chain(5), load_gpu("pascal_gtx1060"))
-    bad = (np.zeros((len(p.sub), 3)), p.dep_col, np.zeros(2))
+    bad = (np.zeros((len(p.sub), 3)), p.dependency_columns(), np.zeros(2))
     with pytest.raises(ValueError, match="attr must be"):
         engine.run_core(p.off, p.length, p.sub, p.lam, p.Lam, p.Lret, p.is_bar, p.bar_prev, p.dep_ptr,
                         p.dep_idx, p.minlam, np.zeros(1, np.int64), 1, 1, 1, len(p.subsystems), 1.0, 0,

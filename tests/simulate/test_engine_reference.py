@@ -53,3 +53,24 @@ def test_the_compiled_core_checks_its_arrays():
         engine._engine.run_core(one["off"], one["length"], one["sub"], np.ones(2, np.float32), *(
             one[k] for k in ("Lam", "Lret", "is_bar", "bar_prev", "dep_ptr", "dep_idx", "minlam", "warp_cls")),
             1, 1, 1, 1.0, 0, 0.0, 0.0, np.zeros(1), *(np.zeros(0, t) for t in (i64, i64, f64, f64)))
+
+
+def test_the_flattening_helpers_check_their_buffers():
+    from array import array
+
+    from pipeperf.simulate import engine
+
+    out = array("d", bytes(8 * 3))
+    engine.take(array("d", [0.5, 2.0]), array("i", [1, 0, 1]), out)
+    assert out.tolist() == [2.0, 0.5, 2.0]
+    wide = array("q", bytes(8 * 3))
+    engine.widen(array("i", [0, 5, 7]), 10, wide)
+    assert wide.tolist() == [10, 15, 17]
+    with pytest.raises(ValueError, match="outside the table"):
+        engine.take(array("d", [0.5]), array("i", [1, 0, 0]), out)
+    with pytest.raises(ValueError, match="both be int64 or both float64"):
+        engine.take(array("q", [1]), array("i", [0, 0, 0]), out)
+    with pytest.raises(ValueError, match="one item per index"):
+        engine.take(array("d", [0.5]), array("i", [0, 0]), out)
+    with pytest.raises(TypeError, match="int32 or int64"):
+        engine.widen(array("d", [1.0, 2.0, 3.0]), 0, wide)

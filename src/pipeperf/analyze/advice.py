@@ -332,7 +332,7 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
         chains = _chains(g, arith[off:off + len(g)])
         for c in chains:
             rows = off + c[1:]
-            wait = float(a.cells[rows, prep.dep_col[off + c[:-1]]].sum())
+            wait = float(a.cells[rows, prep.dependency_columns()[off + c[:-1]]].sum())
             found.append((wait, k, c))
     if not found:
         return []

@@ -152,10 +152,10 @@ def load_gpu(name_or_path: str | Path) -> GPUSpec:
     text = str(name_or_path)
     p = Path(text)
     if p.suffix in (".yaml", ".yml", ".json") or p.exists():
-        return parse_gpu(load_document(p))
+        return parse_gpu(load_document(p, cache=True))
     bundled = bundled_path(text)
     if bundled is not None:
-        return parse_gpu(load_document(bundled))
+        return parse_gpu(load_document(bundled, cache=True))
     raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
 
 
@@ -298,7 +298,7 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
         raise PipeperfError(f"cycle of bases: {names}", file=doc.path, line=line)
     if "name" not in d:
         raise doc.error("a GPU spec with a 'base' must give its own 'name'", d)
-    base = _resolve_base(load_document(base_path), chain)
+    base = _resolve_base(load_document(base_path, cache=True), chain)
     if not isinstance(base.data, dict):
         raise base.error("expected a mapping with name, cores, clock_ghz, issue_limit and classes")
     origins: dict[int, tuple[Document, Any]] = {}

@@ -5,18 +5,30 @@ instruction class (mapped to a subsystem, lambda and Lambda by the hardware
 spec); edges are def-use dependences in CSR form; barrier nodes synchronise
 the warps of a group. Arrays rather than node objects keep graphs of millions
 of instructions cheap and let the compiled simulator use them directly.
+
+The arrays are held as buffers (:mod:`array` from a file, NumPy arrays from a generator) and
+seen as NumPy arrays only when asked (``cls``, ``dep_ptr``, ...): ``pipeperf simulate`` reads a
+file, hands the buffers to the compiled engine and never pays NumPy's import (a tenth of a
+second, more than simulating 10^6 warp instructions).
 """
 
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Sequence
-
-import numpy as np
+from functools import cached_property
+from itertools import accumulate, chain
+from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from pipeperf.errors import PipeperfError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array
+Buffer = Union[array, "np.ndarray"]
 
 #: Class names that are barriers even without ``barrier: true``.
 BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
@@ -24,41 +36,70 @@ BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
 
 @dataclass(frozen=True, eq=False)
 class IDG:
-    """One warp's IDG. Node ``i`` depends on ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]`` (all < i)."""
+    """One warp's IDG. Node ``i`` depends on ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]`` (all < i).
+
+    ``cls_buf`` (int32 class index per node), ``dep_ptr_buf`` (int64, n+1), ``dep_idx_buf``
+    (int32, each < its node) and ``barrier_buf`` (one byte per node, 0/1) are the stored
+    buffers; ``cls``, ``dep_ptr``, ``dep_idx`` and ``barrier`` are NumPy views of them."""
 
     name: str
     ids: tuple[str, ...]
     classes: tuple[str, ...]
-    cls: np.ndarray          # int32 class index per node
-    dep_ptr: np.ndarray      # int64, len n+1
-    dep_idx: np.ndarray      # int32 dependence targets, each < its node
-    barrier: np.ndarray      # bool per node
-    pcs: np.ndarray | None = None   # int64 PTX instruction index per node (graphs built from traces)
+    cls_buf: Buffer
+    dep_ptr_buf: Buffer
+    dep_idx_buf: Buffer
+    barrier_buf: Buffer
+    pcs: "np.ndarray | None" = None   # int64 PTX instruction index per node (graphs built from traces)
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    @cached_property
+    def cls(self) -> "np.ndarray":
+        import numpy as np
+        return np.frombuffer(self.cls_buf, np.int32)
+
+    @cached_property
+    def dep_ptr(self) -> "np.ndarray":
+        import numpy as np
+        return np.frombuffer(self.dep_ptr_buf, np.int64)
+
+    @cached_property
+    def dep_idx(self) -> "np.ndarray":
+        import numpy as np
+        return np.frombuffer(self.dep_idx_buf, np.int32)
+
+    @cached_property
+    def barrier(self) -> "np.ndarray":
+        import numpy as np
+        return np.frombuffer(self.barrier_buf, np.bool_)
+
     @property
     def n_edges(self) -> int:
-        return int(self.dep_ptr[-1])
+        return int(self.dep_ptr_buf[-1])
 
-    @property
+    @cached_property
     def n_barriers(self) -> int:
-        return int(self.barrier.sum())
+        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)
 
     def class_of(self, i: int) -> str:
-        return self.classes[int(self.cls[i])]
+        return self.classes[int(self.cls_buf[i])]
 
-    def deps_of(self, i: int) -> np.ndarray:
+    def deps_of(self, i: int) -> "np.ndarray":
         return self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]
 
     def class_counts(self) -> dict[str, int]:
         """Number of instructions per class (the alpha's of the analytical models)."""
-        counts = np.bincount(self.cls, minlength=len(self.classes))
-        return {c: int(k) for c, k in zip(self.classes, counts) if k}
+        return dict(self._class_counts)
 
-    def longest_path(self, weight: np.ndarray) -> float:
+    @cached_property
+    def _class_counts(self) -> dict[str, int]:
+        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))
+        return {c: counts[k] for k, c in enumerate(self.classes) if counts[k]}
+
+    def longest_path(self, weight: "np.ndarray") -> float:
         """Length of the heaviest dependence chain when node i costs ``weight[i]``."""
+        import numpy as np
         finish = np.zeros(len(self), dtype=np.float64)
         ptr, idx = self.dep_ptr, self.dep_idx
         for i in range(len(self)):
@@ -97,71 +138,77 @@ class IDG:
         """
         n = len(ids)
         line_of = (lambda i: lines[i]) if lines is not None else (lambda i: None)
-        index: dict[str, int] = {}
-        for i, node_id in enumerate(ids):
-            if node_id in index:
-                raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
-            index[node_id] = i
+        # the per-node work is done by C-level builtins (dict, map, bytes) where it can be: a file
+        # of 10^4 instructions loads in the time the simulator takes for a few warps of it
+        index: dict[str, int] = dict(zip(ids, range(n)))
+        if len(index) < n:
+            seen: set[str] = set()
+            for i, node_id in enumerate(ids):
+                if node_id in seen:
+                    raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
+                seen.add(node_id)
+        lookup = index.__getitem__
         dep_lists: list[list[int]] = []
         forward = False                 # some dependence points to a later node
         for i, ds in enumerate(deps):
             try:
-                row = [index[d] for d in ds]
+                row = list(map(lookup, ds))
             except KeyError:
                 missing = next(d for d in ds if d not in index)
                 raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{missing}'",
                                     file=where, line=line_of(i)) from None
-            if i in row:
-                raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
-                                    file=where, line=line_of(i))
             if len(row) > 1:
                 row = sorted(set(row))
-            if row and row[-1] > i:
+            if row and row[-1] >= i:
+                if i in row:
+                    raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
+                                        file=where, line=line_of(i))
                 forward = True
             dep_lists.append(row)
         # machine-written IDGs are in program order already; only forward dependences need a sort
-        order: Sequence[int] = range(n)
+        ordered_ids, ordered = ids, classes
         if forward:
-            topo = _stable_topological_order(dep_lists)
-            if topo is None:
+            order = _stable_topological_order(dep_lists)
+            if order is None:
                 cyc = _find_cycle(dep_lists)
                 path = " -> ".join(ids[k] for k in cyc)
                 raise PipeperfError(f"dependence cycle: {path}", file=where, line=line_of(cyc[0]))
-            order = topo
             pos = [0] * n
             for new, old in enumerate(order):
                 pos[old] = new
-            dep_lists = [sorted(pos[j] for j in row) for row in dep_lists]
-        class_names: dict[str, int] = {}
-        ptr = [0] * (n + 1)
-        flat: list[int] = []
-        for new, old in enumerate(order):
-            flat += dep_lists[old]
-            ptr[new + 1] = len(flat)
-        ordered = [classes[o] for o in order]
-        cls_arr = np.array([class_names.setdefault(c, len(class_names)) for c in ordered], dtype=np.int32)
-        bar = np.array([c in BARRIER_CLASSES for c in ordered], dtype=bool)
+            dep_lists = [sorted(pos[j] for j in dep_lists[old]) for old in order]
+            ordered_ids, ordered = [ids[o] for o in order], [classes[o] for o in order]
+            if barrier is not None:
+                barrier = [barrier[o] for o in order]
+        ptr = array("q", accumulate(map(len, dep_lists), initial=0))
+        flat = array("i", chain.from_iterable(dep_lists))
+        class_names = {c: k for k, c in enumerate(dict.fromkeys(ordered))}     # first appearance first
+        cls_arr = array("i", map(class_names.__getitem__, ordered))
+        is_bar = [c in BARRIER_CLASSES for c in class_names]
+        bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
         if barrier is not None:
-            bar |= np.array([bool(barrier[o]) for o in order], dtype=bool)
-        return cls(name, tuple(ids[o] for o in order), tuple(class_names), cls_arr,
-                   np.array(ptr, dtype=np.int64), np.array(flat, dtype=np.int32), bar)
+            for i, b in enumerate(barrier):
+                if b:
+                    bar[i] = 1
+        return cls(name, tuple(ordered_ids), tuple(class_names), cls_arr, ptr, flat, bar)
 
     @classmethod
-    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
-                    dep_idx: np.ndarray, barrier: np.ndarray | None = None,
-                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None) -> "IDG":
+    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
+                    dep_idx: "np.ndarray", barrier: "np.ndarray | None" = None,
+                    ids: Sequence[str] | None = None, pcs: "np.ndarray | None" = None) -> "IDG":
         """Fast constructor for generated graphs already in topological order (deps < node)."""
+        import numpy as np
         n = len(cls_arr)
-        dep_ptr = np.asarray(dep_ptr, dtype=np.int64)
-        dep_idx = np.asarray(dep_idx, dtype=np.int32)
+        dep_ptr = np.ascontiguousarray(dep_ptr, dtype=np.int64)
+        dep_idx = np.ascontiguousarray(dep_idx, dtype=np.int32)
         if len(dep_ptr) != n + 1 or dep_ptr[0] != 0 or dep_ptr[-1] != len(dep_idx):
             raise ValueError("dep_ptr does not match dep_idx")
         owner = np.repeat(np.arange(n), np.diff(dep_ptr))
         if len(dep_idx) and (dep_idx >= owner).any():
             raise ValueError("generated IDG is not in topological order")
-        bar = np.zeros(n, dtype=bool) if barrier is None else np.asarray(barrier, dtype=bool).copy()
+        bar = np.zeros(n, dtype=bool) if barrier is None else np.array(barrier, dtype=bool)
         names = tuple(classes)
-        cls_arr = np.asarray(cls_arr, dtype=np.int32)
+        cls_arr = np.ascontiguousarray(cls_arr, dtype=np.int32)
         for k, c in enumerate(names):
             if c in BARRIER_CLASSES:
                 bar |= cls_arr == k

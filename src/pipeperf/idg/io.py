@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.yamlio import Document, load_document
 
 _NODE_KEYS = {"id", "class", "deps", "barrier"}
@@ -31,8 +32,8 @@ _NODE_KEYS = {"id", "class", "deps", "barrier"}
 
 def load_kernel(path: str | Path) -> KernelGraph:
     """Load an IDG file (single IDG or warp classes) as a KernelGraph."""
-    doc = load_document(path)
-    return parse_kernel(doc)
+    with paused_gc():                   # a tree of 10^4+ small dicts and lists, none in a cycle
+        return parse_kernel(load_document(path))
 
 
 def parse_kernel(doc: Document) -> KernelGraph:
@@ -102,7 +103,8 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
     instrs = d.get("instructions")
     if not isinstance(instrs, list) or not instrs:
         raise doc.error("'instructions' must be a non-empty list of {id, class, deps}", d)
-    ids, classes, deps, bars = [], [], [], []
+    ids, classes, deps = [], [], []
+    bars: list[bool] | None = None      # only when some node says ``barrier:``
     for k, node in enumerate(instrs):
         if not isinstance(node, dict):
             raise doc.error(f"instruction {k + 1}: expected a mapping like {{id: c1, class: comp, deps: [...]}}", d)
@@ -114,15 +116,26 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
         except KeyError:
             raise doc.error(f"instruction {k + 1}: needs 'id' and 'class'", node) from None
         dl = node.get("deps") or ()
-        if isinstance(dl, (str, int)):
-            dl = [dl]
-        elif not isinstance(dl, (list, tuple)):
-            raise doc.error(f"instruction '{node_id}': 'deps' must be a list of ids", node)
+        if type(dl) is not list:
+            if isinstance(dl, (str, int)):
+                dl = [dl]
+            elif not isinstance(dl, (list, tuple)):
+                raise doc.error(f"instruction '{node_id}': 'deps' must be a list of ids", node)
         ids.append(node_id if type(node_id) is str else str(node_id))
         classes.append(cls if type(cls) is str else str(cls))
-        # ids read as numbers (YAML ``1``) are matched as their text, as the ids are
-        deps.append(dl if all(type(x) is str for x in dl) else [str(x) for x in dl])
-        bars.append(bool(node.get("barrier", False)))
+        # ids read as numbers (YAML ``1``) are matched as their text, as the ids are; str.join is
+        # the C-speed test that every dependence is text already
+        try:
+            "".join(dl)
+        except TypeError:
+            dl = [str(x) for x in dl]
+        deps.append(dl)
+        if "barrier" in node:
+            if bars is None:
+                bars = [False] * k
+            bars.append(bool(node["barrier"]))
+        elif bars is not None:
+            bars.append(False)
     return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
                           where=doc.path, lines=_NodeLines(doc, instrs))
 

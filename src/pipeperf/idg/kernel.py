@@ -15,12 +15,15 @@ block shape and meets its barriers together.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -37,21 +40,23 @@ class GroupClass:
     weight: float = 1.0
 
 
-def smooth_round_robin(weights, n: int) -> np.ndarray:
-    """Index of each of ``n`` picks from classes with ``weights``, evenly interleaved.
+def smooth_round_robin(weights: Sequence[float], n: int) -> array:
+    """Index of each of ``n`` picks from classes with ``weights``, evenly interleaved (int64).
 
     Smooth weighted round-robin (credit += w; pick the largest credit; it pays 1):
     deterministic, and every prefix holds each class in proportion within one pick.
     With integer weights the sequence repeats every sum(weights) picks, so only one
-    period is computed in Python and then tiled: O(n) vectorised for 10^5+ picks.
+    period is computed and then tiled: O(n) for 10^5+ picks. Plain Python (no NumPy), so
+    ``pipeperf simulate`` does not import NumPy.
     """
-    w = np.asarray(weights, dtype=np.float64)
+    w = [float(x) for x in weights]
     if len(w) == 1 or n <= 0:
-        return np.zeros(max(n, 0), dtype=np.int32)
-    integral = bool(np.all(w == np.round(w))) and w.sum() < 2**31
-    period = int(w.sum()) if integral else n
+        return array("q", bytes(8 * max(n, 0)))
+    total = _pairwise_sum(w)
+    integral = all(x == round(x) for x in w) and total < 2**31
+    period = int(total) if integral else n
     m = min(n, period)
-    out = np.empty(m, dtype=np.int32)
+    out = array("q", bytes(8 * m))
     if integral:                       # exact integer credits (scaled by the period)
         wi = [int(x) for x in w]
         credit = [0] * len(wi)
@@ -62,7 +67,7 @@ def smooth_round_robin(weights, n: int) -> np.ndarray:
             out[k] = j
             credit[j] -= period
     else:
-        wf = list(w / w.sum())
+        wf = [x / total for x in w]
         credit = [0.0] * len(wf)
         for k in range(m):
             for j in range(len(wf)):
@@ -72,7 +77,30 @@ def smooth_round_robin(weights, n: int) -> np.ndarray:
             credit[j] -= 1.0
     if m == n:
         return out
-    return np.tile(out, -(-n // m))[:n]
+    return (out * -(-n // m))[:n]
+
+
+def _pairwise_sum(x: list[float]) -> float:
+    """The sum of ``x`` as ``numpy.sum`` rounds it (eight partial sums per block of up to 128,
+    halves above), so fractional weights normalise to the same bits as they did with NumPy."""
+    n = len(x)
+    if n < 8:
+        res = 0.0
+        for v in x:
+            res += v
+        return res
+    if n <= 128:
+        r = x[:8]
+        for i in range(8, n - n % 8, 8):
+            for j in range(8):
+                r[j] += x[i + j]
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(n - n % 8, n):
+            res += x[i]
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(x[:n2]) + _pairwise_sum(x[n2:])
 
 
 @dataclass(frozen=True)
@@ -122,8 +150,13 @@ class KernelGraph:
             used.update(g.class_counts())
         return used
 
-    def assign(self, n_warps: int, group_size: int | None = None) -> np.ndarray:
-        """Warp-class index of each of ``n_warps`` warps (warp k belongs to group k // group_size).
+    def assign(self, n_warps: int, group_size: int | None = None) -> "np.ndarray":
+        """:meth:`assign_buffer` as a NumPy array."""
+        import numpy as np
+        return np.frombuffer(self.assign_buffer(n_warps, group_size), np.int64)
+
+    def assign_buffer(self, n_warps: int, group_size: int | None = None) -> array:
+        """Warp-class index (int64) of each of ``n_warps`` warps (warp k belongs to group k // group_size).
 
         Without group classes: the warp classes by smooth weighted round-robin over
         single warps, so a group of consecutive warps holds them in proportion.
@@ -157,11 +190,11 @@ class KernelGraph:
                 file=self.source or None)
         if n_warps % gs:
             raise PipeperfError(f"{n_warps} warps are not whole groups of {gs} warps")
-        shapes = np.array([g.warps for g in self.group_classes], dtype=np.int32)
         order = self._busiest_core(smooth_round_robin([g.weight for g in self.group_classes], n_warps // gs))
-        return shapes[order].reshape(-1)
+        shapes = [array("q", g.warps).tobytes() for g in self.group_classes]
+        return array("q", b"".join(map(shapes.__getitem__, order)))
 
-    def _busiest_core(self, order: np.ndarray) -> np.ndarray:
+    def _busiest_core(self, order: array) -> array:
         """Put each block shape the proportional share leaves out on the simulated core, in place
         of a cheaper block, latest first.
 
@@ -172,19 +205,20 @@ class KernelGraph:
         blocks that exit early) stay out: a core of full blocks finishes later. Large grids,
         where every shape has its share, are unchanged.
         """
-        present = np.zeros(len(self.group_classes), dtype=bool)
-        present[order] = True
-        if present.all() or len(order) == 0:
+        present = set(order)
+        absent = [j for j in range(len(self.group_classes)) if j not in present]
+        if not absent or len(order) == 0:
             return order
-        lengths = np.array([len(c.idg) for c in self.warp_classes], dtype=np.int64)
-        cost = np.array([lengths[list(g.warps)].sum() for g in self.group_classes])
-        order = order.copy()
-        fixed = np.zeros(len(order), dtype=bool)
-        for j in sorted(np.nonzero(~present)[0], key=lambda j: (-cost[j], j)):    # costliest first
-            cand = np.nonzero(~fixed & (cost[order] < cost[j]))[0]
-            if len(cand):
-                order[cand[-1]] = j          # the rare block runs last, as a last block does
-                fixed[cand[-1]] = True
+        lengths = [len(c.idg) for c in self.warp_classes]
+        cost = [sum(lengths[j] for j in g.warps) for g in self.group_classes]
+        order = array(order.typecode, order)
+        fixed = bytearray(len(order))
+        for j in sorted(absent, key=lambda j: (-cost[j], j)):       # costliest first
+            for k in range(len(order) - 1, -1, -1):
+                if not fixed[k] and cost[order[k]] < cost[j]:
+                    order[k] = j             # the rare block runs last, as a last block does
+                    fixed[k] = 1
+                    break
         return order
 
     def check_barriers(self) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel import KernelGraph
@@ -32,6 +30,8 @@ def example_kernel() -> KernelGraph:
 
 def chain(n: int = 1000, cls: str = "mul_f32") -> KernelGraph:
     """N dependent instructions of one class: t = N*Lambda for one warp (Eq. 1 with W = 1)."""
+    import numpy as np  # generated kernels only: reading a file needs no NumPy
+
     _positive(n=n)
     ptr = np.concatenate([[0, 0], np.arange(1, n, dtype=np.int64)])
     idx = np.arange(0, n - 1, dtype=np.int32)
@@ -44,6 +44,8 @@ def instruction_mix(beta: int = 4, n: int = 256, type1: str = "mul_f32", type2: 
     The instructions form one dependent chain, as in Volkov's benchmark where each
     operation updates the same register.
     """
+    import numpy as np  # generated kernels only: reading a file needs no NumPy
+
     _positive(beta=beta, n=n)
     per = beta + 1
     total = per * n
@@ -55,6 +57,8 @@ def instruction_mix(beta: int = 4, n: int = 256, type1: str = "mul_f32", type2: 
 
 def iterative_barrier(n: int = 256, comp: str = "mul_f32", barrier: str = "bar_sync") -> KernelGraph:
     """Fig. 15: I -> B -> I -> B ... (N computational instructions, each followed by a barrier)."""
+    import numpy as np  # generated kernels only: reading a file needs no NumPy
+
     _positive(n=n)
     total = 2 * n
     cls = np.tile(np.array([0, 1], dtype=np.int32), n)

@@ -862,9 +862,123 @@ done:
     return result;
 }
 
+/* ---- flattening helpers for PreparedKernel (simulator.py) ------------------------------ */
+
+/* The format character of a buffer, without its byte-order prefix. */
+static char format_char(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    return f[1] == 0 ? *f : 0;
+}
+
+/* An integer buffer of 4- or 8-byte items, as an int64 at position i. */
+static inline int64_t int_at(const Py_buffer *v, Py_ssize_t i)
+{
+    return v->itemsize == 4 ? (int64_t)((const int32_t *)v->buf)[i] : ((const int64_t *)v->buf)[i];
+}
+
+static int int_buffer(PyObject *obj, const char *name, Py_buffer *v)
+{
+    if (PyObject_GetBuffer(obj, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    char f = format_char(v);
+    if (!((v->itemsize == 4 && (f == 'i' || f == 'l')) || (v->itemsize == 8 && (f == 'q' || f == 'l')))) {
+        PyErr_Format(PyExc_TypeError, "%s must be a contiguous int32 or int64 array", name);
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* take(table, index, out): out[i] = table[index[i]], 8-byte items (int64 or float64, both of one
+   kind) copied as they are; an index outside the table is a ValueError. Gathers the per-class
+   subsystem, lambda and Lambda onto the nodes at memory speed, without NumPy. */
+static PyObject *py_take(PyObject *self, PyObject *args)
+{
+    PyObject *ot, *oi, *oo;
+    if (!PyArg_ParseTuple(args, "OOO:take", &ot, &oi, &oo))
+        return NULL;
+    Py_buffer t, i, o;
+    if (PyObject_GetBuffer(ot, &t, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (int_buffer(oi, "take: index", &i) < 0) {
+        PyBuffer_Release(&t);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(oo, &o, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&t);
+        PyBuffer_Release(&i);
+        return NULL;
+    }
+    char ft = format_char(&t), fo = format_char(&o);
+    int float_t = ft == 'd', float_o = fo == 'd';
+    int int_t = ft == 'q' || ft == 'l', int_o = fo == 'q' || fo == 'l';
+    Py_ssize_t nt = t.len / 8, n = i.len / i.itemsize;
+    const char *bad = NULL;
+    if (t.itemsize != 8 || o.itemsize != 8 || !((float_t && float_o) || (int_t && int_o)))
+        bad = "take: table and out must both be int64 or both float64";
+    else if (o.len / 8 != n)
+        bad = "take: out must have one item per index";
+    const uint64_t *tab = t.buf;
+    uint64_t *out = o.buf;
+    for (Py_ssize_t k = 0; !bad && k < n; k++) {
+        int64_t j = int_at(&i, k);
+        if (j < 0 || j >= nt)
+            bad = "take: an index lies outside the table";
+        else
+            out[k] = tab[j];
+    }
+    PyBuffer_Release(&t);
+    PyBuffer_Release(&i);
+    PyBuffer_Release(&o);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* widen(src, add, out): out[i] = src[i] + add as int64, from int32 or int64 items: the dependence
+   targets (int32) and pointers (shifted past the warp classes before) of the flattened graph. */
+static PyObject *py_widen(PyObject *self, PyObject *args)
+{
+    PyObject *os, *oo;
+    long long add;
+    if (!PyArg_ParseTuple(args, "OLO:widen", &os, &add, &oo))
+        return NULL;
+    Py_buffer s, o;
+    if (int_buffer(os, "widen: src", &s) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(oo, &o, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&s);
+        return NULL;
+    }
+    char fo = format_char(&o);
+    Py_ssize_t n = s.len / s.itemsize;
+    const char *bad = NULL;
+    if (o.itemsize != 8 || !(fo == 'q' || fo == 'l'))
+        bad = "widen: out must be int64";
+    else if (o.len / 8 != n)
+        bad = "widen: out must have one item per src item";
+    int64_t *out = o.buf;
+    for (Py_ssize_t k = 0; !bad && k < n; k++)
+        out[k] = int_at(&s, k) + add;
+    PyBuffer_Release(&s);
+    PyBuffer_Release(&o);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"run_core", py_run_core, METH_VARARGS,
      "Simulate one core; (status, end_time, issued, issue_cycles). See engine.py."},
+    {"take", py_take, METH_VARARGS, "take(table, index, out): out[i] = table[index[i]] (8-byte items)."},
+    {"widen", py_widen, METH_VARARGS, "widen(src, add, out): out[i] = src[i] + add as int64."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",

@@ -24,11 +24,15 @@ times the scarcer pipeline (larger lambda) goes first, as Algorithm 1's
 per-pipeline issue events pull work, and then the scheduler's priority decides:
 loose round-robin (RR) starts after the warp that issued last; greedy-then-oldest
 (GTO) keeps the last warp while it can issue, otherwise the oldest resident one.
+
+The arrays are any C-contiguous buffers (:mod:`array` or NumPy) of int64, float64 or one-byte
+booleans, checked by the compiled core, so ``pipeperf simulate`` runs without importing NumPy.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from array import array
+from typing import Any
 
 from pipeperf.errors import PipeperfError
 
@@ -45,15 +49,17 @@ GTO = 1
 OK = 0
 DEADLOCK = 1
 
-_RESULT = tuple[int, float, np.ndarray, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: a C-contiguous buffer: ``array.array`` or a NumPy array
+Buffer = Any
+_RESULT = tuple[int, float, array, int, int, array, array, array, array]
 
 
-def run_core(off: np.ndarray, length: np.ndarray, sub: np.ndarray, lam: np.ndarray, Lam: np.ndarray,
-             Lret: np.ndarray, is_bar: np.ndarray, bar_prev: np.ndarray, dep_ptr: np.ndarray,
-             dep_idx: np.ndarray, minlam: np.ndarray, warp_cls: np.ndarray, group_size: int,
+def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
+             Lret: Buffer, is_bar: Buffer, bar_prev: Buffer, dep_ptr: Buffer,
+             dep_idx: Buffer, minlam: Buffer, warp_cls: Buffer, group_size: int,
              n_groups: int, n_resident: int, n_sub: int, issue_limit: float, scheduler: int,
              record: bool, dispatch: float, interval: float,
-             attribution: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> _RESULT:
+             attribution: "tuple[Buffer, Buffer, Buffer] | None" = None) -> _RESULT:
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued; the rec arrays give each
     issued instruction's warp, index, issue and completion time when ``record``). A waiting group
@@ -66,26 +72,35 @@ def run_core(off: np.ndarray, length: np.ndarray, sub: np.ndarray, lam: np.ndarr
     attr a float64 (n_nodes, n_cols) array that receives every slot cycle charged to a node and a
     reason (column 0 issued, 1 pipeline busy: charged to the instruction occupying the pipeline,
     2 ready but not selected, 3 barrier: charged to the barrier, then the column ``dep_col[p]``
-    when waiting on node p's result), idle (2,) the slot cycles with no
-    running block and those of a finished warp whose block runs on; they sum to slots x end."""
+    (int64) when waiting on node p's result), idle (2,) float64 the slot cycles with no running
+    block and those of a finished warp whose block runs on; they sum to slots x end."""
+    _require()
+    n_warps = int(n_groups) * int(group_size)
+    nrec = int(sum(length[w] for w in memoryview(warp_cls)[:n_warps])) if record else 0
+    busy = array("d", bytes(8 * n_sub))
+    rec_warp, rec_instr = array("q", bytes(8 * nrec)), array("q", bytes(8 * nrec))
+    rec_issue, rec_comp = array("d", bytes(8 * nrec)), array("d", bytes(8 * nrec))
+    status, end, issued, issue_cycles = _engine.run_core(
+        off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam, warp_cls,
+        int(group_size), int(n_groups), int(n_resident), float(issue_limit), int(scheduler), float(dispatch),
+        float(interval), busy, rec_warp, rec_instr, rec_issue, rec_comp, *(attribution or ()))
+    return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
+
+
+def take(table: Buffer, index: Buffer, out: Buffer) -> None:
+    """``out[i] = table[index[i]]`` (8-byte int64 or float64 items, int32 or int64 indexes) in C:
+    the per-class subsystem, lambda and Lambda spread over 10^6 nodes in milliseconds."""
+    _require()
+    _engine.take(table, index, out)
+
+
+def widen(src: Buffer, add: int, out: Buffer) -> None:
+    """``out[i] = src[i] + add`` as int64, from int32 or int64 items, in C."""
+    _require()
+    _engine.widen(src, int(add), out)
+
+
+def _require() -> None:
     if _engine is None:
         raise PipeperfError(f"the simulator's compiled engine is not built ({_MISSING}): "
                             "reinstall with 'python3 -m pip install -e .' (it needs a C compiler)")
-    i64, f64 = np.int64, np.float64
-    warp_cls = np.ascontiguousarray(warp_cls, i64)
-    length = np.ascontiguousarray(length, i64)
-    nrec = int(length[warp_cls[:n_groups * group_size]].sum()) if record else 0
-    busy = np.zeros(n_sub, f64)
-    rec_warp, rec_instr = np.zeros(nrec, i64), np.zeros(nrec, i64)
-    rec_issue, rec_comp = np.zeros(nrec, f64), np.zeros(nrec, f64)
-    status, end, issued, issue_cycles = _engine.run_core(
-        np.ascontiguousarray(off, i64), length, np.ascontiguousarray(sub, i64),
-        np.ascontiguousarray(lam, f64), np.ascontiguousarray(Lam, f64), np.ascontiguousarray(Lret, f64),
-        np.ascontiguousarray(is_bar, np.bool_), np.ascontiguousarray(bar_prev, i64),
-        np.ascontiguousarray(dep_ptr, i64), np.ascontiguousarray(dep_idx, i64),
-        np.ascontiguousarray(minlam, f64), warp_cls, int(group_size), int(n_groups), int(n_resident),
-        float(issue_limit), int(scheduler), float(dispatch), float(interval),
-        busy, rec_warp, rec_instr, rec_issue, rec_comp,
-        *(() if attribution is None else (attribution[0], np.ascontiguousarray(attribution[1], i64),
-                                          attribution[2])))
-    return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp

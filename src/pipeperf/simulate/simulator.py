@@ -6,20 +6,28 @@ for one compute unit; all P units behave alike (N = ceil(N_total / P) groups eac
 Each simulated warp gets a warp class from :meth:`KernelGraph.assign`: whole block
 shapes when the kernel has group classes (so blocks that differ, such as a last
 block with extra barriers, keep their barriers consistent), else per warp by weight.
+
+The flattened arrays are :mod:`array` buffers filled by the engine's C helpers (``take``,
+``widen``), and NumPy is imported only for an execution profile: ``pipeperf simulate`` of a file
+does not pay NumPy's import, which takes longer than simulating 10^6 warp instructions.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from functools import cached_property
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.idg.kernel import KernelGraph
 from pipeperf.simulate import engine
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
 #: subsystems whose activity sets the clock under load (GPUSpec.clock_at)
@@ -30,11 +38,11 @@ ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 class ExecutionProfile:
     """Issue and completion time of every instruction of every warp (for Gantt charts)."""
 
-    warp: np.ndarray
-    instr: np.ndarray
-    issue: np.ndarray
-    complete: np.ndarray
-    subsystem: np.ndarray        # subsystem index per record
+    warp: "np.ndarray"
+    instr: "np.ndarray"
+    issue: "np.ndarray"
+    complete: "np.ndarray"
+    subsystem: "np.ndarray"      # subsystem index per record
     subsystems: list[str]
     group_size: int
     class_name: list[str]        # class name per record
@@ -146,54 +154,67 @@ class PreparedKernel:
         self.subsystems = gpu.subsystems
         sub_index = {s: i for i, s in enumerate(self.subsystems)}
         idgs = kernel.idgs
-        self.length = np.array([len(g) for g in idgs], dtype=np.int64)
-        self.off = np.concatenate([[0], np.cumsum(self.length)[:-1]]).astype(np.int64)
-        subs, lams, Lams, bars, bprev, ptrs, idxs, names = [], [], [], [], [], [], [], []
+        self.length = array("q", [len(g) for g in idgs])
+        self.off = array("q", accumulate(self.length[:-1], initial=0))
+        n = sum(self.length)
+        self.sub, self.bar_prev = array("q", bytes(8 * n)), array("q", bytes(8 * n))
+        self.lam, self.Lam, self.Lret = array("d", bytes(8 * n)), array("d", bytes(8 * n)), array("d", bytes(8 * n))
+        self.dep_ptr = array("q", bytes(8 * (n + 1)))
+        self.dep_idx = array("q", bytes(8 * sum(g.n_edges for g in idgs)))
+        self.minlam = array("d", [math.inf]) * len(self.subsystems)
         ptr_base = 0
-        for g in idgs:
+        for g, o in zip(idgs, self.off):
+            # per class of the IDG: subsystem, lambda, Lambda and the Lambda a block's end waits for
             ic = [gpu.classes[c] for c in g.classes]
-            subs.append(np.array([sub_index[c.subsystem] for c in ic], dtype=np.int64)[g.cls])
-            lams.append(np.array([c.cpi for c in ic])[g.cls])
-            Lams.append(np.array([c.latency for c in ic])[g.cls])
-            bars.append(g.barrier)
-            # index of the most recent barrier strictly before each node (-1 if none)
-            pos = np.where(g.barrier, np.arange(len(g)), -1)
-            prev = np.maximum.accumulate(pos)
-            bprev.append(np.concatenate([[-1], prev[:-1]]).astype(np.int64))
-            ptrs.append(g.dep_ptr[:-1] + ptr_base)
-            idxs.append(g.dep_idx.astype(np.int64))
+            sub_c = [sub_index[c.subsystem] for c in ic]
+            lam_c = [float(c.cpi) for c in ic]
+            Lam_c = [float(c.latency) for c in ic]
+            # a global store is posted: the block retires once the store has left the SM (its issue
+            # slot), not when the L2 acknowledges it; nothing in the warp waits for its result
+            ret_c = [lam_c[k] if name.split("@")[0] in POSTED_CLASSES else Lam_c[k]
+                     for k, name in enumerate(g.classes)]
+            nodes = slice(o, o + len(g))
+            for table, out in ((array("q", sub_c), self.sub), (array("d", lam_c), self.lam),
+                               (array("d", Lam_c), self.Lam), (array("d", ret_c), self.Lret)):
+                engine.take(table, g.cls_buf, memoryview(out)[nodes])
+            # smallest CPI per subsystem bounds the issue slots a pipeline offers per cycle
+            used = g.class_counts()
+            for k, c in enumerate(g.classes):
+                if c in used:
+                    self.minlam[sub_c[k]] = min(self.minlam[sub_c[k]], lam_c[k])
+            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())
+            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
+            engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
-            names.append(np.array(g.classes, dtype=object)[g.cls])
-        self.sub = np.concatenate(subs)
-        self.lam = np.concatenate(lams).astype(np.float64)
-        self.Lam = np.concatenate(Lams).astype(np.float64)
-        self.is_bar = np.concatenate(bars)
-        # a global store is posted: the block retires once the store has left the SM (its issue
-        # slot), not when the L2 acknowledges it; nothing in the warp waits for its result
-        posted = np.array([str(n).split("@")[0] in POSTED_CLASSES for n in np.concatenate(names)], dtype=bool) \
-            if names else np.zeros(0, bool)
-        self.Lret = np.where(posted, self.lam, self.Lam)
-        self.bar_prev = np.concatenate(bprev)
-        self.dep_ptr = np.concatenate(ptrs + [np.array([ptr_base])]).astype(np.int64)
-        self.dep_idx = np.concatenate(idxs) if idxs else np.zeros(0, np.int64)
-        self.class_names = np.concatenate(names)
-        # smallest CPI per subsystem bounds the issue slots a pipeline offers per cycle
-        self.minlam = np.full(len(self.subsystems), np.inf)
-        np.minimum.at(self.minlam, self.sub, self.lam)
-        self.minlam[~np.isfinite(self.minlam)] = 1.0
+        self.dep_ptr[n] = ptr_base
+        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))
+        for k, v in enumerate(self.minlam):
+            if not math.isfinite(v):
+                self.minlam[k] = 1.0
         # the block scheduler's GPU-wide rate, as the interval between block starts on one SM
         rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
         self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
-        self.name_producers([producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)])
+        self.dep_reasons: list[str] = []
+        self.dep_col = None              # per node, its producer's column of the attribution (lazy)
 
     def name_producers(self, kinds: list[str]) -> None:
         """Name what a warp waiting on each node's result waits for (one word per node, e.g. from
         its PTX instruction: a shuffle the mapper gives a load's class is still a shuffle)."""
         if len(kinds) != len(self.sub):
             raise PipeperfError(f"{len(kinds)} producer kinds for {len(self.sub)} instructions")
+        import numpy as np
+
         self.dep_reasons = list(dict.fromkeys(kinds))
         col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
         self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
+
+    def dependency_columns(self):
+        """Each node's producer column for the attribution: named by :meth:`name_producers`, else
+        from its class and subsystem (computed on the first attributed run only, so a plain run
+        does not pay for it)."""
+        if self.dep_col is None:
+            self.name_producers([producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)])
+        return self.dep_col
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
             scheduler: str = "rr", profile: bool = False, check_limits: bool = True,
@@ -226,21 +247,20 @@ class PreparedKernel:
         if total_groups < 1:
             raise PipeperfError("total number of groups must be >= 1")
         n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
-        warp_cls = self.kernel.assign(n_groups * group_size, group_size).astype(np.int64)   # whole block shapes
+        warp_cls = self.kernel.assign_buffer(n_groups * group_size, group_size)   # whole block shapes
         ff = None
         rounds = (fast_forward or 0) * groups_per_core
         k1 = rounds + n_groups % groups_per_core          # same last partial round as the launch
         k2 = k1 + rounds
-        rows = warp_cls.reshape(n_groups, group_size)
         if (fast_forward and not profile and n_groups > k2 and rounds > 0
-                and bool(np.all(rows == rows[0]))):
+                and warp_cls == warp_cls[:group_size] * n_groups):
             e1 = self._engine(warp_cls[:k1 * group_size], group_size, k1, groups_per_core, scheduler, False,
                               attribute)
             e2 = self._engine(warp_cls[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False,
                               attribute)
             f = (n_groups - k2) / rounds
             end = e2[0] + f * (e2[0] - e1[0])
-            busy = e2[1] + f * (e2[1] - e1[1])
+            busy = [b2 + f * (b2 - b1) for b1, b2 in zip(e1[1], e2[1])]
             issued = int(round(e2[2] + f * (e2[2] - e1[2])))
             issue_cycles = e2[3] + f * (e2[3] - e1[3])
             prof = None
@@ -271,6 +291,13 @@ class PreparedKernel:
             clock_ghz=clock, attribution=attr,
         )
 
+    @cached_property
+    def class_names(self) -> "np.ndarray":
+        """The class name of every node (object array), for execution profiles."""
+        import numpy as np
+        return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],
+                        dtype=object)
+
     def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
         """How hard the run drives the arithmetic units, 0..1, for the clock under load: each
         arithmetic pipeline's busy share weighted by its lanes relative to the FP32 pipeline's
@@ -281,13 +308,16 @@ class PreparedKernel:
         total = sum(busy_share[s] * min(1.0, ref / self.minlam[idx[s]]) for s in ARITHMETIC if s in idx)
         return min(1.0, total)
 
-    def _engine(self, warp_cls: np.ndarray, group_size: int, n_groups: int, groups_per_core: int,
+    def _engine(self, warp_cls: array, group_size: int, n_groups: int, groups_per_core: int,
                 scheduler: str, profile: bool, attribute: bool = False):
         """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None,
         Attribution | None)."""
         att = None
         if attribute:
-            att = (np.zeros((len(self.sub), len(REASONS) + len(self.dep_reasons))), self.dep_col, np.zeros(2))
+            import numpy as np
+
+            dep_col = self.dependency_columns()
+            att = (np.zeros((len(self.sub), len(REASONS) + len(self.dep_reasons))), dep_col, np.zeros(2))
         status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
             self.off, self.length, self.sub, self.lam, self.Lam, self.Lret, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
@@ -298,14 +328,30 @@ class PreparedKernel:
                                 "(barriers that not every warp of a group reaches?)")
         prof = None
         if profile:
-            g_off = self.off[warp_cls[rw]] + ri
-            prof = ExecutionProfile(rw, ri, ris, rc, self.sub[g_off], list(self.subsystems), group_size,
-                                    list(self.class_names[g_off]))
+            import numpy as np
+            i64, f64 = np.int64, np.float64
+            rw, ri, ris, rc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
+            g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[rw]] + ri
+            prof = ExecutionProfile(rw, ri, ris, rc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
+                                    group_size, list(self.class_names[g_off]))
         attr = None
         if att is not None:
             attr = Attribution(att[0], list(REASONS) + [f"waiting on {k}" for k in self.dep_reasons],
                                dict(zip(IDLE, att[2].tolist())), min(groups_per_core, n_groups) * group_size)
-        return float(end), np.asarray(busy, float), int(issued), int(issue_cycles), prof, attr
+        return float(end), list(busy), int(issued), int(issue_cycles), prof, attr
+
+
+def _barrier_before(barrier: bytes) -> array:
+    """The index of the most recent barrier strictly before each node (-1 if none), from one
+    byte per node; a slice per barrier, so a barrier-free IDG costs one allocation."""
+    out = array("q", [-1]) * len(barrier)
+    p = barrier.find(1)
+    while p != -1:
+        q = barrier.find(1, p + 1)
+        end = len(barrier) if q == -1 else q + 1
+        out[p + 1:end] = array("q", [p]) * (end - p - 1)
+        p = q
+    return out
 
 
 def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_core: int = 1,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,7 @@ def load(kind: str, key: str) -> dict | None:
     """The payload stored under ``key``, or None when absent or not intact."""
     try:
         doc = json.loads(entry_path(kind, key).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):       # RuntimeError: no home directory to cache in
         return None
     if not isinstance(doc, dict) or doc.get("key") != key or not isinstance(doc.get("payload"), dict):
         return None
@@ -60,9 +59,11 @@ def load(kind: str, key: str) -> dict | None:
 
 def store(kind: str, key: str, payload: dict) -> None:
     """Write ``payload`` under ``key`` (atomically; silently skipped where the cache is not writable)."""
-    path = entry_path(kind, key)
     text = json.dumps({"key": key, "sha256": _checksum(payload), "payload": payload})
+    import tempfile                     # only on a write: a read (the common case) needs none
+
     try:
+        path = entry_path(kind, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
@@ -72,5 +73,5 @@ def store(kind: str, key: str, payload: dict) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    except OSError:
+    except (OSError, RuntimeError):
         pass

@@ -11,22 +11,20 @@ side to give each fast mapping its line.
 
 :func:`loads_lines` is also the loader of the SW26010 specs, which read the lines of keys
 and list items, and want duplicate keys and non-scalar keys reported (``strict=True``).
+
+Everything that needs PyYAML lives in :mod:`pipeperf.util.yamlparse`, imported on first use:
+``pipeperf simulate FILE.json`` reads JSON only (its GPU spec from the cache, see
+:func:`load_document`) and does not pay for PyYAML's import.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pipeperf.errors import PipeperfError
 from pipeperf.util.files import read_text
-
-#: PyYAML's loader in C where it was built with libyaml; the same constructors as SafeLoader
-_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class LineMap(dict):
@@ -47,80 +45,6 @@ class LineList(list):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.item_lines: list[int] = []
-
-
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader (pure Python, for its marks and messages) that builds LineMaps and LineLists."""
-
-    strict = False
-
-
-class _StrictLineLoader(_LineLoader):
-    """Also rejects duplicate keys and keys that are not scalars."""
-
-    strict = True
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str, line: int) -> None:
-        super().__init__(key)
-        self.key = key
-        self.line = line
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineMap:
-    loader.flatten_mapping(node)
-    out = LineMap()
-    out.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        line = key_node.start_mark.line + 1
-        if loader.strict:
-            if not isinstance(key, (str, int, float, bool)):
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"unsupported key type {type(key).__name__}", key_node.start_mark)
-            if key in out:
-                raise _DuplicateKey(str(key), line)
-        elif not isinstance(key, Hashable):
-            raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
-                                                    "found unhashable key", key_node.start_mark)
-        out[key] = loader.construct_object(value_node, deep=True)
-        out.key_lines[key] = line
-    return out
-
-
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
-    out = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    out.line = node.start_mark.line + 1
-    out.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return out
-
-
-class _FastLineLoader(_FastLoader):  # type: ignore[misc,valid-type]
-    """The same line tracking on libyaml's nodes (same marks), for finding the lines of a
-    document that has already parsed: an error's line in a large file comes in a fraction
-    of the pure-Python loader's time."""
-
-    strict = False
-
-
-for _loader in (_LineLoader, _FastLineLoader):
-    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-
-def loads_lines(text: str, path: str | Path = "<string>", *, strict: bool = False) -> Any:
-    """Parse YAML into LineMap/LineList objects; every problem is a PipeperfError naming the
-    file and line. ``strict``: a duplicate key or a non-scalar key is an error too."""
-    try:
-        return yaml.load(text, Loader=_StrictLineLoader if strict else _LineLoader)  # noqa: S506 - SafeLoader
-    except _DuplicateKey as exc:
-        raise PipeperfError(f"{exc.key}: duplicate key", file=path, line=exc.line) from None
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-        raise PipeperfError(f"invalid YAML: {exc.problem or 'malformed YAML'}", file=path, line=line) from None
-    except yaml.YAMLError as exc:
-        raise PipeperfError(f"invalid YAML: {exc}", file=path) from None
 
 
 def load_lines(path: str | Path, what: str = "file", *, strict: bool = False) -> Any:
@@ -151,69 +75,74 @@ class Document:
         return PipeperfError(message, file=self.path, line=self.line_of(obj) if obj is not None else None)
 
 
-def load_document(path: str | Path) -> Document:
-    """Read a YAML or JSON file, turning every I/O and syntax problem into a PipeperfError."""
+def load_document(path: str | Path, *, cache: bool = False) -> Document:
+    """Read a YAML or JSON file, turning every I/O and syntax problem into a PipeperfError.
+
+    ``cache``: keep a YAML file's parsed data as JSON in the user's cache (:mod:`pipeperf.util.cache`,
+    keyed by the text's hash), so the next run reads it with :mod:`json` and without importing
+    PyYAML: the GPU specs, read by every command, take a tenth of what PyYAML's import takes."""
     p = Path(path)
-    return parse_document(read_text(p), str(p))
+    return parse_document(read_text(p), str(p), cache=cache)
 
 
-def parse_document(text: str, path: str) -> Document:
+def parse_document(text: str, path: str, *, cache: bool = False) -> Document:
     if path.endswith(".json"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PipeperfError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
         return Document(data, path, text=text)
+    if cache:
+        from pipeperf.util import cache as store
+
+        key = store.digest("yaml-as-json", text)
+        hit = store.load("yaml", key)
+        if hit is not None:
+            return Document(hit["data"], path, text=text)
+    from pipeperf.util import yamlparse
+
     try:
-        data = loads_fast(text)
-    except yaml.YAMLError:
+        data = yamlparse.loads_fast(text)
+    except yamlparse.yaml.YAMLError:
         # the pure-Python loader's message and line, as ever; should it accept what libyaml
         # did not, its tree is the document
-        tracked = loads_lines(text, path)
+        tracked = yamlparse.loads_lines(text, path)
         return Document(tracked, path, _own_lines(tracked))
+    if cache and _json_faithful(data):
+        store.store("yaml", key, {"data": data})
     return Document(data, path, text=text)
 
 
-_STR = yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG
-_SEQ = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
-_MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
-_MERGE_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+def _json_faithful(data: Any) -> bool:
+    """Whether JSON gives ``data`` back as it is (no dates, no numeric keys, no NaN)."""
+    try:
+        return json.loads(json.dumps(data)) == data
+    except (TypeError, ValueError):
+        return False
+
+
+def loads_lines(text: str, path: str | Path = "<string>", *, strict: bool = False) -> Any:
+    """YAML into LineMap/LineList objects (:func:`pipeperf.util.yamlparse.loads_lines`)."""
+    from pipeperf.util import yamlparse
+
+    return yamlparse.loads_lines(text, path, strict=strict)
 
 
 def loads_fast(text: str) -> Any:
-    """YAML text as ``yaml.safe_load`` reads it, faster: libyaml composes the nodes, and the plain
-    strings, lists and mappings that make up nearly all of an IDG are built here directly
-    rather than through the constructor's per-node dispatch (which then builds the rest:
-    numbers, booleans, nulls, dates, merge keys, and the errors of unknown tags or unhashable keys)."""
-    loader = _FastLoader(text)
-    try:
-        node = loader.get_single_node()
-        return None if node is None else _build(loader, node, {})
-    finally:
-        loader.dispose()
+    """YAML as ``yaml.safe_load`` reads it, faster (:func:`pipeperf.util.yamlparse.loads_fast`)."""
+    from pipeperf.util import yamlparse
+
+    return yamlparse.loads_fast(text)
 
 
-def _build(loader: Any, node: yaml.Node, memo: dict[int, Any]) -> Any:
-    tag = node.tag
-    if tag == _STR and isinstance(node, yaml.ScalarNode):
-        return node.value
-    if id(node) in memo:                                # an alias of a list or mapping built before
-        return memo[id(node)]
-    if tag == _SEQ and isinstance(node, yaml.SequenceNode):
-        out: list = []
-        memo[id(node)] = out
-        out.extend(_build(loader, child, memo) for child in node.value)
-        return out
-    if tag == _MAP and isinstance(node, yaml.MappingNode) and not any(k.tag in _MERGE_TAGS for k, _ in node.value):
-        mapping: dict = {}
-        memo[id(node)] = mapping
-        try:
-            for key_node, value_node in node.value:
-                mapping[_build(loader, key_node, memo)] = _build(loader, value_node, memo)
-            return mapping
-        except TypeError:                               # an unhashable key: the constructor's error
-            del memo[id(node)]
-    return loader.construct_object(node, deep=True)
+def __getattr__(name: str) -> Any:
+    """The loaders of :mod:`pipeperf.util.yamlparse` (``_FastLineLoader``, ...), imported on first use."""
+    if name.startswith("_") and not name.startswith("__"):
+        from pipeperf.util import yamlparse
+
+        if hasattr(yamlparse, name):
+            return getattr(yamlparse, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _own_lines(tracked: Any) -> dict[int, int]:
@@ -231,21 +160,12 @@ def _own_lines(tracked: Any) -> dict[int, int]:
     return out
 
 
-def _tracked(text: str) -> Any:
-    """``text`` through the line-tracking loader (libyaml's parser where built), or None."""
-    try:
-        return yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - CSafeLoader/SafeLoader
-    except yaml.YAMLError:
-        try:
-            return loads_lines(text)
-        except PipeperfError:
-            return None
-
-
 def _match_lines(data: Any, text: str | None) -> dict[int, int]:
     """``id`` -> line of every mapping of ``data``, found by parsing ``text`` (YAML, or JSON,
     which is YAML too) with line tracking and walking both trees side by side; a mapping the
     two parses disagree on gets no line."""
+    from pipeperf.util.yamlparse import _tracked
+
     tracked = _tracked(text) if text is not None else None
     if tracked is None:
         return {}
