@@ -43,6 +43,7 @@ class TraceLog(Mapping):
         self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
         self._cache: dict[int, list[dict]] = {}
+        self._fn_cache: dict[str, np.ndarray] = {}
         #: entries executed per traced warp, kept or not (set by the emulator; dense over the
         #: sorted warp ids ``length_ids``): more than kept past the cap or where loops were skipped
         self.lengths: np.ndarray | None = None
@@ -84,13 +85,31 @@ class TraceLog(Mapping):
         return self._index
 
     def __getitem__(self, warp: int) -> list[dict]:
-        hit = self._cache.get(warp)
-        if hit is not None:
-            return hit
+        return self.head(warp, None)
+
+    def head(self, warp: int, n: int | None, function: str | None = None) -> list[dict]:
+        """The first ``n`` entries of ``warp`` (of ``function`` only, when given; None: all).
+        Why: a long trace is cut to a few thousand IDG nodes, and building its entries costs
+        microseconds each, so only the prefix asked for is built (and cached, longest first)."""
         block, row, _, spans = self._build_index()
         if warp not in spans:
             raise KeyError(warp)
         s, e = spans[warp]
+        stop = e
+        if function is not None:
+            rows = np.flatnonzero(self._in_function(function)[block[s:e]])
+            if n is not None and n < len(rows):
+                stop = s + int(rows[n]) if n >= 0 else s
+        elif n is not None:
+            stop = min(e, s + max(0, n))
+        out = self._cache.get(warp)
+        if out is None or len(out) < stop - s:
+            out = self._cache[warp] = (out or []) + self._entries(warp, s + len(out or ()), stop)
+        out = out[:stop - s] if len(out) > stop - s else out
+        return out if function is None else [x for x in out if x["function"] == function]
+
+    def _entries(self, warp: int, s: int, e: int) -> list[dict]:
+        block, row, _, _ = self._build_index()
         out = []
         templates, masks, addrs = self._templates, self._masks, self._addresses
         for b, r in zip(block[s:e].tolist(), row[s:e].tolist()):
@@ -103,7 +122,6 @@ class TraceLog(Mapping):
                     st = int(at[2][i])
                     d["addresses"] = at[1][st:st + int(at[3][i])]
             out.append(d)
-        self._cache[warp] = out
         return out
 
     def __iter__(self) -> Iterator[int]:
@@ -124,7 +142,12 @@ class TraceLog(Mapping):
         return int(self._in_function(function)[block[s:e]].sum())
 
     def _in_function(self, function: str) -> np.ndarray:
-        return np.fromiter((t["function"] == function for t in self._templates), bool, len(self._templates))
+        n = len(self._templates)
+        hit = self._fn_cache.get(function)
+        if hit is None or len(hit) != n:        # (templates only grow)
+            hit = self._fn_cache[function] = np.fromiter((t["function"] == function for t in self._templates),
+                                                          bool, n)
+        return hit
 
     def executed(self, warp: int) -> int | None:
         """Entries ``warp`` executed, kept or not (None when the emulator did not say)."""
