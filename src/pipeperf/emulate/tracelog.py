@@ -49,8 +49,12 @@ class TraceLog(Mapping):
         self.lengths: np.ndarray | None = None
         self.length_ids: np.ndarray | None = None
         self.cap: int | None = None
+        #: per traced warp (dense, as ``lengths``): the executed position from which its memory
+        #: accesses were no longer logged (the trace cap or the loop-synthesis budget)
+        self.mem_frontier: np.ndarray | None = None
         #: skipped loop periods (:mod:`pipeperf.emulate.loops`), one record per skip
         self.skips: list[Skip] = []
+        self._skips_by_warp: tuple[int, dict[int, list[tuple[int, int, int, int]]]] | None = None
 
     # -- writing (the emulator) ------------------------------------------------------------
     def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
@@ -158,15 +162,28 @@ class TraceLog(Mapping):
             return int(self.lengths[i])
         return None
 
+    def memory_coverage(self) -> tuple[int, int]:
+        """(executed positions of the traced warps whose memory accesses are logged, all executed
+        positions): the logged part is a prefix of each warp, cut by the trace cap or where the
+        synthesis of skipped loops' accesses ran out of budget."""
+        if self.lengths is None or self.mem_frontier is None or not len(self.lengths):
+            return 0, 0
+        n = self.lengths.astype(np.int64)
+        return int(np.minimum(self.mem_frontier, n).sum()), int(n.sum())
+
     def skips_of(self, warp: int) -> list[tuple[int, int, int, int]]:
         """(kept position, period entries, whole periods recorded before it, periods skipped) of
-        each skip of ``warp``, in trace order."""
-        out = []
-        for k in self.skips:
-            i = int(np.searchsorted(k.warps, warp))
-            if i < len(k.warps) and k.warps[i] == warp:
-                out.append((int(k.pos[i]), int(k.period[i]), int(k.recorded[i]), k.count))
-        return sorted(out)
+        each skip of ``warp``, in trace order (indexed once per warp: the IDG builds ask for every
+        warp's, and a long launch holds thousands of skips)."""
+        idx = self._skips_by_warp
+        if idx is None or idx[0] != len(self.skips):
+            by: dict[int, list[tuple[int, int, int, int]]] = {}
+            for k in self.skips:
+                for w, pos, per, rec in zip(k.warps.tolist(), k.pos.tolist(), k.period.tolist(),
+                                            k.recorded.tolist()):
+                    by.setdefault(w, []).append((pos, per, rec, k.count))
+            idx = self._skips_by_warp = (len(self.skips), {w: sorted(v) for w, v in by.items()})
+        return list(idx[1].get(warp, ()))
 
     def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
         """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, and its skipped
