@@ -127,6 +127,7 @@ def test_the_emulator_keeps_a_bounded_trace_and_counts_the_rest(cu, name, grid, 
     kept = analyze(cu, grid, block, args, ["ampere_a100"], **kw)
     assert kept.truncated_warps > 0 and whole.truncated_warps == 0
     p = kept.predictions[0]
-    assert any("keep the first 4,096 instructions" in n for n in p.notes)
+    assert any(n.startswith("mapper g's memory statistics come from the first") and
+               "trace cap of 4,096 instructions per warp" in n for n in p.notes)
     assert p.profile["instructions_on_core"] == pytest.approx(whole.predictions[0].profile["instructions_on_core"], rel=0.001)
     assert p.seconds == pytest.approx(whole.predictions[0].seconds, rel=0.01)

@@ -54,6 +54,8 @@ CASES = {   # name -> (file or None for CU, kernel, grid, block, args, nvcc flag
                   + [f"{a}=zeros:f32:2000" for a in ("ax", "ay", "az")], []),
     "covariance": (B / "covariance_style.cu", "covar_kernel", [1], [96],
                    ["m=96", "n=96", "data=rand:f32:9216", "symmat=zeros:f32:9216"], []),
+    "covariance_2cta": (B / "covariance_style.cu", "covar_kernel", [2], [64],   # nested loops, two CTAs
+                        ["m=128", "n=128", "data=rand:f32:16384", "symmat=zeros:f32:16384"], []),
     "matmul_naive": (T / "matmul_naive.cu", "matmul_naive", [4, 4], [16, 16],
                      ["A=rand:f32:4096", "B=rand:f32:4096", "C=zeros:f32:4096", "n=64"], []),
     "matmul_tiled": (T / "matmul_tiled.cu", "matmul_tiled", [4, 4], [16, 16],
@@ -107,7 +109,7 @@ def test_fast_path_within_one_percent_of_exact(cu, name):
     skipped = [n for n in p.notes if n.startswith("periodic loops")]
     if name == "collatz":
         assert not skipped                       # a data-dependent trip count is emulated in full
-    if name in ("nbody_soa", "covariance", "countdown", "ptr_walk", "fma_loop"):
+    if name in ("nbody_soa", "covariance", "covariance_2cta", "countdown", "ptr_walk", "fma_loop"):
         assert skipped and "extrapolated" in skipped[0]
     assert not any(n.startswith("periodic loops") for n in q.notes)
 
@@ -121,3 +123,18 @@ def test_a_periodic_schedule_extrapolates_exactly(cu):
     exact = analyze(cu, [8], [256], args, ["ampere_a100"], exact=True, **kw)
     assert any(n.startswith("periodic loops") for n in fast.predictions[0].notes)
     assert fast.predictions[0].seconds == pytest.approx(exact.predictions[0].seconds, rel=1e-6)
+
+
+def test_memory_statistics_from_a_prefix_are_stated(cu, monkeypatch):
+    """When the budget for synthesising skipped iterations' accesses runs out, mapper g sees a
+    prefix of each warp only (its hit rates can be too low): the notes say which share."""
+    import pipeperf.emulate.loops as loops
+
+    f, kernel, grid, block, args, flags = CASES["covariance"]
+    kw = dict(kernel=kernel, arch="sm_80", what_if=False, trace_warps=64, nvcc_flags=flags)
+    full = analyze(f, grid, block, args, ["ampere_a100"], **kw).predictions[0].notes
+    assert not any(n.startswith("mapper g's memory statistics come from") for n in full)
+    monkeypatch.setattr(loops, "SYNTH_ADDRESSES", 20_000)
+    notes = analyze(f, grid, block, args, ["ampere_a100"], **kw).predictions[0].notes
+    cover = [n for n in notes if n.startswith("mapper g's memory statistics come from the first")]
+    assert cover and "synthesised for skipped loop iterations" in cover[0]

@@ -37,6 +37,23 @@ def test_mapping_in_execution_order_with_masks_and_addresses():
         log[9]
 
 
+def test_head_builds_only_the_prefix_asked_for():
+    """``head(w, n, function)`` is the first n entries of ``log[w]`` (of that function), whatever
+    was built before: the IDG builder asks for the cut, then half of it, then all of it."""
+    log = TraceLog()
+    pcs = [0, 7, 1, 2, 7, 3, 4]
+    for pc in pcs:
+        log.add(entry(pc, "callee" if pc == 7 else "k"), np.array([0, 1]), np.array([0x1, 0x3]))
+    own = [e for e in TraceLog.__getitem__(log, 0) if e["function"] == "k"]
+    log._cache.clear()
+    assert [e["pc"] for e in log.head(0, 2, "k")] == [0, 1] and len(log._cache[0]) == 3   # rows of every function
+    assert [e["pc"] for e in log.head(0, 1, "k")] == [0]
+    assert log.head(0, 4, "k") == own[:4] and len(log._cache[0]) == 6
+    assert log.head(0, None, "k") == own and log.head(0, 100, "k") == own
+    assert [e["pc"] for e in log.head(1, 3)] == pcs[:3] and log.head(1, 0) == []
+    assert log[1] == log.head(1, None) and [e["active"] for e in log[1]] == [0x3] * len(pcs)
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_emulator_traces_group_by_pc_signature():
     # divergent: warps whose threads take different branches have different pc sequences

@@ -278,12 +278,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             from pipeperf.analyze.wavefronts import wide_warp_traces
 
             prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-        lengths = getattr(prof.traces, "lengths", None)
-        if memory and lengths is not None and cap is not None and len(lengths) and \
-                max(map(prof.traces.length, prof.traces)) >= cap:
-            notes = notes + [f"traces keep the first {cap:,} instructions of each warp (the longest ran "
-                             f"{int(lengths.max()):,}, executed and counted): mapper g's memory statistics "
-                             "come from the kept part"]
+        if memory:
+            notes = notes + _memory_coverage_note(prof.traces, cap)
         res = _Residency(blocks, limit, occ, limiter, source)
         pred, truncated = _predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, opts, overrides,
                                        mem_rows, notes, alternatives)
@@ -457,6 +453,25 @@ def _scaled(r, cycles: float, info, busy: dict[str, float] | None = None):
     return out, f
 
 
+def _memory_coverage_note(log, cap: int | None) -> list[str]:
+    """The note saying which prefix of the traced warps mapper g's statistics come from, when it
+    is not all of them. Why stated: the prefix holds every first touch but not the reuse that
+    comes later (a column read again hundreds of iterations on), so its L1/L2 hit rates can be
+    far lower than the whole launch's (covariance at m=256: +39 % time against ``exact``)."""
+    from pipeperf.emulate.loops import SYNTH_ADDRESSES
+
+    covered, total = log.memory_coverage() if hasattr(log, "memory_coverage") else (0, 0)
+    if not total or covered >= total:
+        return []
+    why = (f"the trace cap of {cap:,} instructions per warp" if cap is not None else "") + \
+        (" or " if cap is not None and log.skips else "") + \
+        (f"the {SYNTH_ADDRESSES:,} addresses synthesised for skipped loop iterations" if log.skips else "")
+    return [f"mapper g's memory statistics come from the first {covered / total:.1%} of the traced warps' "
+            f"executed instructions ({covered:,} of {total:,}; {why} ran out): accesses past that prefix are "
+            "not analysed, so reuse at longer distances is missed and cache hit rates can be too low "
+            "(check a smaller size against --exact)"]
+
+
 def _skip_note(prof, info, shorter: Sequence[Shorter], skipped: int, f: float) -> str:
     """What the emulator's loop skipping and the IDG budget left out, and how the time covers it."""
     from pipeperf.emulate.loops import KNOWN_PERIODS, PERIODS
@@ -471,7 +486,7 @@ def _skip_note(prof, info, shorter: Sequence[Shorter], skipped: int, f: float) -
     return (f"periodic loops: the emulator jumped over {iters:,} iterations of the traced warps in "
             f"{len(log.skips):,} loop instance{'s' if len(log.skips) != 1 else ''} (each after {PERIODS} identical "
             f"iterations, {KNOWN_PERIODS} for a loop already skipped; counts added exactly; mapper g's memory statistics include the skipped periods' "
-            f"accesses, synthesised from their address strides, up to a budget); {n:,} traced instructions, "
+            f"accesses, synthesised from their address strides); {n:,} traced instructions, "
             f"{skipped:,} of them skipped, {n2:,} in the IDGs{cut}: the Pipeline time is extrapolated linearly "
             f"from simulations of the IDGs with {', with '.join(runs)} (x{f:.3g}; exact where every period costs "
             f"what the simulated ones did; never below the busiest pipeline's or the issue slots' time, "

@@ -78,7 +78,9 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     counts are extrapolated over them and ``prof.traces.skips`` says where."""
     from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
+    from pipeperf.util.alloc import steady_allocator
 
+    steady_allocator()
     module = load_module(path, arch, nvcc_flags)
     func = select_kernel(module, kernel)
     from pipeperf.ptx.params import ParamNames

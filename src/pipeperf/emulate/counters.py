@@ -58,6 +58,8 @@ class Counters:
         self.mem_frontier = np.full(n, np.iinfo(np.int64).max if trace_cap is None else trace_cap, np.int64)
         self._last: tuple[str, int] = ("", -1)      # (function, pc) of the last recorded instruction
         self._entry: dict[tuple[str, int], dict] = {}
+        self._groups: dict[int, tuple] = {}         # id(group) -> (group, trace_wid, _traced's)
+        self._last_all_kept = True
 
     def arrays(self, prog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         name = prog.func.name
@@ -79,30 +81,52 @@ class Counters:
                 "active": 0, "addresses": None}
         return d
 
+    def _traced(self, st, g) -> tuple | None:
+        """For the traced threads of group ``g``: (mask of them in ``g``, all of ``g``?, their
+        warp ids, run starts, run lengths, the warps, their dense ids, lane bits, whole-run
+        masks), None when none is traced. Why cached: a loop body runs the same group object
+        step after step (groups are never changed in place), and these cost more than the step."""
+        hit = self._groups.get(id(g))
+        if hit is not None and hit[0] is g and hit[1] is st.trace_wid:
+            return hit[2]
+        tw = st.trace_wid[g]
+        keep = tw >= 0
+        v = None
+        if keep.any():
+            whole = bool(keep.all())
+            idx = G.as_array(g) if whole else G.as_array(g)[keep]
+            w = tw if whole else tw[keep]
+            starts, lengths = G.segments(w)
+            ws = w[starts]
+            bits = np.left_shift(np.int64(1), st.lane[idx].astype(np.int64))
+            full = np.bitwise_or.reduceat(bits, starts)
+            for a in (keep, w, starts, lengths, ws, bits, full):
+                a.flags.writeable = False
+            v = (keep, whole, w, starts, lengths, ws, self.dense(ws), bits, full)
+        if len(self._groups) >= 16:
+            self._groups.clear()
+        self._groups[id(g)] = (g, st.trace_wid, v)
+        return v
+
     def record(self, prog, pc: int, st, cur, gmask: np.ndarray | None) -> None:
         """Append one entry per traced warp (``st.trace_wid`` >= 0) executing ``pc``: function,
         pc, opcode, category, destination and source operands, active-lane mask (guard true,
         ``gmask`` aligned with ``cur``) and, for memory instructions, the lanes' addresses
         (filled later by :meth:`record_addresses`)."""
-        tw = st.trace_wid[cur]
-        keep = tw >= 0
-        if not keep.any():
+        v = self._traced(st, cur)
+        if v is None:
             return
-        idx = G.as_array(cur)[keep]
-        w = tw[keep]
-        bits = np.left_shift(np.int64(1), st.lane[idx].astype(np.int64))
+        keep, whole, _, starts, _, ws, d, bits, masks = v
         if gmask is not None:
-            bits = np.where(gmask[keep], bits, 0)
-        starts, _ = G.segments(w)
-        masks = np.bitwise_or.reduceat(bits, starts)
+            masks = np.bitwise_or.reduceat(np.where(gmask if whole else gmask[keep], bits, 0), starts)
         static = self._static(prog, pc)
-        ws = w[starts]
-        d = self.dense(ws)
         self._tlen[d] += 1
         self._last = (static["function"], pc)
+        self._last_all_kept = True
         if self.trace_cap is not None:
             live = self._kept[d] < self.trace_cap
             if not live.all():
+                self._last_all_kept = False
                 ws, masks, d = ws[live], masks[live], d[live]
                 if not len(ws):
                     self._last_block = -1
@@ -119,21 +143,18 @@ class Counters:
         lane order) to the traced warps' last entry, as a read-only ``uint64`` array (a view
         shared by the warps of one access: no per-lane Python ints, which cost 3x the time
         and twice the memory of a whole trace)."""
-        tw = st.trace_wid[ix]
-        keep = tw >= 0
-        if not keep.any():
+        v = self._traced(st, ix)
+        if v is None:
             return
         if self._last_block < 0:
             return                                   # every warp of it is past the trace cap
-        w = tw[keep]
-        a = np.array(np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)[keep])
+        keep, whole, _, starts, lengths, ws, d, _, _ = v
+        a = np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)
+        a = np.array(a if whole else a[keep])
         a.flags.writeable = False
-        starts, lengths = G.segments(w)
-        ws = w[starts]
-        d = self.dense(ws)
         pos = self._tlen[d] - 1
         logged = pos < self.mem_frontier[d]
-        if self.trace_cap is not None:            # the entry record() kept, if it did
+        if self.trace_cap is not None and not self._last_all_kept:   # the entry record() kept
             kept = np.isin(ws, self.trace._warps[self._last_block])
             if not kept.all():
                 self._attach(ws[kept], a, starts[kept], lengths[kept])

@@ -81,6 +81,8 @@ class _Loop:
     ok: bool                         # nothing in [t, p] makes it unskippable
     data_regs: frozenset[str]        # registers written with loaded / exchanged data
     exit_compare: object | None      # the setp guarding the back-edge, if any
+    regs: tuple[str, ...] = ()       # every register the loop's instructions name: no other can
+                                     # change between its back-edges (nor in a probe, which stays in it)
 
 
 class LoopSkipper:
@@ -113,13 +115,17 @@ class LoopSkipper:
         lp = self.loops.get(key)
         if lp is None:
             from pipeperf.emulate.machine import BAR, BRA, BRX, CALL, EXIT, RET
+            from pipeperf.ptx.ir import registers_in
 
             ins = prog.func.instructions
-            ok, data, setp = True, set(), None
+            ok, data, setp, named = True, set(), None, set()
             guard = prog.guard[p]
             for i in range(t, p + 1):
                 x = ins[i]
                 k = prog.kind[i]
+                named.update(r.name for op in x.operands for r in registers_in(op))
+                if x.guard is not None:
+                    named.add(x.guard.name)
                 if k in (BAR, BRX, CALL, EXIT, RET) or x.root in BLOCKING_ROOTS:
                     ok = False
                 if k == BRA and i != p and not t <= prog.target[i] <= p:
@@ -129,7 +135,7 @@ class LoopSkipper:
                 if guard is not None and x.root == "setp" and i < p and \
                         guard[0] in _reg_names(x.dsts):
                     setp = x
-            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp)
+            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)))
         return lp
 
     def _floats(self, func) -> frozenset[str]:
@@ -157,10 +163,10 @@ class LoopSkipper:
             w.wait -= 1
             if w.wait:
                 return
-            self.watches[key] = self._snapshot(prog, st, cur, gk, t, p, steps, cnt)
+            self.watches[key] = self._snapshot(prog, st, cur, gk, t, p, steps, cnt, lp)
             self.watches[key].backoff = w.backoff
             return
-        snap = self._snapshot(prog, st, cur, gk, t, p, steps, cnt)
+        snap = self._snapshot(prog, st, cur, gk, t, p, steps, cnt, lp)
         if w is None:
             self.watches[key] = snap
             self.instances += 1
@@ -189,9 +195,9 @@ class LoopSkipper:
                 snap.backoff = min(w.backoff * 2, 1024)
                 snap.wait = snap.backoff
 
-    def _snapshot(self, prog, st, cur, gk, t, p, steps, cnt) -> _Watch:
+    def _snapshot(self, prog, st, cur, gk, t, p, steps, cnt, lp: _Loop) -> _Watch:
         idx = G.as_array(cur)
-        regs = {k: v[idx] for k, v in st.regs.items()}
+        regs = {k: st.regs[k][idx] for k in lp.regs if k in st.regs}
         c = self.m.counters
         scal = np.array([getattr(c, a) for a in SCALARS], np.int64)
         per = np.array([a[t:p + 1] for a in cnt], np.int64)
@@ -328,11 +334,12 @@ class LoopSkipper:
         """Does the iteration after a jump of ``k`` run as the period did? (effects undone)"""
         m, c = self.m, self.m.counters
         idx = G.as_array(cur)
-        saved = {n: st.regs[n][idx] for n in st.regs}
+        names = [n for n in self._loop(prog, t, p).regs if n in st.regs]
+        saved = {n: st.regs[n][idx] for n in names}
         scal = [getattr(c, a) for a in SCALARS]
         per = [a[t:p + 1] for a in cnt]
         self._jump_regs(st, idx, w.delta[0], k)
-        regs0 = {n: st.regs[n][idx] for n in st.regs}
+        regs0 = {n: st.regs[n][idx] for n in names}
         traced = st.traced_any
         st.traced_any = False
         try:
@@ -343,7 +350,7 @@ class LoopSkipper:
             st.traced_any = traced
         good = False
         if steps is not None:
-            regs1 = {n: st.regs[n][idx] for n in st.regs}
+            regs1 = {n: st.regs[n][idx] for n in names if n in st.regs}
             d = _Watch(w.group, 0, regs0, np.array(scal, np.int64), np.array(per, np.int64), w.tlen, w.kept, 0)
             e = _Watch(w.group, steps, regs1, np.array([getattr(c, a) for a in SCALARS], np.int64),
                        np.array([a[t:p + 1] for a in cnt], np.int64), w.tlen, w.kept, 0)

@@ -189,4 +189,5 @@ def _with_lengths(c):
     """The trace log, told how many entries each traced warp executed (beyond a cap, if any)."""
     c.trace.lengths = c._tlen
     c.trace.length_ids = c.trace_ids
+    c.trace.mem_frontier = c.mem_frontier
     return c.trace

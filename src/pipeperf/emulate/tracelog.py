@@ -43,13 +43,18 @@ class TraceLog(Mapping):
         self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
         self._cache: dict[int, list[dict]] = {}
+        self._fn_cache: dict[str, np.ndarray] = {}
         #: entries executed per traced warp, kept or not (set by the emulator; dense over the
         #: sorted warp ids ``length_ids``): more than kept past the cap or where loops were skipped
         self.lengths: np.ndarray | None = None
         self.length_ids: np.ndarray | None = None
         self.cap: int | None = None
+        #: per traced warp (dense, as ``lengths``): the executed position from which its memory
+        #: accesses were no longer logged (the trace cap or the loop-synthesis budget)
+        self.mem_frontier: np.ndarray | None = None
         #: skipped loop periods (:mod:`pipeperf.emulate.loops`), one record per skip
         self.skips: list[Skip] = []
+        self._skips_by_warp: tuple[int, dict[int, list[tuple[int, int, int, int]]]] | None = None
 
     # -- writing (the emulator) ------------------------------------------------------------
     def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
@@ -84,13 +89,31 @@ class TraceLog(Mapping):
         return self._index
 
     def __getitem__(self, warp: int) -> list[dict]:
-        hit = self._cache.get(warp)
-        if hit is not None:
-            return hit
+        return self.head(warp, None)
+
+    def head(self, warp: int, n: int | None, function: str | None = None) -> list[dict]:
+        """The first ``n`` entries of ``warp`` (of ``function`` only, when given; None: all).
+        Why: a long trace is cut to a few thousand IDG nodes, and building its entries costs
+        microseconds each, so only the prefix asked for is built (and cached, longest first)."""
         block, row, _, spans = self._build_index()
         if warp not in spans:
             raise KeyError(warp)
         s, e = spans[warp]
+        stop = e
+        if function is not None:
+            rows = np.flatnonzero(self._in_function(function)[block[s:e]])
+            if n is not None and n < len(rows):
+                stop = s + int(rows[n]) if n >= 0 else s
+        elif n is not None:
+            stop = min(e, s + max(0, n))
+        out = self._cache.get(warp)
+        if out is None or len(out) < stop - s:
+            out = self._cache[warp] = (out or []) + self._entries(warp, s + len(out or ()), stop)
+        out = out[:stop - s] if len(out) > stop - s else out
+        return out if function is None else [x for x in out if x["function"] == function]
+
+    def _entries(self, warp: int, s: int, e: int) -> list[dict]:
+        block, row, _, _ = self._build_index()
         out = []
         templates, masks, addrs = self._templates, self._masks, self._addresses
         for b, r in zip(block[s:e].tolist(), row[s:e].tolist()):
@@ -103,7 +126,6 @@ class TraceLog(Mapping):
                     st = int(at[2][i])
                     d["addresses"] = at[1][st:st + int(at[3][i])]
             out.append(d)
-        self._cache[warp] = out
         return out
 
     def __iter__(self) -> Iterator[int]:
@@ -124,7 +146,12 @@ class TraceLog(Mapping):
         return int(self._in_function(function)[block[s:e]].sum())
 
     def _in_function(self, function: str) -> np.ndarray:
-        return np.fromiter((t["function"] == function for t in self._templates), bool, len(self._templates))
+        n = len(self._templates)
+        hit = self._fn_cache.get(function)
+        if hit is None or len(hit) != n:        # (templates only grow)
+            hit = self._fn_cache[function] = np.fromiter((t["function"] == function for t in self._templates),
+                                                          bool, n)
+        return hit
 
     def executed(self, warp: int) -> int | None:
         """Entries ``warp`` executed, kept or not (None when the emulator did not say)."""
@@ -135,15 +162,28 @@ class TraceLog(Mapping):
             return int(self.lengths[i])
         return None
 
+    def memory_coverage(self) -> tuple[int, int]:
+        """(executed positions of the traced warps whose memory accesses are logged, all executed
+        positions): the logged part is a prefix of each warp, cut by the trace cap or where the
+        synthesis of skipped loops' accesses ran out of budget."""
+        if self.lengths is None or self.mem_frontier is None or not len(self.lengths):
+            return 0, 0
+        n = self.lengths.astype(np.int64)
+        return int(np.minimum(self.mem_frontier, n).sum()), int(n.sum())
+
     def skips_of(self, warp: int) -> list[tuple[int, int, int, int]]:
         """(kept position, period entries, whole periods recorded before it, periods skipped) of
-        each skip of ``warp``, in trace order."""
-        out = []
-        for k in self.skips:
-            i = int(np.searchsorted(k.warps, warp))
-            if i < len(k.warps) and k.warps[i] == warp:
-                out.append((int(k.pos[i]), int(k.period[i]), int(k.recorded[i]), k.count))
-        return sorted(out)
+        each skip of ``warp``, in trace order (indexed once per warp: the IDG builds ask for every
+        warp's, and a long launch holds thousands of skips)."""
+        idx = self._skips_by_warp
+        if idx is None or idx[0] != len(self.skips):
+            by: dict[int, list[tuple[int, int, int, int]]] = {}
+            for k in self.skips:
+                for w, pos, per, rec in zip(k.warps.tolist(), k.pos.tolist(), k.period.tolist(),
+                                            k.recorded.tolist()):
+                    by.setdefault(w, []).append((pos, per, rec, k.count))
+            idx = self._skips_by_warp = (len(self.skips), {w: sorted(v) for w, v in by.items()})
+        return list(idx[1].get(warp, ()))
 
     def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
         """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, and its skipped

@@ -229,13 +229,12 @@ def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_
     kept: dict[int, int] = {}
     cut: dict[int, bool] = {}
     for wids in by_pcs.values():
-        t = [e for e in log[wids[0]] if e["function"] == func.name]
-        limit = len(t) if max_nodes is None else min(len(t), max_nodes)
+        n = log.length(wids[0], func.name)
+        limit = n if max_nodes is None else min(n, max_nodes)
         if fraction is not None and fraction < 1:
-            limit = min(limit, max(1, int(len(t) * fraction)))
-        cut_here = limit < len(t)
-        if cut_here:
-            t = t[:limit]
+            limit = min(limit, max(1, int(n * fraction)))
+        cut_here = limit < n
+        t = log.head(wids[0], limit, func.name)    # only the entries the IDG keeps are built
         if drop_periods:                   # (positions count every function's entries: loops that
             t = _drop_periods(t, log.skips_of(wids[0]))    # call are never skipped)
         for w in wids:                     # cut here, or by the emulator's trace cap

@@ -42,7 +42,7 @@ import numpy as np
 
 from pipeperf.idg.graph import IDG
 from pipeperf.models.curve import ModelCurve
-from pipeperf.models.params import KernelParams, NodeTiming, node_timing
+from pipeperf.models.params import KernelParams, NodeTiming, class_memo, node_timing
 
 NAME_RR, LABEL_RR = "gpumech_rr", "GPUMech RR"
 NAME_GTO, LABEL_GTO = "gpumech_gto", "GPUMech GTO"
@@ -135,7 +135,7 @@ def _predict(kp: KernelParams, warps: np.ndarray, name: str, label: str, fn) -> 
     cpr = np.zeros_like(warps)
     per_class = []
     for wc, wp in zip(kp.kernel.warp_classes, kp.warp_classes):
-        ivs = intervals(wc.idg, node_timing(wc.idg, kp.gpu))
+        ivs = class_memo(kp, "intervals", wc.idg, lambda: intervals(wc.idg, node_timing(wc.idg, kp.gpu)))
         c, d = fn(ivs, warps)
         cpr += wp.weight * c
         shown = [iv.to_dict() for iv in ivs[:64]]

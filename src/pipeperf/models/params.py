@@ -37,7 +37,9 @@ Decisions (documented because the paper leaves them open):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -235,3 +237,17 @@ def kernel_params(kernel: KernelGraph, gpu: GPUSpec) -> KernelParams:
 def _finite(x: float) -> float | None:
     """JSON has no inf/nan: such values become null."""
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+_T = TypeVar("_T")
+
+
+def class_memo(kp: KernelParams, what: str, idg: IDG, build: Callable[[], _T]) -> _T:
+    """``build()`` of one warp class's IDG, once per ``kp``: the model variants (WFG and WFG*,
+    GPUMech's three schedulers) walk the same graph or intervals, which cost more to build than
+    to evaluate. The result is shared: callers only read it."""
+    memo = kp.__dict__.setdefault("_class_memo", {})      # (frozen dataclass: no attribute set)
+    hit = memo.get((what, id(idg)))
+    if hit is None or hit[0] is not idg:
+        hit = memo[(what, id(idg))] = (idg, build())
+    return hit[1]

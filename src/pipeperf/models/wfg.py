@@ -37,7 +37,7 @@ import numpy as np
 
 from pipeperf.idg.graph import IDG
 from pipeperf.models.curve import ModelCurve
-from pipeperf.models.params import KernelParams, node_timing
+from pipeperf.models.params import KernelParams, class_memo, node_timing
 from pipeperf.models.wfg_graph import COMP, MEM, WfgNode, build_wfg
 
 NAME, LABEL = "wfg", "WFG"
@@ -98,7 +98,7 @@ def _predict(kp: KernelParams, warps: np.ndarray, corrected: bool) -> ModelCurve
     cpw = np.zeros_like(warps)
     per_class = []
     for wc, wp in zip(kp.kernel.warp_classes, kp.warp_classes):
-        nodes = build_wfg(wc.idg, node_timing(wc.idg, kp.gpu))
+        nodes = _wfg(kp, wc.idg)
         c, d = warp_cycles(nodes, warps, lam_instr, wp.alpha_sync, corrected)
         cpw += wp.weight * c
         per_class.append({"warp_class": wc.idg.name, "weight": wp.weight, **d})
@@ -106,6 +106,10 @@ def _predict(kp: KernelParams, warps: np.ndarray, corrected: bool) -> ModelCurve
     details["CPW"], details["CPR"] = cpw, cpw * warps                             # Eq. 39
     return ModelCurve(NAME_CORR if corrected else NAME, LABEL_CORR if corrected else LABEL,
                       warps, 1.0 / cpw, details)
+
+
+def _wfg(kp: KernelParams, idg: IDG) -> list[WfgNode]:
+    return class_memo(kp, "wfg", idg, lambda: build_wfg(idg, node_timing(idg, kp.gpu)))
 
 
 def predict(kp: KernelParams, warps: np.ndarray) -> ModelCurve:
