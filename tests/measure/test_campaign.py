@@ -5,6 +5,7 @@ compilation of every benchmark for sm_90 (skipped without nvcc)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import shutil
 import tarfile
 
@@ -169,3 +170,56 @@ def test_validate_and_fit_run_later_without_a_gpu(simulated, cli, tmp_path):
     if shutil.which("nvidia-smi") is None:                     # here: those steps ran without a GPU
         rc, _, err = cli("campaign", "--out-dir", str(folder), "--step", "dram", "--redo", "dram")
         assert rc == 2 and "no NVIDIA GPU found" in err
+
+
+RECORDED = """# pipeperf measure, launcher version 1
+# gpu: NVIDIA H200
+# compute_capability: 9.0
+# sms: 132
+# driver: 570.00
+# date: 2026-11-24 04:00:00
+# grid: {grid}
+# block: 256,1,1
+blocks_per_sm,warps_per_sm,dyn_smem,reps,ms_median,ms_min,ms_max
+8,64,0,10,{ms},{ms},{ms}
+"""
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, tmp_path):
+    """The GPU backend on recorded launcher output: the benchmarks compile for sm_90, the specs
+    bind to their parameters, the command line is the launcher's, and the CSV it would write is
+    derived (0.16 ms for 256 MiB read: 1677.7 GB/s) and cited by the fitted numbers."""
+    from pipeperf.measure import harness, launcher
+    from pipeperf.measure.campaign.backends import GpuBackend
+    from pipeperf.measure.campaign.launches import dram_launches
+    from pipeperf.measure.campaign.manifest import Manifest
+    from pipeperf.measure.campaign.steps import Campaign, _timed
+    seen = []
+
+    def fake_run(cmd, timeout=None):
+        seen.append(cmd)
+        out = cmd[cmd.index("--out") + 1]
+        grid = cmd[cmd.index("--grid") + 1]
+        open(out, "w").write(RECORDED.format(grid=grid, ms=0.16))
+
+    monkeypatch.setattr(launcher, "build", lambda build_dir=None, nvcc=None: tmp_path / "pipeperf-launch")
+    monkeypatch.setattr(launcher, "run", fake_run)
+    backend = GpuBackend("sm_90", tmp_path / "build", harness.require_nvcc())
+    c = Campaign(tmp_path / "h200", backend, Manifest("h200"), "hopper_h200", 1.98)
+    c.folder.mkdir()
+    files, note = _timed(dram_launches(), "dram")(c, 60)
+    assert [Path(f).name for f in files] == ["dram_read.csv", "dram_write.csv", "dram_copy.csv", "dram.csv"]
+    read = seen[0]
+    assert read[read.index("--kernel") + 1] == "stream_read" and "--arg" in read
+    assert any(a.startswith("a=rand:f32:") for a in read) and read[read.index("--grid") + 1] == "65536,1,1"
+    got = {r.quantity: r.value for r in derive.read_results(c.folder / "dram.csv")}
+    assert got["dram_read_gbs"] == pytest.approx(16 * 2**24 / 0.16e-3 / 1e9)
+    assert "dram_copy_gbs" in note
+    if shutil.which("ncu") is None and not Path("/usr/local/cuda/bin/ncu").is_file():
+        from pipeperf.measure.campaign.steps import _sweeps
+        c.sweep_names, c.sweep_factor = ("saxpy", "daxpy"), 16
+        files, note = _sweeps(c, 60)
+        assert [Path(f).name for f in files] == ["sweep_saxpy.csv", "sweep_daxpy.csv"]
+        assert "--sweep-occupancy" in seen[-1] and note == "2 kernels swept; ncu not found"

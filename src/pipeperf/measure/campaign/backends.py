@@ -26,7 +26,8 @@ class GpuBackend:
             self._modules[launch.cu] = launcher.compile_kernel(launch.cu, self.arch, out, nvcc=self.nvcc)
         return self._modules[launch.cu]
 
-    def run(self, launch: Launch, out: Path, sweep: bool = False, timeout: float = 300) -> Path:
+    def command(self, launch: Launch, out: Path, sweep: bool, reps: int, warmup: int) -> list[str]:
+        """The launcher's command line for ``launch`` (compiled and bound on first use)."""
         from pipeperf.measure import launcher
         cubin, entries = self.compile(launch)
         entry = launcher.resolve_kernel(entries, launch.kernel, str(launch.cu))
@@ -34,10 +35,39 @@ class GpuBackend:
         bound = launcher.bind(launch.cu, ptx, entry, [parse_arg(a) for a in launch.args])
         if self._exe is None:
             self._exe = launcher.build(nvcc=self.nvcc)
-        command = f"pipeperf campaign: {launch.name}"
-        launcher.run(launcher.command_line(self._exe, cubin, entry, launch.grid, launch.block, bound, out, sweep,
-                                           self.reps, 0, 2, command), timeout=timeout)
+        return launcher.command_line(self._exe, cubin, entry, launch.grid, launch.block, bound, out, sweep,
+                                     reps, 0, warmup, f"pipeperf campaign: {launch.name}")
+
+    def run(self, launch: Launch, out: Path, sweep: bool = False, timeout: float = 300) -> Path:
+        from pipeperf.measure import launcher
+        launcher.run(self.command(launch, out, sweep, self.reps, 2), timeout=timeout)
         return out
+
+    def profile(self, launch: Launch, out: Path, timeout: float = 120) -> tuple[Path | None, str]:
+        """Nsight Compute's counts of one launch at its natural occupancy, the clocks left alone
+        (``--clock-control none``: the boost clock the events saw); (None, why) where ncu is
+        missing or not allowed to read the counters."""
+        import shutil
+        import subprocess
+
+        from pipeperf.measure.ncu_csv import NCU_METRICS, read_ncu_csv
+        ncu = shutil.which("ncu") or next((str(p) for p in (Path("/usr/local/cuda/bin/ncu"),) if p.is_file()), None)
+        if ncu is None:
+            return None, "ncu not found"
+        cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics",
+               ",".join(dict.fromkeys([*NCU_METRICS, "gpu__time_duration.sum"])),
+               *self.command(launch, out.with_suffix(".run.csv"), False, 1, 0)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"ncu: {exc}"
+        table = [l for l in proc.stdout.splitlines() if l.startswith('"')]
+        if proc.returncode != 0 or not table:
+            why = [l for l in (proc.stderr + proc.stdout).splitlines() if "ERR" in l or "rror" in l]
+            return None, f"ncu: {(why or ['exit code %d' % proc.returncode])[0].strip()[:160]}"
+        out.write_text("\n".join(table) + "\n", encoding="utf-8")
+        read_ncu_csv(out)                     # a table the quantitative roofline's reader takes
+        return out, ""
 
 
 class SimBackend:

@@ -22,7 +22,7 @@ def score_sweeps(c, sweeps: list[Path], box: float) -> tuple[list[Path], str]:
     errors: dict[str, list[float]] = {}
     start, left = time.monotonic(), []
     for path in sweeps:
-        launch = by_name.get(path.stem)
+        launch = by_name.get(path.stem)           # ncu_*.csv files are not sweeps
         if launch is None:
             continue
         if time.monotonic() - start > box:

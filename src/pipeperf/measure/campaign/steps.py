@@ -147,13 +147,18 @@ def _timed(launches: list[Launch], summary: str) -> Callable[[Campaign, float], 
 def _sweeps(c: Campaign, box: float) -> tuple[list[Path], str]:
     """Occupancy sweeps of the corpus kernels; stops starting kernels when the box is spent."""
     launches = sweep_launches(c.sweep_factor, *([c.sweep_names] if c.sweep_names else []))
-    start, files, left = time.monotonic(), [], []
+    start, files, left, swept = time.monotonic(), [], [], 0
+    ncu_note = "" if hasattr(c.backend, "profile") else "ncu: not with --simulate"
     for launch in launches:
         if time.monotonic() - start > box:
             left.append(launch.kernel)
             continue
         files.append(c.backend.run(launch, c.raw(launch.name), sweep=True, timeout=box))
-    note = f"{len(files)} kernels swept"
+        swept += 1
+        if not ncu_note and time.monotonic() - start < box:
+            prof, ncu_note = c.backend.profile(launch, c.raw(f"ncu_{launch.kernel}"))
+            files += [prof] if prof else []
+    note = f"{swept} kernels swept" + (f"; {ncu_note}" if ncu_note else "; ncu metrics of each")
     return files, note + (f"; out of time, not swept: {', '.join(left)}" if left else "")
 
 
