@@ -190,7 +190,7 @@ blocks_per_sm,warps_per_sm,dyn_smem,reps,ms_median,ms_min,ms_max
 def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, tmp_path):
     """The GPU backend on recorded launcher output: the benchmarks compile for sm_90, the specs
     bind to their parameters, the command line is the launcher's, and the CSV it would write is
-    derived (0.16 ms for 256 MiB read: 1677.7 GB/s) and cited by the fitted numbers."""
+    derived (0.3 ms to read 1 GiB: 3579 GB/s) and cited by the fitted numbers."""
     from pipeperf.measure import harness, launcher
     from pipeperf.measure.campaign.backends import GpuBackend
     from pipeperf.measure.campaign.launches import dram_launches
@@ -202,7 +202,7 @@ def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, 
         seen.append(cmd)
         out = cmd[cmd.index("--out") + 1]
         grid = cmd[cmd.index("--grid") + 1]
-        open(out, "w").write(RECORDED.format(grid=grid, ms=0.16))
+        open(out, "w").write(RECORDED.format(grid=grid, ms=0.3))
 
     monkeypatch.setattr(launcher, "build", lambda build_dir=None, nvcc=None: tmp_path / "pipeperf-launch")
     monkeypatch.setattr(launcher, "run", fake_run)
@@ -213,9 +213,9 @@ def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, 
     assert [Path(f).name for f in files] == ["dram_read.csv", "dram_write.csv", "dram_copy.csv", "dram.csv"]
     read = seen[0]
     assert read[read.index("--kernel") + 1] == "stream_read" and "--arg" in read
-    assert any(a.startswith("a=rand:f32:") for a in read) and read[read.index("--grid") + 1] == "65536,1,1"
+    assert any(a.startswith("a=rand:f32:") for a in read) and read[read.index("--grid") + 1] == "262144,1,1"
     got = {r.quantity: r.value for r in derive.read_results(c.folder / "dram.csv")}
-    assert got["dram_read_gbs"] == pytest.approx(16 * 2**24 / 0.16e-3 / 1e9)
+    assert got["dram_read_gbs"] == pytest.approx(16 * 2**26 / 0.3e-3 / 1e9)
     assert "dram_copy_gbs" in note
     if shutil.which("ncu") is None and not Path("/usr/local/cuda/bin/ncu").is_file():
         from pipeperf.measure.campaign.steps import _sweeps

@@ -2,7 +2,7 @@
 
 Each :class:`Launch` carries what its time means (``amount`` of ``unit`` per run), so one
 derivation turns any backend's milliseconds into GB/s, ns per load or operations per second.
-Sizes: DRAM streams of 256 MiB (far beyond any L2 here), L2 footprints of 4 MiB (inside every
+Sizes: DRAM streams of 1 GiB per buffer (far beyond any L2 here; as gpu-stream), L2 footprints of 4 MiB (inside every
 L2 from Ampere on), a 16 KiB L1 footprint, 4 Mi empty blocks; ``scale`` < 1 shrinks the grids
 (the simulated campaign of the tests), never the footprints the levels are chosen by.
 """
@@ -47,7 +47,7 @@ def _g(x: int) -> tuple[int, int, int]:
 
 
 def dram_launches(scale: float = 1.0) -> list[Launch]:
-    cu, n = benchmark_source(), max(4096, int((1 << 24) * scale))       # float4 elements: 256 MiB
+    cu, n = benchmark_source(), max(4096, int((1 << 26) * scale))       # float4 elements: 1 GiB
     grid = _g(-(-n // 256))
     return [
         Launch("dram_read", cu, "stream_read", grid, _g(256), (f"a=rand:f32:{4 * n}", "out=zeros:f32:1", f"n={n}"),

@@ -183,7 +183,7 @@ STEPS: tuple[Step, ...] = (
     Step("device", 60, "device facts from nvidia-smi: name, CC, driver, clocks, memory", _device),
     Step("calibrate", 480, "lambda/Lambda of every class, issue limit, peaks (the calibrate harness), fitted",
          _calibrate, shortenable=True),
-    Step("dram", 60, "achievable DRAM bandwidth: read, write, copy of 256 MiB", _timed(dram_launches(), "dram")),
+    Step("dram", 60, "achievable DRAM bandwidth: read, write, copy of 1 GiB buffers", _timed(dram_launches(), "dram")),
     Step("latency", 60, "L1/L2/DRAM load latency (pointer chase)", _timed(latency_launches(), "latency")),
     Step("l2", 60, "L2 read bandwidth over a 4 MiB footprint", _timed(l2_launches(), "l2")),
     Step("dispatch", 60, "block-dispatch cost: 4 Mi empty blocks", _timed(dispatch_launches(), "dispatch")),
