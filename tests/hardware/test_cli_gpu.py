@@ -34,3 +34,15 @@ def test_list_and_show_new_entries(cli):
     d = json.loads(out)
     assert d["memory"]["l2_bytes"] == 100663296 and d["sustained_clock_ghz"] == 1.605
     assert "sustained_clock_ghz" in d["estimates"] and d["sources"]["memory.dram_read_gbs"]
+
+
+def test_gpu_diff_lists_what_differs_with_the_ratio(cli):
+    rc, out, _ = cli("gpu", "diff", "hopper_h100", "hopper_h200")
+    assert rc == 0
+    line = next(l for l in out.splitlines() if l.startswith("memory.dram_peak_gbs"))
+    assert line.split()[1:] == ["3350", "4800", "1.433"]
+    assert "classes.fma_f32.cpi" not in out                     # equal numbers are left out
+    rc, out, _ = cli("gpu", "diff", "hopper_h100", "hopper_h100")
+    assert rc == 0 and "give the same numbers" in out
+    rc, _, err = cli("gpu", "diff", "hopper_h100", "no_such_gpu")
+    assert rc == 2 and err.count("\n") == 1

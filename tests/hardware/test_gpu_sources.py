@@ -85,3 +85,26 @@ def test_same_chip_entries_inherit_through_base():
     assert h200.memory["dram_peak_gbs"] == 4800 and h100.memory["dram_peak_gbs"] == 3350
     assert "launch.overhead_us" not in load_gpu("hopper_h100_pcie").sources   # dropped with `null`
     assert load_gpu("ampere_a100_pcie_80gb").base == "ampere_a100_pcie"
+
+
+#: issue 19's instruction-class families -> the class of each bundled modern entry that carries it
+FAMILIES = {"fp32": ("fma_f32", "alu"), "fp64": ("fma_f64", "dpu"), "int": ("add_s32", "int"),
+            "sfu": ("cos_f32", "sfu"), "tensor": ("mma_f16_f32_m16n8k16", "tensor"),
+            "shared": ("ld_shared_f32", "lsu"), "L1": ("ld_local_s32", "lsu"), "L2": ("ld_global_l2", "l2"),
+            "DRAM": ("ld_global_s32", "mem"), "atomics": ("atom_global", "mem")}
+MODERN = ["hopper_h200", "hopper_h100", "hopper_h100_pcie", "ampere_a100", "ampere_a100_80gb", "ampere_a100_pcie",
+          "ampere_a100_pcie_80gb", "ada_l40s", "ada_rtx4090", "ampere_rtx3090"]
+
+
+@pytest.mark.parametrize("name", MODERN)
+def test_every_class_family_is_present_and_cited(name):
+    """fp32/fp64/int/sfu/tensor/shared/L1/L2/DRAM/atomics: each has its class, on its subsystem,
+    with a source; and the machine facts the issue lists (SMs, clocks, L1/L2, DRAM, dispatch) are cited."""
+    g = load_gpu(name)
+    for family, (cls, subsystem) in FAMILIES.items():
+        assert cls in g.classes, (name, family)
+        c = g.classes[cls]
+        assert c.subsystem == subsystem and c.source.strip() and c.cpi > 0 and c.latency > 0, (name, family)
+    for key in ("cores", "clock_ghz", "sustained_clock_ghz", "memory.l1_bytes", "memory.l2_bytes",
+                "memory.dram_peak_gbs", "max_warps_per_core", "max_groups_per_core"):
+        assert key in g.fields() and g.sources.get(key, "").strip(), (name, key)

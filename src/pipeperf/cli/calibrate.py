@@ -30,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--raw-dir", metavar="DIR", help="where the raw CSVs go (default: data/measurements/NAME)")
     p.add_argument("--peaks-out", metavar="FILE.yaml",
                    help="peaks YAML for 'pipeperf roofline --gpu' (default: OUT with _peaks before .yaml)")
-    p.add_argument("--from-raw", metavar="DIR", help="fit the CSVs in DIR; run nothing")
+    p.add_argument("--from-raw", metavar="DIR",
+                   help="fit the CSVs in DIR (a calibrate raw folder, or a campaign folder with manifest.json); run nothing")
     p.add_argument("--simulate", metavar="GPU",
                    help="measure the Pipeline-model simulator with this spec instead of a GPU")
     p.add_argument("--reps", type=int, default=5, help="timed repetitions per point (default 5)")
@@ -70,6 +71,8 @@ def calibrate(args: argparse.Namespace) -> int:
         raise PipeperfError("give --from-raw or --simulate, not both")
     command = _command(args)
     name = args.gpu_name
+    if args.from_raw and (Path(args.from_raw) / "manifest.json").is_file():
+        return _from_campaign(Path(args.from_raw), name, command, Path(args.out))
     if args.from_raw:
         raw = Path(args.from_raw)
     elif args.simulate:
@@ -93,6 +96,20 @@ def calibrate(args: argparse.Namespace) -> int:
         pout = Path(args.peaks_out) if args.peaks_out else out.with_name(out.stem + "_peaks" + out.suffix)
         _write(pout, peaks)
         print(f"wrote {pout}")
+    return 0
+
+
+def _from_campaign(folder: Path, name: str | None, command: str, out: Path) -> int:
+    """A campaign folder (pipeperf campaign): its calibrate CSVs fitted, with the memory, dispatch
+    and atomics numbers of its other steps, each citing its measurement file."""
+    from pipeperf.measure import fit
+    from pipeperf.measure.campaign.fitted import fitted_yaml
+    text, cal = fitted_yaml(folder, name or f"{folder.name}_measured", command)
+    for w in cal.warnings:
+        print(f"pipeperf: warning: {w}", file=sys.stderr)
+    _write(out, text)
+    print("\n".join(fit.summary(cal)))
+    print(f"wrote {out} ({len(cal.fits)} classes, with the campaign's memory, launch and atomics numbers)")
     return 0
 
 

@@ -23,6 +23,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     fmt.add_argument("--yaml", action="store_true",
                      help="print the whole spec (its base merged in) as a loadable, editable YAML file")
     show.set_defaults(func=run)
+    diff = sub.add_parser("diff", help="the numbers two GPU specs give differently (e.g. measured vs published)",
+                          description="Every field and every class's lambda/Lambda that differ between two specs "
+                                      "(bundled names or YAML files), with the ratio B/A; fields only one has are "
+                                      "listed too.")
+    diff.add_argument("a", metavar="A", help="GPU name or spec YAML (e.g. the published entry)")
+    diff.add_argument("b", metavar="B", help="GPU name or spec YAML (e.g. a campaign's fitted file)")
+    diff.add_argument("--all", action="store_true", help="list equal numbers too")
+    diff.add_argument("--common", action="store_true", help="only the numbers both specs give")
+    diff.set_defaults(func=run_diff)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,4 +67,38 @@ def run(args: argparse.Namespace) -> int:
     for c in g.classes.values():
         est = " (estimate)" if c.estimate else ""
         print(f"{c.name:<24} {c.subsystem:<9} {c.cpi:>7g} {c.latency:>7g}  {c.source}{est}")
+    return 0
+
+
+def spec_diff(a, b, everything: bool = False, common: bool = False) -> list[tuple[str, str, str, str]]:
+    """(key, A, B, B/A) for every number of either spec that differs (all of them with ``everything``)."""
+    def numbers(g) -> dict[str, float]:
+        d = {"clock_ghz": g.clock_ghz, "sustained_clock_ghz": g.sustained_clock_ghz, "issue_limit": g.issue_limit,
+             "cores": g.cores, **g.fields()}
+        for c in g.classes.values():
+            d[f"classes.{c.name}.cpi"], d[f"classes.{c.name}.latency"] = c.cpi, c.latency
+        return d
+
+    na, nb = numbers(a), numbers(b)
+    rows = []
+    for key in sorted(set(na) | set(nb)):
+        x, y = na.get(key), nb.get(key)
+        if (x == y and not everything) or (common and (x is None or y is None)):
+            continue
+        ratio = f"{y / x:.3f}" if x and y is not None else ""
+        rows.append((key, "-" if x is None else f"{x:g}", "-" if y is None else f"{y:g}", ratio))
+    return rows
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    a, b = load_gpu(args.a), load_gpu(args.b)
+    rows = spec_diff(a, b, args.all, args.common)
+    if not rows:
+        print(f"{a.name} and {b.name} give the same numbers")
+        return 0
+    width = max(len(r[0]) for r in rows)
+    print(f"{'':<{width}} {a.name:>14} {b.name:>14} {'B/A':>7}")
+    for key, x, y, ratio in rows:
+        print(f"{key:<{width}} {x:>14} {y:>14} {ratio:>7}")
+    print(f"{len(rows)} numbers differ" + (" or are listed" if args.all else "") + f" (A = {args.a}, B = {args.b})")
     return 0

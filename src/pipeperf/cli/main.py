@@ -30,6 +30,7 @@ COMMANDS: list[str] = [
     "measure",
     "validate",
     "analyze",
+    "campaign",
 ]
 
 

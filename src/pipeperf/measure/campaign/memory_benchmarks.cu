@@ -1,0 +1,67 @@
+// Memory-system micro-benchmarks of `pipeperf campaign` (issue 19), run with the generic
+// launcher of `pipeperf measure` (CUDA events, median of the repetitions) on a GPU, or analyzed
+// on a GPU spec with --simulate. One element per thread where a launch streams, so the grid is
+// the amount of data; results are written only under an impossible condition so the loads are
+// kept (mixbench's trick) without a store stream.
+extern "C" {
+
+// DRAM read bandwidth: n float4 loads, 16 B per thread.
+__global__ void stream_read(const float4* a, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = a[i];
+    float s = v.x + v.y + v.z + v.w;
+    if (s == -12345.f) out[0] = s;
+  }
+}
+
+// DRAM write bandwidth: n float4 stores.
+__global__ void stream_write(float4* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = make_float4(1.f, 2.f, 3.f, (float)i);
+}
+
+// DRAM copy bandwidth: n float4 loads and n stores (counted as 2 x 16 B per thread).
+__global__ void stream_copy(const float4* a, float4* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = a[i];
+}
+
+// Load latency: one thread follows p = (buf[p] + stride) & mask; with buf[i] = i (iota fill)
+// every load depends on the one before. The footprint (mask + 1 words) picks the level: L1
+// (through the L1, ld.global.ca), L2 (ld.global.cg bypasses L1) or DRAM (beyond L2).
+__global__ void chase_ca(const unsigned* buf, unsigned* out, int steps, unsigned stride, unsigned mask) {
+  unsigned p = 0;
+  for (int k = 0; k < steps; ++k) p = (__ldca(buf + p) + stride) & mask;
+  if (p == 0xffffffffu) out[0] = p;
+}
+
+__global__ void chase_cg(const unsigned* buf, unsigned* out, int steps, unsigned stride, unsigned mask) {
+  unsigned p = 0;
+  for (int k = 0; k < steps; ++k) p = (__ldcg(buf + p) + stride) & mask;
+  if (p == 0xffffffffu) out[0] = p;
+}
+
+// L2 bandwidth: every thread reads `reps` times over a footprint of mask + 1 float4 that fits
+// in L2 (ld.global.cg: L1 bypassed), 16 B per read.
+__global__ void l2_read(const float4* a, float* out, int reps, unsigned mask) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned stride = gridDim.x * blockDim.x;
+  float s = 0.f;
+  for (int r = 0; r < reps; ++r) {
+    float4 v = __ldcg(a + (i & mask));
+    s += v.x + v.w;
+    i += stride;
+  }
+  if (s == -12345.f) out[0] = s;
+}
+
+// Block-dispatch cost: millions of empty blocks; time / blocks is what the block scheduler costs.
+__global__ void empty_blocks(int unused) {}
+
+// Same-address atomic throughput: every thread adds 1 to one word `iters` times.
+__global__ void atomic_same(unsigned* counter, int iters) {
+  for (int k = 0; k < iters; ++k) atomicAdd(counter, 1u);
+}
+
+}  // extern "C"
