@@ -244,28 +244,14 @@ class LoopSkipper:
             if est >= 1 and ok(est):
                 good = est
             elif est >= 1:                            # the probe disagrees: the most it confirms
-                lo, hi = 0, est
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    if ok(mid):
-                        lo = mid
-                    else:
-                        hi = mid
-                good = lo
+                good = _last_good(ok, 0, est)
         elif _monotone(lp.exit_compare):
             # unsolved but monotone ('<', '<=', ...): once past the bound the loop exits, so a probe
             # after a jump too far fails, and galloping then bisecting finds the last good jump
             k = PERIODS
             while k < 1 << 40 and ok(k):
                 good, k = k, k * 4
-            lo, hi = good, k
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if ok(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            good = lo
+            good = _last_good(ok, good, k)
         if good < 1:
             return 0
         self._apply(st, cur, t, p, w, good, cnt)
@@ -445,6 +431,17 @@ class LoopSkipper:
             self.synth_left -= kk * per_period
         if kk < k:
             c.mem_frontier[dn] = np.minimum(c.mem_frontier[dn], end + kk * period)
+
+
+def _last_good(ok, lo: int, hi: int) -> int:
+    """Bisect between a jump ``lo`` the probe accepts (or 0) and one ``hi`` it refuses."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _monotone(setp) -> bool:

@@ -35,34 +35,20 @@ class Result:
 
 
 def read_points(path: Path) -> tuple[dict[str, str], list[Point]]:
-    """The ``# key: value`` header and the rows of a launcher CSV; bad input names file and line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise PipeperfError(f"cannot read: {exc.strerror}", file=path) from None
-    meta, body = {}, []
-    for i, line in enumerate(lines, 1):
-        if line.startswith("#"):
-            key, sep, value = line[1:].partition(":")
-            if sep:
-                meta[key.strip()] = value.strip()
-        elif line.strip():
-            body.append((i, line))
-    if not body or tuple(next(csv.reader([body[0][1]]))) != COLUMNS:
-        raise PipeperfError(f"expected the columns {','.join(COLUMNS)}", file=path, line=body[0][0] if body else None)
-    points = []
-    for i, line in body[1:]:
-        v = next(csv.reader([line]))
-        try:
-            p = Point(int(v[0]), int(v[1]), float(v[4]))
-        except (ValueError, IndexError):
-            raise PipeperfError("expected numbers in every column", file=path, line=i) from None
-        if p.ms_median <= 0:
-            raise PipeperfError("ms_median must be positive", file=path, line=i)
-        points.append(p)
-    if not points:
+    """The ``# key: value`` header and the rows of a launcher CSV (the harness's reader, so one
+    parser reads every measurement file); bad input names file and line."""
+    from pipeperf.measure.harness import _read
+
+    def point(d: dict[str, str]) -> Point:
+        pt = Point(int(d["blocks_per_sm"]), int(d["warps_per_sm"]), float(d["ms_median"]))
+        if pt.ms_median <= 0:
+            raise ValueError("ms_median must be positive")
+        return pt
+
+    table = _read(path, COLUMNS, point)
+    if not table.rows:
         raise PipeperfError("no measurements after the header", file=path)
-    return meta, points
+    return table.meta, table.rows
 
 
 def derive(launch: Launch, path: Path, clock_ghz: float) -> list[Result]:
