@@ -90,3 +90,24 @@ def test_l2_hits_share_the_measured_l2_bandwidth_among_active_sms():
     assert l2_class(g, 10_000).cpi == l2_class(g, 108).cpi
     bare = load_gpu("ada_rtx4090")                 # no measured L2 bandwidth: the file's class
     assert l2_class(bare, 10).cpi == bare.classes["ld_global_l2"].cpi
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="needs nvcc")
+def test_an_in_place_update_larger_than_l2_writes_back_at_dram_bandwidth():
+    """saxpy y = a*x + y: the store hits the sector its load brought in. L2 is write-back: over a
+    stream far larger than the L2 (3 x 256 MB against the H200's 50 MB) each dirty sector is
+    evicted to DRAM during the kernel, so the launch moves 3 x 256 MB through DRAM and cannot beat
+    the achievable bandwidth (3887 GB/s read): >= 768 MB / 3887 GB/s = 207 us at the read rate.
+    Over 3 x 4 MB the dirty sectors stay in L2 to the kernel's end: the store is an L2 hit."""
+    from pathlib import Path
+
+    from pipeperf.analyze import analyze
+
+    cu = Path(__file__).resolve().parents[1] / "kernels" / "saxpy.cu"
+    for n, hit in ((1 << 26, 0.0), (1 << 20, 1.0)):
+        a = analyze(cu, [n // 256], [256], [f"n={n}", "a=2", f"x=rand:f32:{n}", f"y=rand:f32:{n}"],
+                    ["hopper_h200"], kernel="saxpy", what_if=False).predictions[0]
+        st = [r for r in a.memory if r["opcode"].startswith("st.global")]
+        assert st and st[0]["l2_hit_rate"] == pytest.approx(hit)
+        if hit == 0.0:
+            assert a.seconds >= 0.99 * 3 * n * 4 / 3887e9

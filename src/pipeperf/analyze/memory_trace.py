@@ -128,8 +128,10 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     serialise over the launch (``launch_scale`` CTAs per sampled CTA). ``warm_l2``: the launch
     finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
     so when what the whole launch touches fits in L2 its first touches hit too."""
+    l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
     stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
-                    l1_capacity_sectors(gpu, resident_ctas))
+                    l1_capacity_sectors(gpu, resident_ctas),
+                    float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None)
     if grid is not None and wave_ctas > 1:
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
                           len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
@@ -187,12 +189,17 @@ def warm_start(stats: dict[int, PcMemory], gpu: GPUSpec, launch_scale: float) ->
 
 def dram_sectors(st: PcMemory, root: str) -> tuple[float, float]:
     """(sectors read from, sectors written to) DRAM by one traced global instruction: a load's L2
-    misses; a store's (and reduction's) every sector, written back; an atomic's, read and written."""
+    misses; a store's (and reduction's) sectors that are not L2 hits, written back (a hit is a
+    re-write of a sector already dirty in L2, or, where the launch's data fit in L2, any sector
+    the L2 holds: its write-back comes after the kernel); an atomic's every sector, read and
+    written."""
     if st.space != "global" or not st.sectors:
         return 0.0, 0.0
     if root in ("ld", "ldu"):
         return st.sectors * (1.0 - st.hit_rate), 0.0
-    return (float(st.sectors) if root == "atom" else 0.0), float(st.sectors)
+    if root == "atom":
+        return float(st.sectors), float(st.sectors)
+    return 0.0, st.sectors * (1.0 - st.hit_rate)
 
 
 def read_share(stats: Mapping[int, PcMemory], func) -> float:

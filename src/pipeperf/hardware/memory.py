@@ -207,14 +207,41 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.n
     return hit
 
 
+def _store_write_backs(hit: np.ndarray, order_key: np.ndarray, sectors: np.ndarray, store: np.ndarray,
+                       capacity: float) -> np.ndarray:
+    """``hit`` with a store's hit kept only where the sector was stored before within the L2's
+    reach (the caller applies it where the launch's stream does not fit in the L2): L2 is
+    write-back, so the first store to a clean sector (one a load brought in, as an in-place
+    update's is) makes it dirty, and a stream larger than the L2 evicts it, writing it to DRAM
+    during the kernel; later stores to the dirty sector are L2 hits. A launch whose data fit
+    keeps its dirty sectors to the kernel's end."""
+    if not store.any():
+        return hit
+    n = len(sectors)
+    order = np.argsort(order_key, kind="stable")
+    pos = np.empty(n, np.int64)
+    pos[order] = np.arange(n)
+    idx = np.flatnonzero(store)
+    by = np.lexsort((pos[idx], sectors[idx]))
+    s, p = sectors[idx][by], pos[idx][by]
+    again = np.zeros(len(idx), bool)
+    again[1:] = (s[1:] == s[:-1]) & ((p[1:] - p[:-1]) <= capacity)
+    rewrite = np.zeros(n, bool)
+    rewrite[idx[by]] = again
+    return np.where(store, hit & rewrite, hit)
+
+
 def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
-            l1_capacity_sectors: float = 0.0) -> dict[int, PcMemory]:
+            l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
     ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``), and
     with an L1 share (``l1_capacity_sectors`` per CTA, loads known) the loads' L1 hits: a load's
     sector hits when its CTA loaded it fewer than that many of its own sector loads earlier
     (consecutive CTAs run on different SMs, so L1 reuse is taken to be within a CTA; stores
-    write through and do not allocate)."""
+    write through and do not allocate). ``l2_launch_sectors``: the L2 in sectors per sampled CTA's
+    share of the launch (L2 size / CTAs the sample stands for): where the sample touches more,
+    the launch's stream outgrows the L2 and a store's first write to a sector is written back to
+    DRAM during the kernel (:func:`_store_write_backs`)."""
     out: dict[int, PcMemory] = {}
     pcs, first = np.unique(acc.pc, return_index=True)
     for i, j in zip(pcs.tolist(), first.tolist()):
@@ -237,6 +264,8 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
         n_min = np.bincount(acc.pc[g_req], weights=need, minlength=len(counts))
         key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
         hit = l2_hits(key, sec, l2_capacity_sectors)
+        if acc.load is not None and l2_launch_sectors is not None and len(np.unique(sec)) > l2_launch_sectors:
+            hit = _store_write_backs(hit, key, sec, ~acc.load[req], l2_capacity_sectors)
         pcs = acc.pc[req]
         n_sec = np.bincount(pcs, minlength=len(counts))
         n_hit = np.bincount(pcs, weights=hit, minlength=len(counts))
