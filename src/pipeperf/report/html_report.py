@@ -46,8 +46,9 @@ _CSS = """
 .pipeperf-report figure svg{max-width:100%;height:auto;display:block}
 .pipeperf-report figcaption{color:#4a5366;font-size:12px}
 .pipeperf-report table.src td{border-left:none;border-right:none;padding:1px 8px}
-.pipeperf-report table.src td.code{font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;white-space:pre}
+.pipeperf-report table.src td.code{font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;min-width:28ch;max-width:60ch}
 .pipeperf-report table.src tr.hot td{background:#fff6e0}
+.pipeperf-report div.scroll{overflow-x:auto;max-width:100%}
 .pipeperf-report table.src td.ln{color:#8a93a6;text-align:right}
 .pipeperf-report details pre{font:11px/1.3 ui-monospace,Menlo,monospace;margin:2px 0;white-space:pre}
 .pipeperf-report summary{cursor:pointer;color:#2457a6}
@@ -340,7 +341,8 @@ def _source(view: Any | None) -> str:
         head = ("<tr><th>line</th><th>CUDA source</th><th>PTX instructions (static)</th>"
                 + "".join(f"<th>memory on {escape(g)}</th>" for g in gpus)
                 + "".join(f"<th>time share on {escape(g)} (%, top reason)</th>" for g in timed) + "</tr>")
-        out.append(f"<h3>{escape(name)}</h3><table class=\"src\">{head}\n" + "\n".join(rows) + "</table>")
+        out.append(f"<h3>{escape(name)}</h3><div class=\"scroll\"><table class=\"src\">{head}\n"
+                   + "\n".join(rows) + "</table></div>")
     return "\n".join(out)
 
 
