@@ -7,6 +7,7 @@ uses the L2 slices, not the DRAM bandwidth share, so it does not queue behind DR
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pipeperf.hardware.mapper import resolve
@@ -111,3 +112,19 @@ def test_an_in_place_update_larger_than_l2_writes_back_at_dram_bandwidth():
         assert st and st[0]["l2_hit_rate"] == pytest.approx(hit)
         if hit == 0.0:
             assert a.seconds >= 0.99 * 3 * n * 4 / 3887e9
+
+
+def test_a_spatial_sample_of_sectors_keeps_the_hit_rate():
+    """SHARDS: following 1 in R sectors (by hash) with the cache scaled by 1/R estimates the hit
+    rate of the whole stream. A cyclic sweep over 3000 sectors, 20 times: with room for 4000 every
+    pass after the first hits (95 %), with room for 2000 none does (LRU on a cyclic sweep)."""
+    from pipeperf.hardware.memory import l2_hits, sector_sample
+
+    sectors = np.tile(np.arange(3000, dtype=np.int64) * 7919, 20)
+    order = np.arange(len(sectors))
+    keep, r = sector_sample(sectors, limit=len(sectors) // 4)
+    assert r == 4 and 0.15 < keep.mean() < 0.35
+    for cap, want in ((4000, 0.95), (2000, 0.0)):
+        exact = l2_hits(order, sectors, cap).mean()
+        sampled = l2_hits(order[keep], sectors[keep], cap / r).mean()
+        assert exact == pytest.approx(want) and sampled == pytest.approx(exact, abs=0.02)

@@ -129,9 +129,10 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
     so when what the whole launch touches fits in L2 its first touches hit too."""
     l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
+    notes: list[str] = []
     stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas),
-                    float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None)
+                    float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None, notes)
     if grid is not None and wave_ctas > 1:
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
                           len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
@@ -139,7 +140,9 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
         warm_start(stats, gpu, launch_scale)
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
-    return map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
+    mm = map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
+    mm.notes.extend(notes)
+    return mm
 
 
 #: CTAs (in launch order) whose address keys the cross-CTA reuse model looks at, at least

@@ -231,8 +231,25 @@ def _store_write_backs(hit: np.ndarray, order_key: np.ndarray, sectors: np.ndarr
     return np.where(store, hit & rewrite, hit)
 
 
+#: global sector accesses the cache model follows one by one; past it, a spatial sample (below)
+SECTOR_SAMPLE = 4_000_000
+
+
+def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.ndarray, int]:
+    """(mask, R): the accesses to 1 in R sectors, R = ceil(accesses / limit), chosen by a hash of
+    the sector so that every access to a kept sector is kept (SHARDS, Waldspurger et al., FAST
+    2015): reuse distances in the sample are the stream's over R, so a cache of C sectors
+    becomes one of C / R and the sample's hit rates estimate the stream's."""
+    r = -(-len(sectors) // limit)
+    if r <= 1:
+        return np.ones(len(sectors), bool), 1
+    h = (sectors.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+    return h % np.uint64(r) == 0, int(r)
+
+
 def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
-            l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None) -> dict[int, PcMemory]:
+            l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None,
+            notes: list[str] | None = None) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
     ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``), and
     with an L1 share (``l1_capacity_sectors`` per CTA, loads known) the loads' L1 hits: a load's
@@ -262,33 +279,51 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
         lanes = np.diff(acc.lane_start)[g_req]
         need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
         n_min = np.bincount(acc.pc[g_req], weights=need, minlength=len(counts))
+        pcs_all = acc.pc[req]
+        n_sec = np.bincount(pcs_all, minlength=len(counts))
+        keep, rate = sector_sample(sec)
+        if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
+            footprint = len(np.unique(sec)) / rate
+            req, sec = req[keep], sec[keep]
+            l2_capacity_sectors, l1_capacity_sectors = l2_capacity_sectors / rate, l1_capacity_sectors / rate
+            if l2_launch_sectors is not None:
+                l2_launch_sectors /= rate
+            if notes is not None:
+                notes.append(f"cache model: {len(pcs_all):,} global sector accesses, more than the "
+                             f"{SECTOR_SAMPLE:,} followed one by one: L1/L2 hit rates from the accesses to 1 in "
+                             f"{rate} sectors (chosen by hash; capacities scaled by 1/{rate}; SHARDS)")
+        else:
+            footprint = None
         key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
         hit = l2_hits(key, sec, l2_capacity_sectors)
-        if acc.load is not None and l2_launch_sectors is not None and len(np.unique(sec)) > l2_launch_sectors:
+        if acc.load is not None and l2_launch_sectors is not None and \
+                (footprint if footprint is not None else len(np.unique(sec))) > l2_launch_sectors:
             hit = _store_write_backs(hit, key, sec, ~acc.load[req], l2_capacity_sectors)
         pcs = acc.pc[req]
-        n_sec = np.bincount(pcs, minlength=len(counts))
-        n_hit = np.bincount(pcs, weights=hit, minlength=len(counts))
+        n_kept = np.bincount(pcs, minlength=len(counts))
+        # per-PC counts over every sector; the hit counts scaled from the PC's sampled sectors
+        scale = np.divide(n_sec, n_kept, out=np.zeros(len(counts)), where=n_kept > 0)
+        n_hit = np.bincount(pcs, weights=hit, minlength=len(counts)) * scale
         n_intra = np.zeros(len(counts))
         if warps_per_cta:
             cta = acc.warp[req] // warps_per_cta
             _, sec_id = np.unique(sec, return_inverse=True)
             _, cta_id = np.unique(cta, return_inverse=True)
             own = sec_id.astype(np.int64) * (int(cta_id.max()) + 1) + cta_id   # (sector, CTA) pairs
-            n_intra = np.bincount(pcs, weights=l2_hits(key, own, l2_capacity_sectors), minlength=len(counts))
+            n_intra = np.bincount(pcs, weights=l2_hits(key, own, l2_capacity_sectors), minlength=len(counts)) * scale
             n_l1 = np.zeros(len(counts))
             if l1_capacity_sectors > 0 and acc.load is not None:
                 ld = acc.load[req]
                 if ld.any():
                     ckey = cta_id[ld].astype(np.int64) * (int(key.max()) + 1) + key[ld]   # each CTA's own stream
                     n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], l1_capacity_sectors),
-                                       minlength=len(counts))
+                                       minlength=len(counts)) * scale
         else:
             n_l1 = np.zeros(len(counts))
         for pc, st in out.items():
             if st.space == "global":
-                st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(n_hit[pc]), int(n_intra[pc])
-                st.l1_hits = int(n_l1[pc])
+                st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
+                st.l1_hits = int(round(n_l1[pc]))
                 st.min_sectors = int(n_min[pc])
     if acc.kind is not None:
         _atomics(acc, out, warps_per_cta)
