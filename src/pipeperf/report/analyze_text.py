@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeperf.report.names import fast_forward_text
+
 
 def _us(seconds: float | None) -> str:
     if seconds is None:
@@ -78,11 +80,9 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
         if p.launch_overhead_seconds:
             lines.append(f"  launch overhead: {_us(p.launch_overhead_seconds)} us per launch on top of the "
                          "kernel times above (the GPU's fixed launch cost)")
-        ff = p.profile.get("fast_forward")
+        ff = fast_forward_text(p.profile)
         if ff:
-            k1, k2 = ff["simulated_groups"]
-            lines.append(f"  pipeline: {p.profile['groups_on_core']} blocks per SM extrapolated from "
-                         f"simulations of {k1} and {k2} (--fast-forward {ff['rounds']}; 0 simulates all)")
+            lines.append(f"  {ff}")
         lines += [f"  note: {n}" for n in p.notes]
         for m, v in p.predictions.items():
             if v.get("unsupported"):

@@ -10,6 +10,8 @@ roofline, source (with each line's time share). The numbers are the analysis' ow
 
 from __future__ import annotations
 
+from pipeperf.report.names import fast_forward_text
+
 from html import escape
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -282,11 +284,9 @@ def _advice(preds: list) -> str:
                          f"{escape(q.bound)} bound; operational intensity {q.params.o_krn:.3g} op/B against "
                          f"the device's {q.o_dev:.3g} op/B; adjusted peak {q.t_op_adjusted:,.0f} G op/s of "
                          f"{q.t_op:,.0f} G op/s; B_mem {q.b_mem:,.0f} GB/s</li>")
-        ff = p.profile.get("fast_forward")
+        ff = fast_forward_text(p.profile)
         if ff:
-            k1, k2 = ff["simulated_groups"]
-            items.append(f"<li>pipeline: {p.profile['groups_on_core']} blocks per SM extrapolated from "
-                         f"simulations of {k1} and {k2}</li>")
+            items.append(f"<li>{escape(ff)}</li>")
         items += [f"<li>note: {escape(n)}</li>" for n in p.notes]
         if not p.what_if:
             items.append("<li class=\"muted\">no what-if: mapper g found no bank conflicts or uncoalesced "

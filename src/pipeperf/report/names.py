@@ -9,3 +9,13 @@ def short_name(kernel: str, limit: int = 28) -> str:
     suffix = kernel[kernel.rfind(" ["):] if kernel.endswith("]") and " [" in kernel else ""
     text = base + suffix if suffix and suffix not in base else base
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def fast_forward_text(profile: dict) -> str | None:
+    """What ``--fast-forward`` did to a launch's simulation, for the text and HTML reports alike."""
+    ff = profile.get("fast_forward")
+    if not ff:
+        return None
+    k1, k2 = ff["simulated_groups"]
+    return (f"pipeline: {profile['groups_on_core']} blocks per SM extrapolated from simulations of {k1} and "
+            f"{k2} (--fast-forward {ff['rounds']}; 0 simulates all)")
