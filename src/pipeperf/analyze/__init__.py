@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pipeperf.analyze.predict import Bound
+from pipeperf.util.progress import progress
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.source_map import SourceMap
 
@@ -165,18 +166,6 @@ FAST_FORWARD_ROUNDS = 4
 log = logging.getLogger(__name__)
 
 
-def _progress(items: list, desc: str):
-    """``items`` with a progress bar on stderr when it is a terminal, the run takes over a second
-    and logging is not quieted (``-q``): one step per GPU."""
-    import sys
-
-    if len(items) < 2 or not sys.stderr.isatty() or log.getEffectiveLevel() > logging.WARNING:
-        return items
-    from tqdm import tqdm
-
-    return tqdm(items, desc=desc, unit="GPU", delay=1.0, leave=False, file=sys.stderr)
-
-
 @_without_cyclic_gc
 def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
             kernel: str | None = None, mode: str = "hybrid", trace_warps: int = 256,
@@ -234,7 +223,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
     out = None
     opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
-    for i, (spec, build) in enumerate(_progress(list(zip(specs, per_gpu)), "analyze")):
+    for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
             t0 = time.perf_counter()

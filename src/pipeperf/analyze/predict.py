@@ -81,5 +81,7 @@ def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: i
                   attribute: bool = False) -> list[SimResult]:
     """Simulations of the launch with each number of resident groups (blocks) per core
     (``attribute``: with every slot cycle charged to an instruction, :mod:`pipeperf.analyze.stalls`)."""
+    from pipeperf.util.progress import progress
+
     return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward,
-                     attribute=attribute) for g in groups]
+                     attribute=attribute) for g in progress(groups, "simulate", "occupancy")]

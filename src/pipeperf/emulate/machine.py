@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeperf.util.progress import progress
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.counters import Counters
 from pipeperf.emulate.launch import GeneratedBuffer
@@ -790,7 +791,7 @@ class Machine:
         order = self.ctas
         n_run = nblocks if order is None else len(order)
         with np.errstate(all="ignore"):
-            for c0 in range(0, n_run, self.cta_per_batch):
+            for c0 in progress(range(0, n_run, self.cta_per_batch), "emulate", "batch of CTAs"):
                 nc = min(self.cta_per_batch, n_run - c0)
                 ctas = (np.arange(c0, c0 + nc, dtype=np.int64) if order is None
                         else order[c0:c0 + nc])
