@@ -4,4 +4,5 @@ import sys
 
 from pipeperf.cli.main import main
 
-sys.exit(main())
+if __name__ == "__main__":      # not when a spawned worker process (Dask's) imports it
+    sys.exit(main())

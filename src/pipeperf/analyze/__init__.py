@@ -174,7 +174,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
             all_ctas: bool = False, fast_forward: int | None = FAST_FORWARD_ROUNDS,
             what_if: bool = True, max_blocks_per_sm: int | None = None,
             nvcc_flags: Sequence[str] = (), warm_l2: bool = False, exact: bool = False,
-            skip_loops: bool = True) -> Analysis:
+            skip_loops: bool = True, compiled: Any = None, models: bool = True) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``.
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
@@ -192,7 +192,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     ``exact`` turns every shortcut off, slow as it may be: every loop iteration emulated and
     simulated (no periodic-loop skipping), whole traces (no cap, no ``max_nodes``), every block
     simulated (no ``fast_forward``); the reference the shortcuts are tested against.
-    ``skip_loops=False`` turns only the periodic-loop skipping off."""
+    ``skip_loops=False`` turns only the periodic-loop skipping off. ``compiled``: target -> (PTX,
+    ptxas' resources) made already (:class:`pipeperf.analyze.builds.Builds`; ``pipeperf tune``).
+    ``models=False`` evaluates the Pipeline model only, not the analytical ones (a third of the
+    time of a small launch; ``pipeperf tune`` ranks by the Pipeline time)."""
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.spec import load_gpu
@@ -209,7 +212,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         raise PipeperfError(f"max blocks per SM must be >= 1, got {max_blocks_per_sm}")
     from pipeperf.analyze.builds import Builds
 
-    builds = Builds(Path(path), arch, list(nvcc_flags))
+    builds = Builds(Path(path), arch, list(nvcc_flags), compiled)
     module = builds.default.module
     func = select_kernel(module, kernel)
     resources = builds.default.kernel_resources(func.name, Path(path))
@@ -222,7 +225,7 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
         max_nodes = min(int(max_nodes), cap)
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
     out = None
-    opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3)
+    opts = _Options(str(path), max_nodes, sweep, scheduler, fast_forward, g3, models)
     for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
@@ -321,6 +324,7 @@ class _Options:
     scheduler: str
     fast_forward: int | None
     grid: tuple[int, int, int] = (1, 1, 1)
+    models: bool = True              # evaluate the analytical models too
 
 
 @dataclass(frozen=True)
@@ -556,8 +560,8 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
     preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
-    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz)
-    if shorter:                          # the models' times, extrapolated as the Pipeline's
+    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz) if opts.models else {}
+    if shorter and models:                          # the models' times, extrapolated as the Pipeline's
         short = [analytical_predictions(k2, gpu, [resident], n_core, r.clock_ghz) for k2 in shorter_kg]
         for name, v in models.items():
             for k in ("cycles", "seconds"):
@@ -578,8 +582,9 @@ def _predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: _Residency
         runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler, fast_forward)
         warps = [g * wpb for g in groups]
         curves = {PIPELINE: [x.seconds for x in runs]}
-        for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
-            curves[name] = v["seconds"]
+        if opts.models:
+            for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
+                curves[name] = v["seconds"]
         sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
     def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
         """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),

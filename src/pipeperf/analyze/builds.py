@@ -16,6 +16,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module
@@ -43,12 +44,16 @@ class Build:
 class Builds:
     """The launch file's builds, made on demand and at most once per target."""
 
-    def __init__(self, path: Path, arch: str | None, nvcc_flags: list[str]):
+    def __init__(self, path: Path, arch: str | None, nvcc_flags: list[str],
+                 compiled: Mapping[str, tuple[str, dict[str, dict[str, int]]]] | None = None):
+        """``compiled``: target -> (PTX text, ptxas' resources) already made (by ``pipeperf tune``'s
+        compile task, once for all the variants and GPUs that share them); other targets compile here."""
         from pipeperf.ptx.compile import DEFAULT_ARCH
 
         self.path, self.arch, self.flags = path, arch, list(nvcc_flags)
         self.per_gpu = path.suffix == ".cu" and arch is None
         self._by_target: dict[str, Build] = {}
+        self._compiled = dict(compiled or {})
         if path.suffix == ".cu" and not path.is_file():
             raise PipeperfError(f"no such file: {path}")
         self.default = self._build(arch or DEFAULT_ARCH) if path.suffix == ".cu" else self._ptx_file()
@@ -71,16 +76,16 @@ class Builds:
 
     def _build(self, target: str) -> Build:
         from pipeperf.ptx import parse_ptx
-        from pipeperf.ptx.compile import compile_cu, ptxas_resources
+        from pipeperf.ptx.compile import compile_cu
 
         if target not in self._by_target:
-            text = compile_cu(self.path, arch=target, extra_args=tuple(self.flags))
+            if target in self._compiled:
+                text, res = self._compiled[target]
+            else:
+                text = compile_cu(self.path, arch=target, extra_args=tuple(self.flags))
+                res = ptx_resources(text, target, self.path.stem)
             module = parse_ptx(text)
             module.file = str(self.path)
-            with tempfile.TemporaryDirectory() as d:
-                ptx = Path(d) / (self.path.stem + ".ptx")
-                ptx.write_text(text)
-                res = ptxas_resources(ptx, target)
             self._by_target[target] = Build(target, module, res, _code_key(text))
         return self._by_target[target]
 
@@ -91,6 +96,16 @@ class Builds:
         module = load_module(self.path, self.arch)
         res = ptxas_resources(self.path, self.arch)
         return Build(self.arch or "", module, res, _code_key(self.path.read_text(errors="replace")))
+
+
+def ptx_resources(text: str, target: str, stem: str = "kernel") -> dict[str, dict[str, int]]:
+    """ptxas' resources per kernel of PTX ``text`` built for ``target`` (ptxas reads a file)."""
+    from pipeperf.ptx.compile import ptxas_resources
+
+    with tempfile.TemporaryDirectory() as d:
+        ptx = Path(d) / (stem + ".ptx")
+        ptx.write_text(text)
+        return ptxas_resources(ptx, target)
 
 
 def _noted(b: Build, note: str) -> Build:
