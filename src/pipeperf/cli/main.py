@@ -31,6 +31,7 @@ COMMANDS: list[str] = [
     "validate",
     "analyze",
     "campaign",
+    "tune",
 ]
 
 
