@@ -52,8 +52,9 @@ class ResultCache:
         if self.path is not None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(str(self.path), timeout=30)
+                self._db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)   # one user at a time
                 self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")     # a commit survives the process, not a power cut
                 self._db.execute(SCHEMA)
                 self._db.commit()
             except (OSError, sqlite3.Error) as e:
