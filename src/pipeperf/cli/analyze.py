@@ -23,17 +23,25 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("analyze", help="predict a kernel's run time on GPUs from its source",
                               description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
-    add_launch_options(p)
-    p.add_argument("--gpu", action="append", required=True, metavar="NAME", help="GPU of the database (repeat)")
+    p.add_argument("file", nargs="?", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
+    add_launch_options(p, required=False)
+    p.add_argument("--gpu", action="append", metavar="NAME", help="GPU of the database (repeat)")
+    b = p.add_argument_group("many launches (--batch): kernels x launches x GPUs, on the engine of 'pipeperf tune'")
+    b.add_argument("--batch", metavar="LAUNCHES.yaml",
+                   help="analyse every launch of the file (file, kernel, grid, block, args, defines, gpus; README "
+                        "'Tuning') on its GPUs and --gpu's: a table, --out FILE.csv|.parquet, results cached")
+    b.add_argument("--out", metavar="FILE.csv|FILE.parquet", help="with --batch: one row per launch x GPU")
+    from pipeperf.cli.tune import add_execution_options
+
+    add_execution_options(p, scheduler_flag="--dask-scheduler", group=b)
     p.add_argument("--mode", choices=("full", "hybrid"), default="hybrid", help="emulation mode (default hybrid)")
-    p.add_argument("--trace-warps", type=int, default=256, metavar="N",
+    p.add_argument("--trace-warps", type=int, default=None, metavar="N",
                    help="warps traced to build the IDGs: whole CTAs, the first, the last and evenly "
                         "spaced clusters of consecutive ones, N warps at most (one CTA at least; default 256)")
     p.add_argument("--all-ctas", action="store_true",
                    help="emulate every CTA (default: only the traced ones, when their paths and "
                         "addresses cannot depend on other CTAs' writes)")
-    p.add_argument("--max-nodes", type=int, default=200_000, metavar="N",
+    p.add_argument("--max-nodes", type=int, default=None, metavar="N",
                    help="cut each warp's trace at N instructions (default 200000)")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
     add_nvcc_options(p)
@@ -44,7 +52,7 @@ def register(subparsers) -> None:
                    help="cap the resident blocks per SM below the occupancy limit (as a shared-memory "
                         "carve-out or launch bound of the program does)")
     p.add_argument("--scheduler", choices=("rr", "gto"), default="rr", help="Pipeline simulator's scheduler")
-    p.add_argument("--fast-forward", type=int, default=4, metavar="R",
+    p.add_argument("--fast-forward", type=int, default=None, metavar="R",
                    help="a long launch of identical blocks is simulated for R and 2R rounds of resident "
                         "blocks and extrapolated (default 4; 0 simulates every block)")
     p.add_argument("--exact", action="store_true",
@@ -79,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
     from pipeperf.analyze import analyze
     from pipeperf.errors import PipeperfError
 
+    if args.batch:
+        return run_batch(args)
+    _single_launch(args)
     if args.html:
         args.sweep_occupancy = True
     if args.plot and not args.sweep_occupancy:
@@ -87,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
         _check_output(option, path)
     launch_specs(args)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
-                trace_warps=args.trace_warps, max_nodes=args.max_nodes, shared=shared_bytes(args),
+                trace_warps=256 if args.trace_warps is None else args.trace_warps,
+                max_nodes=200_000 if args.max_nodes is None else args.max_nodes, shared=shared_bytes(args),
                 arch=args.arch, sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
-                all_ctas=args.all_ctas, fast_forward=args.fast_forward or None, what_if=args.what_if,
+                all_ctas=args.all_ctas, fast_forward=4 if args.fast_forward is None else args.fast_forward or None,
+                what_if=args.what_if,
                 max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2,
                 exact=args.exact)
     if args.plot:
@@ -117,6 +130,61 @@ def run(args: argparse.Namespace) -> int:
         print(format_analysis(a, _models(args.models, a)))
         for line in written:
             print(line)
+    return 0
+
+
+def _single_launch(args: argparse.Namespace) -> None:
+    """One launch needs its file, grid, block and GPUs (argparse no longer checks: --batch does not)."""
+    from pipeperf.errors import PipeperfError
+
+    missing = [o for o, v in (("FILE", args.file), ("--grid", args.grid), ("--block", args.block),
+                              ("--gpu", args.gpu)) if not v]
+    if missing:
+        raise PipeperfError(f"analyze needs {', '.join(missing)} (or --batch LAUNCHES.yaml)")
+    if args.out or args.dask_scheduler != "local" or args.workers or args.cache_dir or args.no_cache:
+        raise PipeperfError("--out, --dask-scheduler, --workers, --cache-dir and --no-cache go with --batch")
+
+
+#: options of one launch that a batch file sets per launch (or not at all), refused with --batch
+_NOT_WITH_BATCH = (("file", "FILE"), ("grid", "--grid"), ("block", "--block"), ("arg", "--arg"), ("kernel", "--kernel"),
+                   ("html", "--html"), ("csv", "--csv"), ("plot", "--plot"), ("sweep_occupancy", "--sweep-occupancy"),
+                   ("arch", "--arch"), ("defines", "-D"), ("includes", "-I"), ("nvcc_flag", "--nvcc-flag"),
+                   ("all_ctas", "--all-ctas"), ("exact", "--exact"), ("warm_l2", "--warm-l2"),
+                   ("max_blocks_per_sm", "--max-blocks-per-sm"))
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    """``analyze --batch``: the launches of a file on their GPUs (:mod:`pipeperf.tune.batch`)."""
+    from pathlib import Path
+
+    from pipeperf.cli.tune import check_execution, open_cache
+    from pipeperf.errors import PipeperfError
+    from pipeperf.tune.batch import batch_records, format_batch, run_batch as run
+    from pipeperf.tune.report import write_records
+
+    given = [flag for attr, flag in _NOT_WITH_BATCH if getattr(args, attr, None)]
+    if str(getattr(args, "shared", "0")) != "0":
+        given.append("--shared")
+    if args.scheduler != "rr" or args.what_if is False or args.memory is False:
+        given.append("--scheduler/--no-what-if/--no-memory-analysis")
+    if given:
+        raise PipeperfError(f"--batch: {given[0]} is not for a batch (each launch's file sets it, or analyze one launch)")
+    check_execution(args, "--dask-scheduler")
+    _check_output("--out", args.out)
+    if args.out and Path(args.out).suffix.lower() not in (".csv", ".parquet"):
+        raise PipeperfError(f"--out {args.out}: expected a .csv or .parquet file")
+    options = {k: v for k, v in (("trace_warps", args.trace_warps), ("mode", None if args.mode == "hybrid" else args.mode),
+                                 ("max_nodes", args.max_nodes), ("fast_forward", args.fast_forward)) if v is not None}
+    result = run(args.batch, args.gpu or [], args.dask_scheduler, args.workers, open_cache(args), options)
+    records = batch_records(result)
+    if args.out:
+        write_records(records, args.out)
+    if args.json:
+        print(json.dumps(jsonable({"launches": records, "computed": result.computed, "cached": result.cached}), indent=1))
+    else:
+        print(format_batch(result))
+        if args.out:
+            print(f"launches: {args.out}")
     return 0
 
 

@@ -25,12 +25,13 @@ value goes to the parameter after the previous argument's. --shared BYTES (or --
 shared memory per block."""
 
 
-def add_launch_options(p: argparse.ArgumentParser) -> None:
+def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> None:
+    """``required=False``: --grid and --block are checked by the command (analyze --batch needs neither)."""
     p.add_argument("--kernel", metavar="NAME",
                    help="kernel: its CUDA name (stencil5) or PTX entry (_Z8stencil5PKfPfii); needed when "
                         "the file has several")
-    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="grid size in blocks, e.g. 1024 or 64,64")
-    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="block size in threads, e.g. 256 or 16,16")
+    p.add_argument("--grid", required=required, metavar="X[,Y[,Z]]", help="grid size in blocks, e.g. 1024 or 64,64")
+    p.add_argument("--block", required=required, metavar="X[,Y[,Z]]", help="block size in threads, e.g. 256 or 16,16")
     p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE", help=ARG_HELP)
     p.add_argument("--shared", "--smem", dest="shared", default="0", metavar="BYTES",
                    help="dynamic shared memory per block, in bytes (default 0)")

@@ -68,10 +68,13 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def add_execution_options(p: argparse.ArgumentParser) -> None:
-    """Where the work runs and the results cache: shared by ``tune`` and ``analyze --batch``."""
-    e = p.add_argument_group("execution")
-    e.add_argument("--scheduler", default="local", metavar="local|none|tcp://HOST:PORT",
+def add_execution_options(p: argparse.ArgumentParser, scheduler_flag: str = "--scheduler", group=None) -> None:
+    """Where the work runs and the results cache: shared by ``tune`` and ``analyze --batch`` (whose
+    --scheduler is the simulator's, so there the Dask one is --dask-scheduler)."""
+    e = group or p.add_argument_group("execution")
+    flags = [scheduler_flag] + (["--dask-scheduler"] if scheduler_flag != "--dask-scheduler" else [])
+    e.add_argument(*flags, dest=scheduler_flag.lstrip("-").replace("-", "_"), default="local",
+                   metavar="local|none|tcp://HOST:PORT",
                    help="local: a Dask cluster of this machine's cores (default); none: a plain loop in this "
                         "process; tcp://HOST:PORT: an existing Dask scheduler")
     e.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
@@ -89,16 +92,16 @@ def open_cache(args: argparse.Namespace):
     return ResultCache(args.cache_dir or cache_dir() / "tune")
 
 
-def check_execution(args: argparse.Namespace) -> None:
+def check_execution(args: argparse.Namespace, flag: str = "--scheduler") -> None:
     from pipeperf.errors import PipeperfError
 
-    s = args.scheduler
+    s = getattr(args, flag.lstrip("-").replace("-", "_"))
     if s not in ("local", "none") and "://" not in s:
-        raise PipeperfError(f"--scheduler {s!r}: expected local, none or tcp://HOST:PORT")
+        raise PipeperfError(f"{flag} {s!r}: expected local, none or tcp://HOST:PORT")
     if args.workers is not None and args.workers < 1:
         raise PipeperfError(f"--workers {args.workers}: expected a number of processes >= 1")
     if args.workers is not None and s == "none":
-        raise PipeperfError("--workers sets the local cluster's size: not with --scheduler none")
+        raise PipeperfError(f"--workers sets the local cluster's size: not with {flag} none")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,193 @@
+"""``pipeperf analyze --batch LAUNCHES.yaml``: many launches of an application's kernels on many
+GPUs, through the engine of ``pipeperf tune`` (one compile per distinct source and flags, Dask or
+the plain loop, the results cache). The file::
+
+    gpus: [volta_v100, ampere_a100]          # for every launch (--gpu adds to them)
+    analysis: {trace_warps: 256}             # optional: trace_warps, mode, max_nodes, fast_forward
+    launches:
+      - name: matmul-512                     # optional (default: the file's stem and its position)
+        file: ../analyze/matmul_tiled.cu     # .cu or .ptx, relative to this file
+        kernel: matmul_tiled                 # needed when the file has several kernels
+        grid: [32, 32]                       # or "32,32"
+        block: [16, 16]
+        shared: 0                            # dynamic shared memory, bytes
+        args: [A=rand:f32:262144, B=rand:f32:262144, C=zeros:f32:262144, n=512]
+        defines: [TILE=16]                   # -D for nvcc
+        nvcc_flags: [-std=c++17]
+        include: [include]                   # -I folders, relative to this file
+        gpus: [hopper_h100]                  # this launch's GPUs instead of the file's
+
+Every mistake is one line naming the file and line and what was expected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pipeperf.errors import PipeperfError
+from pipeperf.tune.engine import EngineResult, Item, run_items
+from pipeperf.tune.expr import Where
+from pipeperf.tune.variants import Launch, Refused
+
+TOP_KEYS = ("gpus", "analysis", "launches")
+LAUNCH_KEYS = ("name", "file", "kernel", "grid", "block", "shared", "args", "defines", "nvcc_flags", "include", "gpus")
+
+
+def load_batch(path: str, extra_gpus: list[str] = ()) -> tuple[list[Item], dict[str, Any]]:
+    """The launches of a batch file as engine items (GPUs: the launch's, else the file's, plus
+    ``extra_gpus``), and its analysis options."""
+    from pipeperf.tune.spacefile import _analysis_option
+    from pipeperf.util.launch_args import check_cuda_limits, dim3, parse_arg
+    from pipeperf.util.yamlio import LineList, LineMap, load_lines
+
+    doc = load_lines(path, "batch file", strict=True)
+    if not isinstance(doc, LineMap):
+        raise PipeperfError(f"expected a mapping with keys {', '.join(TOP_KEYS)}", file=path)
+    base = Path(path).resolve().parent
+
+    def at(m: Any, key: Any = None) -> Where:
+        return Where(path, m.key_lines.get(key, m.line) if isinstance(m, LineMap) else getattr(m, "line", None))
+
+    for k in doc:
+        if k not in TOP_KEYS:
+            raise at(doc, k).error(f"unknown key {k!r}: expected one of {', '.join(TOP_KEYS)}")
+    default_gpus = _names(doc.get("gpus", []), at(doc, "gpus"), "gpus")
+    options = {}
+    if "analysis" in doc:
+        if not isinstance(doc["analysis"], LineMap):
+            raise at(doc, "analysis").error("analysis: expected a mapping, e.g. {trace_warps: 256}")
+        options = {k: _analysis_option(k, v, at(doc["analysis"], k)) for k, v in doc["analysis"].items()}
+    launches = doc.get("launches")
+    if not isinstance(launches, LineList) or not launches:
+        raise at(doc, "launches").error("launches: expected a list of launches (file, grid, block, args, ...)")
+    items = []
+    for i, entry in enumerate(launches):
+        where = Where(path, launches.item_lines[i])
+        if not isinstance(entry, LineMap):
+            raise where.error("a launch: expected a mapping with file, grid, block, args, ...")
+        for k in entry:
+            if k not in LAUNCH_KEYS:
+                raise at(entry, k).error(f"unknown key {k!r} of a launch: expected one of {', '.join(LAUNCH_KEYS)}")
+        for k in ("file", "grid", "block"):
+            if k not in entry:
+                raise where.error(f"a launch without {k!r}: expected file, grid and block at least")
+        if not isinstance(entry["file"], str):
+            raise at(entry, "file").error("file: expected a .cu or .ptx file, relative to this file")
+        file = (base / entry["file"]).resolve()
+        if not file.is_file():
+            raise at(entry, "file").error(f"no such file: {file}")
+        if file.suffix not in (".cu", ".ptx"):
+            raise at(entry, "file").error(f"{file.name}: expected a .cu or .ptx file")
+        name = str(entry.get("name") or f"{file.stem}#{i + 1}")
+        args = []
+        for j, a in enumerate(_list(entry.get("args", []))):
+            text = str(a)
+            w = Where(path, entry["args"].item_lines[j]) if isinstance(entry.get("args"), LineList) else at(entry, "args")
+            try:
+                parse_arg(text)
+            except PipeperfError as e:
+                raise w.error(e.message) from None
+            args.append(text)
+        defines = tuple(f"-D{d}" for d in _strings(entry.get("defines", []), at(entry, "defines"), "defines"))
+        flags = tuple(_strings(entry.get("nvcc_flags", []), at(entry, "nvcc_flags"), "nvcc_flags"))
+        includes = tuple(str(base / d) for d in _strings(entry.get("include", []), at(entry, "include"), "include"))
+        if file.suffix == ".ptx" and (defines or flags or includes):
+            raise at(entry, "defines" if defines else "nvcc_flags" if flags else "include").error(
+                "a .ptx file is not compiled: defines, nvcc_flags and include apply to .cu files")
+        gpus = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
+        gpus = tuple(dict.fromkeys(gpus + list(extra_gpus)))
+        if not gpus:
+            raise where.error("no GPU for this launch: give 'gpus:' (the file's or the launch's) or --gpu NAME")
+        shared = entry.get("shared", 0)
+        if isinstance(shared, bool) or not isinstance(shared, int) or shared < 0:
+            raise at(entry, "shared").error(f"shared: expected bytes >= 0, got {shared!r}")
+        try:
+            grid = dim3(_dims(entry["grid"]), "grid")
+            block = dim3(_dims(entry["block"]), "block")
+        except PipeperfError as e:
+            raise at(entry, "grid").error(e.message) from None
+        launch: Launch | Refused
+        try:
+            check_cuda_limits(grid, block)
+            launch = Launch(str(file), entry.get("kernel"), grid, block, shared, tuple(args), defines, (),
+                            tuple(f"-I{d}" for d in includes) + flags, includes)
+        except PipeperfError as e:
+            launch = Refused(e.message)
+        items.append(Item(i, {"name": name, "kernel": entry.get("kernel") or ""}, launch, gpus))
+    return items, options
+
+
+def _dims(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _list(v: Any) -> list:
+    return list(v) if isinstance(v, list) else [v]
+
+
+def _strings(v: Any, where: Where, key: str) -> list[str]:
+    items = _list(v)
+    if not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in items):
+        raise where.error(f"{key}: expected a list of strings")
+    return [str(x) for x in items]
+
+
+def _names(v: Any, where: Where, key: str) -> list[str]:
+    return _strings(v, where, key)
+
+
+def run_batch(path: str, extra_gpus: list[str] = (), scheduler: str = "local", workers: int | None = None,
+              cache: Any = None, options: dict[str, Any] | None = None) -> EngineResult:
+    items, file_options = load_batch(path, list(extra_gpus))
+    return run_items(items, {**file_options, **(options or {})}, scheduler, workers, cache)
+
+
+def batch_records(result: EngineResult) -> list[dict[str, Any]]:
+    """One flat record per launch x GPU (the --out file's rows)."""
+    out = []
+    for r in result.rows:
+        o, la = r.outcome, r.item.launch
+        launch = la if isinstance(la, Launch) else None
+        out.append({"launch": r.item.label["name"], "file": launch.path if launch else None,
+                    "kernel": r.item.label.get("kernel") or None, "gpu": r.gpu, "status": o.status,
+                    "reason": o.reason, "time_us": None if o.seconds is None else o.seconds * 1e6,
+                    "cycles": o.cycles, "bound": o.bound, "bound_text": o.bound_text,
+                    "occupancy_pct": None if o.occupancy is None else 100 * o.occupancy,
+                    "warps_per_sm": o.warps_per_sm, "limited_by": o.limited_by, "registers": o.registers,
+                    "gflop_per_s": o.gflops, "dram_gb_per_s": o.dram_gbs, "cached": r.cached,
+                    "grid": "x".join(map(str, launch.grid)) if launch else None,
+                    "block": "x".join(map(str, launch.block)) if launch else None})
+    return out
+
+
+def format_batch(result: EngineResult) -> str:
+    """One line per launch x GPU: predicted time, occupancy and bound, or the reason there is none;
+    and the total predicted time per GPU of the launches that were predicted."""
+    from pipeperf.tune.report import _table
+    from pipeperf.tune.work import OK
+
+    head = (f"batch: {len({r.item.index for r in result.rows})} launches, {len(result.rows)} launch x GPU: "
+            f"{result.computed} computed, {result.cached} from the cache")
+    lines = [head]
+    if result.run is not None:
+        lines.append(f"ran on {result.run.backend}: {result.run.compiles} compile units, {result.run.jobs} "
+                     f"analysis tasks in {result.run.seconds:.1f} s")
+    body = []
+    for r in result.rows:
+        o = r.outcome
+        if o.status == OK:
+            body.append([r.item.label["name"], r.gpu, f"{o.seconds * 1e6:.4g}",
+                         f"{100 * (o.occupancy or 0):.0f}% ({o.limited_by})", o.bound_text or o.bound])
+        else:
+            body.append([r.item.label["name"], r.gpu, "-", "-", f"{o.status}: {o.reason}"])
+    lines.append("")
+    lines += _table(["launch", "gpu", "time (us)", "occupancy", "bound"], body)
+    totals: dict[str, float] = {}
+    for r in result.rows:
+        if r.outcome.status == OK:
+            totals[r.gpu] = totals.get(r.gpu, 0.0) + r.outcome.seconds
+    if totals:
+        lines.append("")
+        lines.append("sum of the predicted kernel times: " +
+                     ", ".join(f"{g} {s * 1e6:.4g} us" for g, s in totals.items()))
+    return "\n".join(lines)
