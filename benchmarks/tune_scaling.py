@@ -8,7 +8,7 @@ The space: examples/tune/matmul_tiled.cu with TILE in {4, 16} (-D, two compile u
 PAD in 0..24: 8 x 25 = 200 variants on one GPU. The compiles are made once before the timed
 runs (nvcc's own cache then serves every run), and no run reads the results cache, so each run
 analyses all 200 variants. Each Dask run's time includes starting its local cluster, reported
-apart ("start"); the overhead per variant is (Dask time - start - plain time) / 200 with one
+apart ("start": the cluster's and the workers' imports of the analysis); the overhead per variant is (Dask time - start - plain time) / 200 with one
 worker, i.e. what scheduling, pickling and shipping results cost beyond the analyses themselves.
 The machine's load average is printed with the figures: on a shared machine it moves them.
 """
@@ -63,17 +63,20 @@ def main() -> None:
     print(f"plain loop (--scheduler none): {figures['plain']['seconds']:.1f} s wall, "
           f"{figures['plain']['cpu_seconds']:.1f} s CPU, {figures['plain']['seconds'] / n * 1000:.0f} ms/variant")
     for w in args.workers:
-        t0, cc0 = time.perf_counter(), _children_cpu()
+        t0, cc0, c0 = time.perf_counter(), _children_cpu(), time.process_time()
         r = tune(s, "local", w)
         wall = time.perf_counter() - t0
+        client_cpu = time.process_time() - c0
         assert r.result.computed == n and [x.outcome.seconds for x in r.result.rows] == \
             [x.outcome.seconds for x in plain.result.rows], "Dask and the plain loop disagree"
         start = r.result.run.startup_seconds
         figures[f"dask-{w}"] = {"seconds": wall, "startup_seconds": start, "workers": w,
-                                "worker_cpu_seconds": _children_cpu() - cc0}
+                                "worker_cpu_seconds": _children_cpu() - cc0, "client_cpu_seconds": client_cpu}
         print(f"Dask, local cluster of {w} worker{'s' if w > 1 else ''}: {wall:.1f} s wall ({start:.1f} s start), "
               f"{(wall - start) / n * 1000:.0f} ms/variant after the start, speed-up over the plain loop "
-              f"x{figures['plain']['seconds'] / wall:.2f} (x{figures['plain']['seconds'] / (wall - start):.2f} without the start)")
+              f"x{figures['plain']['seconds'] / wall:.2f} (x{figures['plain']['seconds'] / (wall - start):.2f} without the start); "
+              f"CPU: workers {figures[f'dask-{w}']['worker_cpu_seconds']:.1f} s (start-up included), "
+              f"this process (client, scheduler, nannies) {client_cpu:.1f} s")
     if "dask-1" in figures:
         d = figures["dask-1"]
         over = (d["seconds"] - d["startup_seconds"] - figures["plain"]["seconds"]) / n

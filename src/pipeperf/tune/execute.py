@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from pipeperf.errors import PipeperfError
-from pipeperf.tune.work import ERROR, Compiled, Job, Outcome, analyze_job, compile_unit
+from pipeperf.tune.work import ERROR, Compiled, Job, Outcome, analyze_job, compile_unit, warm_up
 from pipeperf.util.progress import progress
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,8 @@ OnResult = Callable[[Job, list[Outcome]], None]
 
 @dataclass
 class RunInfo:
-    """How the work ran: the backend in words, its workers, the wall time (start-up included)."""
+    """How the work ran: the backend in words, its workers, the wall time (start-up included:
+    the cluster's start and the workers' imports of the analysis)."""
 
     backend: str
     workers: int
@@ -82,9 +83,15 @@ def _run_dask(jobs: Sequence[Job], scheduler: str, workers: int | None, on_resul
     t0 = time.perf_counter()
     cluster = None
     if scheduler == "local":
+        import dask
+
         n = workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR)
+        # Dask's statistical profiler walks the running task's Python stack every 10 ms: for these
+        # deep pure-Python analyses that is CPU taken from them, and nothing here reads it. The
+        # HTTP server on a free port: the default 8787 may be taken (a warning on stderr then)
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.ERROR)
         client = Client(cluster)
         where = f"Dask, a local cluster of {n} worker process{'es' if n != 1 else ''}"
     else:
@@ -98,6 +105,14 @@ def _run_dask(jobs: Sequence[Job], scheduler: str, workers: int | None, on_resul
                                 "expected tcp://HOST:PORT of a running 'dask scheduler', 'local' or 'none'") from None
         n = len(client.scheduler_info().get("workers", {}))
         where = f"Dask at {scheduler} ({n} worker{'s' if n != 1 else ''} at the start)"
+    try:
+        client.run(warm_up)                 # every worker imports the analysis now, not in its first task
+    except Exception as e:                  # a worker without pipeperf: say so before any task fails
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        raise PipeperfError(f"the Dask workers cannot import pipeperf's analysis ({type(e).__name__}: {e}): "
+                            "install pipeperf where the workers run") from None
     startup = time.perf_counter() - t0
     try:
         units = {}

@@ -93,6 +93,20 @@ class Outcome:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+def warm_up() -> int:
+    """Import what the tasks need (run on every worker when a run starts, so that their first
+    tasks do not pay for the imports and the start-up time says what starting cost); the pid."""
+    import os
+
+    import pipeperf.analyze  # noqa: F401
+    import pipeperf.emulate  # noqa: F401
+    import pipeperf.idg.build  # noqa: F401
+    import pipeperf.report.headline  # noqa: F401
+    import pipeperf.simulate.simulator  # noqa: F401
+
+    return os.getpid()
+
+
 def compile_unit(unit: CompileUnit) -> Compiled:
     """PTX and ptxas' resources for each target of ``unit`` (nvcc's own on-disk cache makes a
     repeated compile free); a target that fails keeps nvcc's message."""
