@@ -11,9 +11,13 @@ from typing import Any, Sequence
 from pipeperf.errors import PipeperfError
 
 
+#: failed variant x GPU lines the table lists before saying how many more --out has
+MAX_FAILED_LINES = 30
+
+
 def format_tune(t, top: int = 5) -> str:
     """The summary, the ``top`` variants per GPU (rank, parameters, predicted time, bound,
-    occupancy) and every variant that failed, with its reason."""
+    occupancy) and the variants that failed, with their reasons (all of them in --out)."""
     from pipeperf.tune.work import OK
 
     r = t.result
@@ -46,9 +50,11 @@ def format_tune(t, top: int = 5) -> str:
     if failed:
         lines.append("")
         lines.append(f"failed ({len(failed)} variant x GPU):")
-        for row in failed:
+        for row in failed[:MAX_FAILED_LINES]:
             lines.append(f"  {row.item.index}: {_label(row.item.label, names)} on {row.gpu}: "
                          f"{row.outcome.status}: {row.outcome.reason}")
+        if len(failed) > MAX_FAILED_LINES:
+            lines.append(f"  ... {len(failed) - MAX_FAILED_LINES} more (--out or --json lists every variant)")
     return "\n".join(lines)
 
 
