@@ -79,3 +79,19 @@ def test_template_arguments_and_compile_failures(tmp_path):
     for per in (1, 4):
         f, d = by[(per, "float")], by[(per, "double")]
         assert 1.8 < (d.dram_gbs * d.seconds) / (f.dram_gbs * f.seconds) < 2.2
+
+
+def test_tune_json_on_the_command_line(cli, tmp_path):
+    import json
+
+    rc, out, err = cli("tune", str(HERE / "kernels" / "scale_template.cu"), "--kernel", "scale", "--template", "PER=1,2",
+                       "--template", "T=float", "--size", "N=2048", "--grid", "cdiv(N, 64 * PER)", "--block", "64",
+                       "--arg", "x=rand:f32:{N}", "--arg", "y=zeros:f32:{N}", "--arg", "a=2", "--arg", "n={N}",
+                       "--gpu", "hopper_h100", "--trace-warps", "4", "--scheduler", "none",
+                       "--cache-dir", str(tmp_path), "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["computed"] == 2 and doc["cached"] == 0
+    rows = sorted(doc["variants"], key=lambda r: r["rank"])
+    assert [r["status"] for r in rows] == ["ok", "ok"] and [r["rank"] for r in rows] == [1, 2]
+    assert rows[0]["time_us"] <= rows[1]["time_us"] and {r["template"] for r in rows} == {"1, float", "2, float"}

@@ -223,7 +223,7 @@ def _apply_cli(raw: _Raw, cli: CliSpace) -> None:
     for text in cli.template:
         where = Where(option=f"--template {text}")
         name, sep, value = text.partition("=")
-        if sep and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", name) and _is_value_list(value):
+        if sep and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", name) and not value.startswith("="):   # not ==
             raw.params[name.strip()] = (value, where)
             raw.template.append((name.strip(), where))
         else:
