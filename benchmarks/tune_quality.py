@@ -82,6 +82,8 @@ def main() -> int:
     ap.add_argument("--time", action="append", default=[], metavar="GLOB",
                     help=f"sweeps (name globs) to analyse and time; default with --from-results: "
                          f"{', '.join(DEFAULT_TIMED)}; without it every sweep ('*')")
+    ap.add_argument("--times-from", metavar="TUNE.json",
+                    help="the static tune times of an earlier run's JSON (re-render without re-timing)")
     ap.add_argument("--out", default=str(ROOT / "validation" / "results" / "tune_quality"))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("ids", nargs="*", help=argparse.SUPPRESS)
@@ -94,7 +96,7 @@ def main() -> int:
 
     cases = load_suite(a.suite)
     sweeps, rejected = find_sweeps(cases)
-    globs = a.time or (list(DEFAULT_TIMED) if a.from_results else ["*"])
+    globs = a.time or ([] if a.times_from else list(DEFAULT_TIMED) if a.from_results else ["*"])
     timed = [s for s in sweeps if any(fnmatch.fnmatchcase(s.name, g) for g in globs)]
     if a.time and not timed:
         ap.error(f"no sweep matches {a.time}: the sweeps are {', '.join(s.name for s in sweeps)}")
@@ -115,22 +117,32 @@ def main() -> int:
     times: dict[str, TuneTime] = {}
     agree: list[float] = []
     for i, s in enumerate(timed, 1):
-        print(f"\r[{i}/{len(timed)}] timing {s.name} ({len(s.cases)} variants)", end="", file=sys.stderr)
+        print(f"[{i}/{len(timed)}] timing {s.name} ({len(s.cases)} variants)", end="", file=sys.stderr, flush=True)
         t = time_sweep(a.suite, [c.id for c in s.cases])
         times[s.name] = t
+        print(f": {t.wall_seconds:.1f} s", file=sys.stderr)
         for cid, p in t.predictions.items():
             if a.from_results and p is not None and predicted.get(cid):
                 agree.append(abs(p / predicted[cid] - 1))
             elif not a.from_results:
                 predicted[cid] = p
-    print(file=sys.stderr)
     load1 = os.getloadavg()
+    if a.times_from:
+        old = json.loads(Path(a.times_from).read_text())
+        for r in old["sweeps"]:
+            if r.get("static_tune_seconds") is not None and r["sweep"] not in times:
+                times[r["sweep"]] = TuneTime(r["static_tune_seconds"], len(r["variants"]), {})
+        load0 = (old["summary"]["load_average"][0],)
+        load1 = (old["summary"]["load_average"][1],)
+        if old["summary"].get("max_reanalysis_difference_percent") is not None:
+            agree.append(old["summary"]["max_reanalysis_difference_percent"] / 100)
 
     scores, unscored = [], []
     for s in sweeps:
         sc = score_sweep(s, predicted)
         (scores.append(sc) if sc else unscored.append(s.name))
     text, data = report(scores, unscored, rejected, times, source, agree, (load0, load1), cases)
+    data["static_tune_times_from"] = a.times_from or "this run"
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".txt").write_text(text)
@@ -147,10 +159,12 @@ def report(scores, unscored, rejected, times, source, agree, loads, cases):
              "pick = the variant with the least predicted time; loss = measured(pick) / measured(best) - 1;",
              "'~k' = k variants predicted within 1 % of the pick (a tie: loss in brackets = the worst of them);",
              "'c' = a GPU database constant was read from a variant's measurement (calibrates:);",
+             "spread = slowest / fastest measured variant - 1 (a loss cannot exceed it; a rank correlation",
+             "over variants measured within a few % of each other ranks measurement noise);",
              "tune s = wall time of one fresh process analysing every variant (1 job, empty compile cache);",
              "GPU s = sum over variants of timed_launches x measured seconds (kernel time only: no compile,",
              "allocation, copies or host time).", ""]
-    head = f"{'sweep':42s} {'GPU':16s} {'n':>2s} {'picked':>19s} {'best':>19s} {'loss %':>13s} {'rho':>5s} " \
+    head = f"{'sweep':42s} {'GPU':16s} {'n':>2s} {'picked':>19s} {'best':>19s} {'loss %':>13s} {'spread':>6s} {'rho':>5s} " \
            f"{'tune s':>7s} {'GPU s':>8s}"
     for kind in ("launch shape", "code variant"):
         ks = sorted((s for s in scores if s.sweep.kind == kind), key=lambda s: s.sweep.name)
@@ -162,8 +176,9 @@ def report(scores, unscored, rejected, times, source, agree, loads, cases):
             tie = f" ~{len(s.ties)}[{100 * s.tie_loss:.1f}]" if len(s.ties) > 1 else ""
             loss = f"{100 * s.loss:.1f}{tie}"
             rho = "-" if s.spearman is None else f"{s.spearman:+.2f}"
+            spread = f"{100 * (max(s.measured) / min(s.measured) - 1):.1f}"
             lines.append(f"{s.sweep.name:42s} {s.sweep.gpu:16s} {len(s.variants):2d} {s.picked[-19:]:>19s} "
-                         f"{s.best[-19:]:>19s} {loss:>13s} {rho:>5s} {_fmt_s(t.wall_seconds if t else None):>7s} "
+                         f"{s.best[-19:]:>19s} {loss:>13s} {spread:>6s} {rho:>5s} {_fmt_s(t.wall_seconds if t else None):>7s} "
                          f"{_fmt_s(s.gpu_sweep_seconds):>8s}{' c' if s.calibrating else ''}")
         lines.append("")
     over = [s for s in scores if s.loss > LIMIT]
@@ -171,7 +186,7 @@ def report(scores, unscored, rejected, times, source, agree, loads, cases):
     tie_over = [s for s in scores if s.tie_loss > LIMIT]
     rhos = sorted(s.spearman for s in scores if s.spearman is not None)
     lines += [f"{len(scores)} sweeps scored: loss <= 6 % on {len(scores) - len(over)} of {len(scores)}; "
-              f"picked = measured best on {sum(1 for s in scores if s.loss == 0)}; "
+              f"loss 0 (the pick measured as fast as the best) on {sum(1 for s in scores if s.loss == 0)}; "
               f"largest loss {100 * worst.loss:.1f} % ({worst.sweep.name}); mean loss "
               f"{100 * sum(s.loss for s in scores) / len(scores):.2f} %",
               f"ties (within 1 %) whose worst member loses > 6 %: {', '.join(s.sweep.name for s in tie_over) or 'none'}",
