@@ -77,17 +77,19 @@ class Document:
         return PipeperfError(message, file=self.path, line=self.line_of(obj) if obj is not None else None)
 
 
-def load_document(path: str | Path, *, cache: bool = False) -> Document:
+def load_document(path: str | Path, *, cache: bool | str = False) -> Document:
     """Read a YAML or JSON file, turning every I/O and syntax problem into a PipeperfError.
 
     ``cache``: keep a YAML file's parsed data as JSON in the user's cache (:mod:`pipeperf.util.cache`,
-    keyed by the text's hash), so the next run reads it with :mod:`json` and without importing
-    PyYAML: the GPU specs, read by every command, take a tenth of what PyYAML's import takes."""
+    keyed by the text's hash and, given a string, that tag: the versions the caller's reading depends
+    on, e.g. :func:`pipeperf.hardware.schema.cache_tag`, so an entry of another version is a miss), so
+    the next run reads it with :mod:`json` and without importing PyYAML: the GPU specs, read by every
+    command, take a tenth of what PyYAML's import takes."""
     p = Path(path)
     return parse_document(read_text(p), str(p), cache=cache)
 
 
-def parse_document(text: str, path: str, *, cache: bool = False) -> Document:
+def parse_document(text: str, path: str, *, cache: bool | str = False) -> Document:
     if path.endswith(".json"):
         try:
             data = json.loads(text)
@@ -97,7 +99,7 @@ def parse_document(text: str, path: str, *, cache: bool = False) -> Document:
     if cache:
         from pipeperf.util import cache as store
 
-        key = store.digest("yaml-as-json", text)
+        key = store.digest("yaml-as-json", cache if isinstance(cache, str) else "", text)
         hit = store.load("yaml", key)
         if hit is not None:
             return Document(hit["data"], path, text=text)
