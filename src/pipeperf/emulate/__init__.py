@@ -22,27 +22,7 @@ from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
 from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Module
-
-
-def load_module(path: str | Path | Module, arch: str | None = None,
-                nvcc_flags: Sequence[str] = ()) -> Module:
-    """Parse a ``.ptx`` file, or compile a ``.cu`` file with nvcc first (with ``nvcc_flags``)."""
-    from pipeperf.ptx import parse_file, parse_ptx
-
-    if isinstance(path, Module):
-        return path
-    p = Path(path)
-    if not p.exists():
-        raise PipeperfError(f"no such file: {p}")
-    if p.suffix == ".cu":
-        from pipeperf.ptx.compile import compile_cu
-
-        kw = {"arch": arch} if arch else {}
-        text = compile_cu(p, extra_args=tuple(nvcc_flags), **kw)
-        m = parse_ptx(text)
-        m.file = str(p)
-        return m
-    return parse_file(str(p))
+from pipeperf.ptx.load import load_module  # the launch file loader, re-exported for run_kernel's callers
 
 
 def select_kernel(module: Module, name: str | None) -> Function:
