@@ -62,11 +62,11 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
     ev = evaluate(kg, gpu, warps, list(ANALYTICAL))
     out: dict[str, dict[str, list]] = {}
     for name, curve in ev.curves.items():
-        if curve.wpc is None:
+        if curve.warps_per_cycle is None:
             out[name] = {"cycles": [None] * len(warps), "seconds": [None] * len(warps),
                          "unsupported": curve.unsupported}
             continue
-        cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.wpc]
+        cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.warps_per_cycle]
         out[name] = {"cycles": cyc, "seconds": [c / (clock * 1e9) if c else None for c in cyc]}
     return out
 
