@@ -73,20 +73,20 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     from pipeperf.emulate import sampling as S
 
     nblocks = launch.num_blocks
-    wpc = -(-launch.threads_per_block // 32)
+    warps_per_cta = -(-launch.threads_per_block // 32)
     trace = traced_ctas = None
     if trace_blocks is not None:
         if isinstance(trace_blocks, str):
             if trace_blocks != "spread":
                 raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
-            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // wpc))
+            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // warps_per_cta))
         else:
             traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
             if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
                 raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
-        trace = S.warps_of(traced_ctas, wpc)
+        trace = S.warps_of(traced_ctas, warps_per_cta)
     elif trace_warps:
-        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * wpc) // wpc), dtype=np.int64)
+        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
     sample = S.resolve_ctas(ctas, nblocks, traced_ctas)
     why = "all CTAs requested"
     if sample is not None:
