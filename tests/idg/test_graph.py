@@ -83,7 +83,7 @@ def test_fractional_weights_normalise_as_numpy_sums():
 
     import numpy as np
 
-    from pipeperf.idg.kernel import _pairwise_sum
+    from pipeperf.idg.kernel_graph import _pairwise_sum
 
     rng = random.Random(16)
     for n in list(range(1, 20)) + [127, 128, 129, 300, 1000]:

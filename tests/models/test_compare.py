@@ -10,7 +10,7 @@ import pytest
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg import IDG, KernelGraph
-from pipeperf.idg.kernel import WarpClass
+from pipeperf.idg.kernel_graph import WarpClass
 from pipeperf.models import gpumech, wfg
 from pipeperf.models.compare import ALL_MODELS, accuracy, evaluate, parse_models
 from pipeperf.models.params import kernel_params

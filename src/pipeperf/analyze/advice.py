@@ -319,7 +319,7 @@ def _split(g, chains: list[np.ndarray]):
 
 def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     """The recurrence the warps wait on most, split in two and simulated."""
-    from pipeperf.idg.kernel import KernelGraph, WarpClass
+    from pipeperf.idg.kernel_graph import KernelGraph, WarpClass
     from pipeperf.simulate.simulator import ARITHMETIC
 
     prep, a = ctx.prep, ctx.run.attribution

@@ -20,7 +20,7 @@ import numpy as np
 from pipeperf.analyze.results import Bound
 from pipeperf.hardware.occupancy import Residency
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.models import gpumech, metrics, mwp_cwp, pipeline, roofline, transit, volkov, wfg
 from pipeperf.models.curve import ModelCurve, as_warps, jsonable
 from pipeperf.models.params import KernelParams, kernel_params

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import engine
 
 if TYPE_CHECKING:
