@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.kernels import example_kernel
+from pipeperf.idg.paper_kernels import example_kernel
 from pipeperf.measure.validate import read_measurement, validate
 
 SWEEP = Path(__file__).resolve().parents[1] / "fixtures" / "validate" / "example_sweep.csv"

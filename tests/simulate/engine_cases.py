@@ -51,7 +51,7 @@ def cases() -> Iterator[tuple[str, object, object, dict]]:
     """(name, kernel, gpu, PreparedKernel.run keyword arguments) of every recorded case."""
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.idg.io import load_kernel
-    from pipeperf.idg.kernels import chain, example_kernel, instruction_mix, iterative_barrier
+    from pipeperf.idg.paper_kernels import chain, example_kernel, instruction_mix, iterative_barrier
 
     # the GPU specs as they were when the results were recorded (gpu show --yaml at 12b0c76): the
     # engine's results are pinned, not the database's, which may change under them

@@ -463,7 +463,7 @@ def simulate_raw(gpu, raw_dir: str | Path, n: int = 256, classes: list[str] | No
     like the harness) and the instruction mix over beta at full occupancy, from the simulator.
     ``pipeperf calibrate --simulate GPU`` fits these: a check of the method that needs no GPU.
     """
-    from pipeperf.idg.kernels import chain, instruction_mix
+    from pipeperf.idg.paper_kernels import chain, instruction_mix
     from pipeperf.simulate.simulator import PreparedKernel
 
     out = Path(raw_dir)
