@@ -58,16 +58,6 @@ def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skippe
     return out
 
 
-def extrapolate_cut(r, r_half, info, info_half, how: str | None = None):
-    """The run of whole traces from runs of traces cut at ``max_nodes`` (``r``) and at half of it
-    (``r_half``): cycles grow linearly in the instructions kept, at the slope between the two
-    cuts, up to the whole traces' count (:func:`extrapolation_slopes` with one shorter run);
-    (the extrapolated run, the report's note)."""
-    cycles = extrapolation_slopes(r.cycles, info, [Shorter("cut", info_half, r_half.cycles)], 0)
-    out, f = scaled(r, cycles, info)
-    return out, how or cut_note(info, info_half, f)
-
-
 def cut_note(info, info_half, f: float) -> str:
     return (f"{info.truncated_warps} of {info.warps_traced} traced warps run past {info.max_nodes:,} "
             f"instructions ({info.instructions_full:,} traced instructions, {info.instructions_kept:,} in the "
