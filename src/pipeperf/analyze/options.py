@@ -18,7 +18,7 @@ FAST_FORWARD_ROUNDS = 4
 
 @dataclass(frozen=True)
 class AnalyzeOptions:
-    """How to analyse a launch (what to analyse, the file, grid, block, arguments and GPUs, is apart).
+    """How to analyze a launch (what to analyze: the file, grid, block, arguments and GPUs, is apart).
 
     ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
     and mapper g's statistics come from); traces longer than ``max_nodes`` instructions are cut.
