@@ -14,8 +14,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
-    ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
+from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
+    analyze_accesses, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
     warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
@@ -130,7 +130,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     so when what the whole launch touches fits in L2 its first touches hit too."""
     l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
     notes: list[str] = []
-    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
+    stats = analyze_accesses(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas),
                     float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None, notes)
     if grid is not None and wave_ctas > 1:
