@@ -42,10 +42,10 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: 
     acyclic objects, and its repeated full scans of them cost ~12 % of an analysis."""
     opts = AnalyzeOptions.from_kwargs(options, **kwargs)
     with paused_gc():
-        return _analyze(Path(path), grid, block, args, gpus, opts)
+        return _analyze(path, grid, block, args, gpus, opts)
 
 
-def _analyze(path: Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
+def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
              opts: AnalyzeOptions) -> Analysis:
     from pipeperf.analyze.advice import LaunchShape, explain
     from pipeperf.analyze.builds import Builds
@@ -67,10 +67,10 @@ def _analyze(path: Path, grid: Any, block: Any, args: Sequence[Any], gpus: Seque
     n_blocks = math.prod(g3)
     if opts.max_blocks_per_sm is not None and opts.max_blocks_per_sm < 1:
         raise PipeperfError(f"max blocks per SM must be >= 1, got {opts.max_blocks_per_sm}")
-    builds = Builds(path, opts.arch, list(opts.nvcc_flags))
+    builds = Builds(Path(path), opts.arch, list(opts.nvcc_flags))
     module = builds.default.module
     func = select_kernel(module, opts.kernel)
-    resources = builds.default.kernel_resources(func.name, path)
+    resources = builds.default.kernel_resources(func.name, Path(path))
     per_gpu = [builds.for_gpu(spec) for spec in specs]      # one compile per distinct target
     traced = min(max(1, int(opts.trace_warps)), n_blocks * wpb)      # the warps a spread sample can trace
     cap = None if opts.exact else max(1024, TRACE_ENTRIES // traced)
@@ -95,7 +95,7 @@ def _analyze(path: Path, grid: Any, block: Any, args: Sequence[Any], gpus: Seque
                            ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                            ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
                            sampling=str(prof.counts.get("sampling", "")))
-        own = build.kernel_resources(func.name, path)
+        own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
         gpu, overrides, mem_rows, notes, alternatives = spec, {}, [], [], {}
         if opts.memory:
