@@ -249,7 +249,7 @@ def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.n
     return h == 0, int(r)
 
 
-def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
+def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
             l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None,
             notes: list[str] | None = None) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with

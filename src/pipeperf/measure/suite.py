@@ -261,20 +261,20 @@ def _predict_launch(item: tuple[Launch, list[str]]) -> dict[str, Any]:
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     try:
-        out.update(_analyse(launch := item[0], item[1]))
+        out.update(_analyze_launch(launch := item[0], item[1]))
     except PipeperfError as e:
         if len(item[1]) == 1:
             out[item[1][0]] = {"error": str(e)}
         for g in item[1] if len(item[1]) > 1 else ():
             try:
-                out.update(_analyse(launch, [g]))
+                out.update(_analyze_launch(launch, [g]))
             except PipeperfError as e1:
                 out[g] = {"error": str(e1)}
     out["_seconds"] = time.perf_counter() - t0
     return out
 
 
-def _analyse(launch: Launch, gpus: list[str]) -> dict[str, Any]:
+def _analyze_launch(launch: Launch, gpus: list[str]) -> dict[str, Any]:
     from pipeperf.analyze import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,

@@ -130,11 +130,6 @@ def _unchanged(deps) -> bool:
     return isinstance(deps, dict) and all(_file_sha256(p) == h for p, h in deps.items())
 
 
-def ptxas_check(ptx_path: str | Path, arch: str | None = None, timeout: float = 300) -> None:
-    """Assemble a PTX file (output discarded); PipeperfError with ptxas' message if rejected."""
-    _run_ptxas(Path(ptx_path), arch, [], timeout)
-
-
 def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) -> str:
     """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``)."""
     ptxas = find_tool("ptxas")
