@@ -89,7 +89,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     values, names = bind_args(func, args, file=module.file, names=param_names)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
-    from pipeperf.emulate.machine import HybridFallback
+    from pipeperf.emulate.errors import HybridFallback
     from pipeperf.emulate import sampling as S
 
     nblocks = launch.num_blocks

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from pipeperf.emulate import groups as G
+from pipeperf.emulate.memops import count_access, resolve
+from pipeperf.emulate.operands import getter
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Instruction, Vector
 
@@ -37,8 +39,8 @@ def build(m, x: Instruction):
         frag = x.modifiers[0]
         dt = F16 if x.types[0] == "f16" else F32
         names = _regs(x.dsts[0])
-        ag = m._address(x.srcs[0], x.space or "generic")
-        stride_g = m.getter(x.srcs[1], np.dtype(np.uint32)) if len(x.srcs) > 1 else None
+        ag = m.layout.address(x.srcs[0], x.space or "generic")
+        stride_g = getter(x.srcs[1], np.dtype(np.uint32), m) if len(x.srcs) > 1 else None
         space = x.space or "generic"
         per_lane = 16 if dt == F16 else 8
 
@@ -58,18 +60,18 @@ def build(m, x: Instruction):
             addr = (np.broadcast_to(base, (G.size(ix),))[:, None]
                     + (el * dt.itemsize).astype(np.uint64))
             flat = addr.reshape(-1)
-            arena, bidx, sp = m._resolve(st, np.repeat(G.as_array(ix), per_lane), flat, space,
+            arena, bidx, sp = resolve(m, st, np.repeat(G.as_array(ix), per_lane), flat, space,
                                          dt.itemsize, x)
-            m._stats(st, np.repeat(G.as_array(ix), per_lane), flat, sp, dt.itemsize, True)
+            count_access(m, st, np.repeat(G.as_array(ix), per_lane), flat, sp, dt.itemsize, True)
             vals = arena.view(dt)[bidx // dt.itemsize].reshape(-1, per_lane)
             raw = np.ascontiguousarray(vals).view(np.uint32)  # (n, 8)
             for k, nme in enumerate(names):
                 st.reg(nme, np.dtype(np.uint32))[ix] = raw[:, k]
         return h
     if root == "wmma.store":
-        ag = m._address(x.srcs[0], x.space or "generic")
+        ag = m.layout.address(x.srcs[0], x.space or "generic")
         names = _regs(x.srcs[1])
-        stride_g = m.getter(x.srcs[2], np.dtype(np.uint32)) if len(x.srcs) > 2 else None
+        stride_g = getter(x.srcs[2], np.dtype(np.uint32), m) if len(x.srcs) > 2 else None
         space = x.space or "generic"
         dt = F32 if x.types[0] == "f32" else F16
         if dt != F32:
@@ -87,8 +89,8 @@ def build(m, x: Instruction):
             addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * 4).astype(np.uint64)
             flat = addr.reshape(-1)
             rep = np.repeat(G.as_array(ix), 8)
-            arena, bidx, sp = m._resolve(st, rep, flat, space, 4, x)
-            m._stats(st, rep, flat, sp, 4, False)
+            arena, bidx, sp = resolve(m, st, rep, flat, space, 4, x)
+            count_access(m, st, rep, flat, sp, 4, False)
             vals = np.stack([st.reg(nme, F32)[ix].view(F32) for nme in names], axis=1)
             arena.view(F32)[bidx // 4] = vals.reshape(-1)
         return h
