@@ -11,9 +11,24 @@ from typing import Any
 
 import numpy as np
 
-from pipeperf.emulate.numerics import (canonical_nan, float_min_max, fma64, halves, mulhi, pack,
-                                       round_f32)
-from pipeperf.emulate.operands import F16, F32, F64, Handler, Unsupported, getter, setter
+from pipeperf.emulate.numerics import (
+    canonical_nan,
+    float_min_max,
+    fma64,
+    halves,
+    mulhi,
+    pack,
+    round_f32,
+)
+from pipeperf.emulate.operands import (
+    F16,
+    F32,
+    F64,
+    Handler,
+    Unsupported,
+    getter,
+    setter,
+)
 from pipeperf.emulate.state import NP
 from pipeperf.emulate.typed import Family, Typed
 from pipeperf.ptx.ir import Instruction

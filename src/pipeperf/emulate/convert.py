@@ -8,7 +8,15 @@ import numpy as np
 
 from pipeperf.emulate.memory import CONST_BASE, LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.numerics import canonical_nan, pack, round_f32, rounding_mode
-from pipeperf.emulate.operands import F16, F32, F64, Handler, Unsupported, getter, setter
+from pipeperf.emulate.operands import (
+    F16,
+    F32,
+    F64,
+    Handler,
+    Unsupported,
+    getter,
+    setter,
+)
 from pipeperf.emulate.state import NP, RAW
 from pipeperf.ptx.ir import Instruction, Vector
 

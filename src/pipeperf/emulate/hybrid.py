@@ -12,8 +12,10 @@ the slice).
 
 from __future__ import annotations
 
-from pipeperf.emulate.registry import LOAD_ROOTS, MEMORY_ROOTS as _MEM, PURE_STORE_ROOTS as _PURE_STORES, \
-    STORE_ROOTS as _STORES
+from pipeperf.emulate.registry import LOAD_ROOTS
+from pipeperf.emulate.registry import MEMORY_ROOTS as _MEM
+from pipeperf.emulate.registry import PURE_STORE_ROOTS as _PURE_STORES
+from pipeperf.emulate.registry import STORE_ROOTS as _STORES
 from pipeperf.ptx.ir import Address, Function, Symbol, registers_in
 
 

@@ -159,4 +159,4 @@ class Machine:
 
 
 #: the loop skipper (:mod:`pipeperf.emulate.loops`) reads instruction kinds from here
-__all__ = ["BAR", "BRA", "BRX", "CALL", "EXIT", "MAX_THREADS", "Machine", "OP", "RET"]
+__all__ = ["BAR", "BRA", "BRX", "CALL", "EXIT", "MAX_THREADS", "OP", "RET", "Machine"]

@@ -43,28 +43,8 @@ def load_store(x: Instruction, m: Any, full: bool) -> Handler:
     else:
         addr_op = x.srcs[0]
         data_op = None
-    # kernel-parameter loads read constant bytes
-    if space == "param" and r == "ld" and type(addr_op.base) is Symbol \
-            and addr_op.base.name in m.layout.param_off:
-        o = m.layout.param_off[addr_op.base.name] + addr_op.offset
-        items = data_op.items if type(data_op) is Vector else (data_op,)
-        vals = np.frombuffer(bytes(m.layout.param_bytes[o:o + esz * len(items)]), dt)
-        pairs = [(setter(it, dt), vals[k]) for k, it in enumerate(items) if type(it) is not Sink]
-
-        def h(st, ix):          # ld.param (.v2/.v4: a by-value struct's fields) reads constants
-            for dst, val in pairs:
-                dst(st, ix, val)
-        return h
-    if space == "param":  # call-sequence parameters: per-thread storage
-        key = (addr_op.base.name, addr_op.offset)
-        if r == "st":
-            g = getter(data_op, dt, m)
-
-            def h(st, ix):
-                st.param_store(key, dt)[ix] = np.asarray(g(st, ix), dt).view(RAW[esz])
-            return h
-        dst = setter(data_op, dt)
-        return lambda st, ix: dst(st, ix, st.param_store(key, dt)[ix].view(dt))
+    if space == "param":
+        return _parameter(x, m, addr_op, data_op, dt)
     ag = m.layout.address(addr_op, space)
     items = data_op.items if type(data_op) is Vector else (data_op,)
     nbytes = esz * vec
@@ -103,6 +83,32 @@ def load_store(x: Instruction, m: Any, full: bool) -> Handler:
             for k, g in enumerate(gets):
                 v[e + k] = g(st, ix)
     return h
+
+
+
+def _parameter(x: Instruction, m: Any, addr_op, data_op, dt: np.dtype) -> Handler:
+    """ld/st of the .param space: a kernel parameter's load reads constant bytes (.v2/.v4: a
+    by-value struct's fields); call-sequence parameters are per-thread storage."""
+    r, esz = x.root, dt.itemsize
+    if r == "ld" and type(addr_op.base) is Symbol and addr_op.base.name in m.layout.param_off:
+        o = m.layout.param_off[addr_op.base.name] + addr_op.offset
+        items = data_op.items if type(data_op) is Vector else (data_op,)
+        vals = np.frombuffer(bytes(m.layout.param_bytes[o:o + esz * len(items)]), dt)
+        pairs = [(setter(it, dt), vals[k]) for k, it in enumerate(items) if type(it) is not Sink]
+
+        def h(st, ix):
+            for dst, val in pairs:
+                dst(st, ix, val)
+        return h
+    key = (addr_op.base.name, addr_op.offset)
+    if r == "st":
+        g = getter(data_op, dt, m)
+
+        def h(st, ix):
+            st.param_store(key, dt)[ix] = np.asarray(g(st, ix), dt).view(RAW[esz])
+        return h
+    dst = setter(data_op, dt)
+    return lambda st, ix: dst(st, ix, st.param_store(key, dt)[ix].view(dt))
 
 
 def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction,

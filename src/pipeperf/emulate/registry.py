@@ -11,7 +11,8 @@ here, so an opcode is supported exactly when it has an entry.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from pipeperf.emulate import arith, bits, compare, convert, memops, warpops, wmma
 from pipeperf.emulate.operands import Handler, Unsupported
@@ -72,9 +73,9 @@ OPCODES: dict[str, Opcode] = {
     "cp.async": Opcode(memops.copy_async, "store", False),
     **dict.fromkeys(("cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"),
                     Opcode(_nothing)),
-    "wmma.load": Opcode(_tensor(wmma.build), "load", False),
-    "wmma.store": Opcode(_tensor(wmma.build), "store", False),
-    "wmma.mma": Opcode(_tensor(wmma.build), "", False),
+    "wmma.load": Opcode(_tensor(wmma.load), "load", False),
+    "wmma.store": Opcode(_tensor(wmma.store), "store", False),
+    "wmma.mma": Opcode(_tensor(wmma.mma), "", False),
     "mma": Opcode(_tensor(wmma.build_mma), "", False),
 }
 

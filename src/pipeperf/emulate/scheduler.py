@@ -57,7 +57,8 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
         if probe is not None and (pc < probe[0] or pc > probe[1] or steps >= probe[2]):
             return None
         if pc >= n_ins:
-            cur = _leave(m, st, cur, prog)
+            _leave(m, st, cur, prog)
+            cur = None
             continue
         steps += 1
         if steps > m.max_steps:
@@ -109,7 +110,8 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
             else:
                 cur, pc = advance(cur, pc + 1, waiting, heap)
         elif k == BRX:
-            cur = _branch_indirect(m, prog, st, pc, cur, on, gmask, nw, waiting, heap)
+            _branch_indirect(m, prog, st, pc, cur, on, gmask, nw, waiting, heap)
+            cur = None
         elif k == EXIT or k == RET:
             cur, pc = _exit(m, st, k, pc, cur, on, gmask, waiting, heap)
         elif k == BAR:
@@ -161,8 +163,7 @@ def _branch_indirect(m: Any, prog: Program, st: State, pc: int, cur, on, gmask, 
                                  f"{int(idx.max())} outside its table of "
                                  f"{len(tab[1])} labels", file=m.file, line=x.line)
         tg = tab[1][idx]
-        w = wid[on]
-        starts, lengths = G.segments(w)
+        starts, _ = G.segments(wid[on])
         tmin = np.minimum.reduceat(tg, starts)
         tmax = np.maximum.reduceat(tg, starts)
         c.divergent_branches += int(np.count_nonzero(tmin != tmax))
@@ -173,7 +174,6 @@ def _branch_indirect(m: Any, prog: Program, st: State, pc: int, cur, on, gmask, 
             push(G.compact(oa[tg == t_]), int(t_), waiting, heap)
     if rest is not None and G.size(rest):
         push(rest, pc + 1, waiting, heap)
-    return None
 
 
 def _exit(m: Any, st: State, k: int, pc: int, cur, on, gmask, waiting: dict, heap: list):
@@ -208,9 +208,9 @@ def _barrier(m: Any, st: State, pc: int, cur, on, gmask, nw: int, waiting: dict,
 
 
 def _leave(m: Any, st: State, cur, prog: Program) -> None:
+    """``cur`` ran past the last instruction: a kernel's threads leave their CTAs."""
     if prog.func.kind == "entry":
         m.live -= np.bincount(st.cta[G.as_array(cur)], minlength=len(m.live))
-    return None
 
 
 def push(g, pc: int, waiting: dict, heap: list) -> None:
@@ -220,7 +220,6 @@ def push(g, pc: int, waiting: dict, heap: list) -> None:
     else:
         waiting[pc] = g
         heapq.heappush(heap, pc)
-    return None
 
 
 def advance(g, pc: int, waiting: dict, heap: list):

@@ -8,10 +8,18 @@ instruction's builder. All of this runs once per instruction, when the program i
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pipeperf.emulate.numerics import rounding_mode
-from pipeperf.emulate.operands import Getter, Handler, Setter, Unsupported, getter, setter
+from pipeperf.emulate.operands import (
+    Getter,
+    Handler,
+    Setter,
+    Unsupported,
+    getter,
+    setter,
+)
 from pipeperf.emulate.state import NP
 from pipeperf.ptx.ir import Instruction
 
@@ -22,8 +30,20 @@ _WIDE = {"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}
 class Typed:
     """An arithmetic instruction decoded for its builder."""
 
-    __slots__ = ("ins", "root", "mods", "dt", "out_dt", "srcs", "dst", "is_f", "mode", "bits",
-                 "wide", "hi")
+    __slots__ = (
+        "bits",
+        "dst",
+        "dt",
+        "hi",
+        "ins",
+        "is_f",
+        "mode",
+        "mods",
+        "out_dt",
+        "root",
+        "srcs",
+        "wide",
+    )
 
     def __init__(self, ins: Instruction, m: Any):
         t = ins.types[-1] if ins.types else "b32"
