@@ -44,7 +44,6 @@ class Machine:
         if trace is None:
             trace = np.arange(min(int(trace_warps), launch.num_blocks * wpc), dtype=np.int64)
         self.trace_ids = np.asarray(trace, np.int64)
-        self.trace_warps = len(self.trace_ids)
         self.ctas = None if ctas is None else np.asarray(ctas, np.int64)
         self.memory = memory or mode == "full"  # False: memory statistics are not collected
         # optimistic hybrid: loads in the slice do not pull every store in; skipped stores

@@ -9,6 +9,10 @@ lists and ``.loc`` records are parsed once per distinct spelling (caches live
 for one parse, so timings are honest).
 
 Errors are :class:`PipeperfError` with the file and line of the statement.
+
+(About 550 lines: the statement loop and the readers it calls for every statement --
+operands, guards, branch targets, ``.loc``, body directives -- share the intern tables and
+stay together; declarations are read in :mod:`pipeperf.ptx.declarations`.)
 """
 
 from __future__ import annotations
