@@ -25,6 +25,8 @@ Builder = Callable[[Instruction, Any, bool], Handler]
 
 
 class Opcode(NamedTuple):
+    """How one opcode executes and how it touches memory."""
+
     build: Builder
     #: "load", "store" (writes memory, no register), "atomic" (writes memory and a register), ""
     access: str = ""

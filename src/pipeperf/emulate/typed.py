@@ -67,7 +67,8 @@ class Typed:
 Family = Callable[[Typed, Any], Handler]
 
 
-def typed(family: Family, packed: Callable[[Instruction, Any], Handler]):
+def typed(family: Family, packed: Callable[[Instruction, Any], Handler]
+          ) -> Callable[[Instruction, Any], Handler]:
     """Builder ``(ins, m)`` of one family member; ``packed`` builds its f16x2 form."""
     def build(ins: Instruction, m: Any) -> Handler:
         if (ins.types[-1] if ins.types else "b32") == "f16x2":
