@@ -180,9 +180,8 @@ def _exit(m: Any, st: State, k: int, pc: int, cur, on, gmask, waiting: dict, hea
     """exit (or a kernel's ret): ``on`` leaves (its CTAs' live counts drop); the rest go on."""
     non, nt = G.size(on), G.size(cur)
     rest = G.subset(cur, ~gmask) if non < nt else None
-    if k == EXIT and non:
-        if st.top:
-            m.live -= np.bincount(st.cta[on], minlength=len(m.live))
+    if k == EXIT and non and st.top:
+        m.live -= np.bincount(st.cta[on], minlength=len(m.live))
     if rest is not None and G.size(rest):
         return advance(rest, pc + 1, waiting, heap)
     return None, pc

@@ -14,18 +14,18 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Param, RegDecl, Symbol, Variable
 from pipeperf.ptx.operands import parse_immediate
 
-_REG_DECL_RE = re.compile(r"\s*(?:\.(v2|v4|v8)\s+)?\.(\w+)\s+(.+?)\s*\Z", re.S)
+_REG_DECL_RE = re.compile(r"\s*(?:\.(v2|v4|v8)\s+)?\.(\w+)\s+(.+?)\s*\Z", re.DOTALL)
 _REG_NAME_RE = re.compile(r"\s*([%\w$]+)\s*(?:<\s*(\d+)\s*>)?\s*\Z")
 _HDR_RE = re.compile(r"""
     ((?:\.(?:visible|extern|weak)\s+)*)\.(entry|func)\s*
     (?:\(\s*([^)]*?)\s*\)\s*)?
     ([\w$]+)\s*
     (?:\(\s*([^)]*?)\s*\))?
-    (.*)\Z""", re.X | re.S)
+    (.*)\Z""", re.VERBOSE | re.DOTALL)
 _SIMPLE_PARAM_RE = re.compile(r"\s*\.(param|reg)\s+\.(?!align\b|ptr\b)(\w+)\s+([\w$%]+)\s*\Z")
 _PERF_RE = re.compile(r'\s*\.(\w+)((?:\s*(?:\d+|"[^"]*")\s*,?)*)')
 _DECL_HEAD_RE = re.compile(r"\s*(\.align\s+\d+|\.attribute\s*\([^)]*\)|\.[\w:]+)")
-_DECL_NAME_RE = re.compile(r"\s*([\w$%]+)((?:\s*\[\s*[^\]]*\])*)\s*(?:=\s*(.*?))?\s*\Z", re.S)
+_DECL_NAME_RE = re.compile(r"\s*([\w$%]+)((?:\s*\[\s*[^\]]*\])*)\s*(?:=\s*(.*?))?\s*\Z", re.DOTALL)
 _DIM_RE = re.compile(r"\[\s*([^\]]*?)\s*\]")
 _INIT_ITEM_RE = re.compile(r"generic\s*\(\s*[\w$]+\s*\)(?:\s*\+\s*\d+)?|[^,{}\s][^,{}]*")
 _WS = re.compile(r"\s+")

@@ -74,13 +74,13 @@ _TOKEN = re.compile(r"""
  |(?P<DIR>(?P<dname>\.\w+)(?P<dargs>[^;{}"]*(?:(?:"[^"\n]*"|\{[^;{}]*(?:\{[^;{}]*\}[^;{}]*)*\})[^;{}"]*)*);)
  |(?P<LBL>(?P<label>[\w$%]+)[ \t]*:(?!:))
  |(?P<BRACE>[{}])
-)""", re.X)
+)""", re.VERBOSE)
 
 _COMMENT_RE = re.compile(r'"[^"\n]*"|//[^\n]*|/\*[\s\S]*?\*/')
 _LOC_RE = re.compile(
     r"(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+([\w$.]+))?"
     r"(?:\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?\s*\Z")
-_FILE_RE = re.compile(r'\s*(\d+)\s+"([^"]*)"\s*(?:,\s*(.*?))?\s*\Z', re.S)
+_FILE_RE = re.compile(r'\s*(\d+)\s+"([^"]*)"\s*(?:,\s*(.*?))?\s*\Z', re.DOTALL)
 _NEWSTMT_RE = re.compile(r"\n\s*(?:@!?[%\w$]+\s+)?[a-z]\w*(?:\.\w+)+\s")
 # a directive's text running into the next line's statement (missing ';')
 _RUNON_RE = re.compile(r"\n\s*(?:[.@$%]|[a-z]\w*(?:\.\w+)*\s)")
