@@ -91,7 +91,7 @@ def test_memory_too_large_refused_up_front():
     from pipeperf.emulate import memory
     old = memory.MAX_ARENA
     try:
-        import pipeperf.emulate.machine as mach
+        import pipeperf.emulate.layout as mach
         mach.MAX_ARENA = 1 << 12
         with pytest.raises(PipeperfError, match="GiB of emulated memory"):
             run_kernel(SAXPY, 1, 32, [1, np.float32(1), np.zeros(4096, np.float32),

@@ -12,11 +12,11 @@ the slice).
 
 from __future__ import annotations
 
+from pipeperf.emulate.registry import LOAD_ROOTS
+from pipeperf.emulate.registry import MEMORY_ROOTS as _MEM
+from pipeperf.emulate.registry import PURE_STORE_ROOTS as _PURE_STORES
+from pipeperf.emulate.registry import STORE_ROOTS as _STORES
 from pipeperf.ptx.ir import Address, Function, Symbol, registers_in
-
-_MEM = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")
-_STORES = ("st", "atom", "red", "cp.async", "wmma.store")
-_PURE_STORES = ("st", "red", "cp.async", "wmma.store")  # write no register
 
 
 def _regs(ops) -> set[str]:
@@ -64,7 +64,7 @@ def needed_instructions(func: Function, memory: bool = True, optimistic: bool = 
             if x.root in _STORES and memory_matters:
                 hit = {"<memory>"}
             if hit:
-                if x.root in ("ld", "wmma.load") and x.space != "param" and not optimistic:
+                if x.root in LOAD_ROOTS and x.space != "param" and not optimistic:
                     memory_matters = True
                 add(i, _regs(x.srcs) | _regs(x.dsts if x.root in _STORES else ()))
                 if x.root in _STORES:
