@@ -93,7 +93,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
 
 
 def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks: int,
-            wpc: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+            warps_per_cta: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(launch-wide warp ids to trace or None for the first ``trace_warps``, the traced CTAs)."""
     from pipeperf.emulate import sampling as S
 
@@ -101,14 +101,14 @@ def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks:
         if isinstance(trace_blocks, str):
             if trace_blocks != "spread":
                 raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
-            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // wpc))
+            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // warps_per_cta))
         else:
             traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
             if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
                 raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
-        return S.warps_of(traced_ctas, wpc), traced_ctas
+        return S.warps_of(traced_ctas, warps_per_cta), traced_ctas
     if trace_warps:
-        return None, np.arange(-(-min(int(trace_warps), nblocks * wpc) // wpc), dtype=np.int64)
+        return None, np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
     return None, None
 
 

@@ -40,9 +40,9 @@ class Machine:
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
-        wpc = (launch.threads_per_block + 31) // 32
+        warps_per_cta = (launch.threads_per_block + 31) // 32
         if trace is None:
-            trace = np.arange(min(int(trace_warps), launch.num_blocks * wpc), dtype=np.int64)
+            trace = np.arange(min(int(trace_warps), launch.num_blocks * warps_per_cta), dtype=np.int64)
         self.trace_ids = np.asarray(trace, np.int64)
         self.ctas = None if ctas is None else np.asarray(ctas, np.int64)
         self.memory = memory or mode == "full"  # False: memory statistics are not collected
@@ -83,7 +83,7 @@ class Machine:
         L = self.launch
         nblocks = L.num_blocks
         B = self.block_threads
-        wpc = (B + 31) // 32
+        warps_per_cta = (B + 31) // 32
         order = self.ctas
         n_run = nblocks if order is None else len(order)
         with np.errstate(all="ignore"):
@@ -100,8 +100,8 @@ class Machine:
                 st.lane = tid % 32
                 # contiguous within the run (warp counting relies on it), not launch-wide when
                 # CTAs are sampled; traces use the launch-wide id
-                st.wid = (cta + c0) * wpc + tid // 32
-                self._trace_ids(st, ctas[cta] * wpc + tid // 32)
+                st.wid = (cta + c0) * warps_per_cta + tid // 32
+                self._trace_ids(st, ctas[cta] * warps_per_cta + tid // 32)
                 self._specials(st, ctas[cta], tid)
                 self.smem = Arena(nc * self.layout.shared_bytes, self.optimistic)
                 self.lmem = Arena(nc * B * self.layout.local_bytes, self.optimistic)
@@ -111,7 +111,7 @@ class Machine:
                 execute(self, self.programs[self.kernel.name], st, slice(0, nc * B))
                 self.counters.ctas += nc
                 self.counters.threads += nc * B
-                self.counters.warps += nc * wpc
+                self.counters.warps += nc * warps_per_cta
         if self.mode == "full" and order is None:  # hybrid or sampled: partial, leave alone
             for k, addr, arr in self.layout.buffers:
                 arr[...] = self.gmem.read_back(addr, arr)
