@@ -71,7 +71,7 @@ def sharing_by_pc(func: Function, pcs: Iterable[int], grid: tuple[int, int, int]
     pcs = list(pcs)
     if not pcs:
         return {}
-    du = DefUse(func)
+    du = DefUse.of(func)
     out = {}
     for pc in pcs:
         d = address_cta_dims(func, pc, du)
@@ -207,7 +207,7 @@ def cta_keys(func: Function, pcs: Iterable[int], grid: tuple[int, int, int], blo
     """Per global memory PC, an int64 key for each of the first ``n_ctas`` CTAs (launch order):
     CTAs with equal keys address the same memory there (for the same thread and iteration);
     None when the address depends on loaded values."""
-    du = defuse or DefUse(func)
+    du = defuse or DefUse.of(func)
     c = np.arange(min(int(n_ctas), math.prod(grid)), dtype=np.int64)
     ctas = np.stack([c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1])], axis=1)
     out: dict[int, np.ndarray | None] = {}

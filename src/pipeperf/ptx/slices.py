@@ -89,7 +89,7 @@ class Slicer:
 
     def __init__(self, func: Function, defuse: DefUse | None = None):
         self.func = func
-        self.defuse = defuse if defuse is not None else DefUse(func)
+        self.defuse = defuse if defuse is not None else DefUse.of(func)
         self.cfg: CFG = self.defuse.cfg
         ins = func.instructions
         self.writers = [i for i, x in enumerate(ins) if x.op.root in _WRITES_MEMORY]
