@@ -14,7 +14,7 @@ import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import Instruction, Vector
+from pipeperf.ptx.ir import Instruction, registers_in
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -22,10 +22,6 @@ F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 def _shape_ok(x: Instruction) -> None:
     if "m16n16k16" not in x.modifiers:
         raise PipeperfError(f"{x.opcode}: only m16n16k16 WMMA shapes are emulated", line=x.line)
-
-
-def _regs(op) -> list[str]:
-    return [r.name for r in op.items] if type(op) is Vector else [op.name]
 
 
 def build(m, x: Instruction):
@@ -36,7 +32,7 @@ def build(m, x: Instruction):
     if root == "wmma.load":
         frag = x.modifiers[0]
         dt = F16 if x.types[0] == "f16" else F32
-        names = _regs(x.dsts[0])
+        names = [r.name for r in registers_in(x.dsts[0])]
         ag = m._address(x.srcs[0], x.space or "generic")
         stride_g = m.getter(x.srcs[1], np.dtype(np.uint32)) if len(x.srcs) > 1 else None
         space = x.space or "generic"
@@ -68,7 +64,7 @@ def build(m, x: Instruction):
         return h
     if root == "wmma.store":
         ag = m._address(x.srcs[0], x.space or "generic")
-        names = _regs(x.srcs[1])
+        names = [r.name for r in registers_in(x.srcs[1])]
         stride_g = m.getter(x.srcs[2], np.dtype(np.uint32)) if len(x.srcs) > 2 else None
         space = x.space or "generic"
         dt = F32 if x.types[0] == "f32" else F16
@@ -93,7 +89,8 @@ def build(m, x: Instruction):
             arena.view(F32)[bidx // 4] = vals.reshape(-1)
         return h
     if root == "wmma.mma":
-        d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
+        d, a, b, c = ([r.name for r in registers_in(op)]
+                      for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
         if x.types != ("f32", "f32"):
             raise PipeperfError(f"{x.opcode}: only f32.f32 accumulation is emulated",
                                 line=x.line)
@@ -142,7 +139,8 @@ def build_mma(m, x: Instruction):
             "row" not in x.modifiers or "col" not in x.modifiers:
         raise PipeperfError(f"{x.opcode}: only mma.m16n8k16.row.col.f32.f16.f16.f32 is emulated",
                             line=x.line)
-    d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
+    d, a, b, c = ([r.name for r in registers_in(op)]
+                  for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
     a_row, a_col, b_row, b_col, c_row, c_col = _lane_map()
 
     def h(st, ix):

@@ -38,7 +38,7 @@ from typing import AbstractSet, Callable, Iterable, Sequence
 
 from pipeperf.ptx.cfg import CFG
 from pipeperf.ptx.defuse import DefUse
-from pipeperf.ptx.ir import Address, Function, Instruction, Symbol, registers_in
+from pipeperf.ptx.ir import Address, Function, Instruction, Register, Symbol, registers_in
 
 READS_MEMORY = frozenset({
     "ld", "ldu", "atom", "suld", "ldmatrix", "wmma.load", "multimem.ld_reduce", "tld4", "tex",
@@ -62,18 +62,26 @@ def register_names(ops: Iterable) -> set[str]:
     return {r.name for op in ops for r in registers_in(op)}
 
 
+def operand_registers(dsts: Iterable, srcs: Iterable, guard: Register | None = None
+                      ) -> tuple[list[str], list[str]]:
+    """(read, written) registers of an instruction with these operands: destinations are
+    written, except an address among them (read, as are the sources and the guard)."""
+    dsts = tuple(dsts)
+    reads = [r.name for op in srcs for r in registers_in(op)]
+    reads += [r.name for op in dsts if type(op) is Address for r in registers_in(op)]
+    if guard is not None:
+        reads.append(guard.name)
+    return reads, [r.name for op in dsts if type(op) is not Address for r in registers_in(op)]
+
+
 def written_registers(x: Instruction) -> list[str]:
-    """Registers ``x`` writes: its destinations' (an address among them would be read)."""
-    return [r.name for op in x.dsts if type(op) is not Address for r in registers_in(op)]
+    """Registers ``x`` writes (:func:`operand_registers`)."""
+    return operand_registers(x.dsts, ())[1]
 
 
 def read_registers(x: Instruction) -> list[str]:
-    """Registers ``x`` reads: its sources', an address among its destinations', its guard."""
-    out = [r.name for op in x.srcs for r in registers_in(op)]
-    out += [r.name for op in x.dsts if type(op) is Address for r in registers_in(op)]
-    if x.guard is not None:
-        out.append(x.guard.name)
-    return out
+    """Registers ``x`` reads (:func:`operand_registers`)."""
+    return operand_registers(x.dsts, x.srcs, x.guard)[0]
 
 
 def address_registers(x: Instruction) -> set[str]:
