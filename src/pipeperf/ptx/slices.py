@@ -3,7 +3,7 @@
 One module answers it for every pass (HyPA's branch slices, hybrid emulation, CTA sampling,
 address sharing), on the IR's operand objects:
 
-* what an instruction reads and writes (:func:`read_registers`, :func:`written_registers`,
+* what an instruction reads and writes (:func:`operand_registers`, :func:`written_registers`,
   :func:`address_registers`, all through :func:`pipeperf.ptx.ir.registers_in`) and which
   memory it may touch (:data:`READS_MEMORY`, :data:`WRITES_MEMORY`, :func:`may_alias`);
 * flow-sensitive slices over the def-use graph (:class:`Slicer`, :meth:`DefUse.backward
@@ -52,9 +52,9 @@ WRITES_MEMORY = frozenset({
     "mbarrier.complete_tx",
 })
 READ_ONLY_SPACES = frozenset({"const", "param"})
+TEXTURE = frozenset({"tex", "tld4"})  # read through the texture path: never kernel-written
 #: the name :func:`register_slice` passes use for memory as one location
 MEMORY = "<memory>"
-TEXTURE = frozenset({"tex", "tld4"})  # read through the texture path: never kernel-written
 
 
 def register_names(ops: Iterable) -> set[str]:
@@ -77,11 +77,6 @@ def operand_registers(dsts: Iterable, srcs: Iterable, guard: Register | None = N
 def written_registers(x: Instruction) -> list[str]:
     """Registers ``x`` writes (:func:`operand_registers`)."""
     return operand_registers(x.dsts, ())[1]
-
-
-def read_registers(x: Instruction) -> list[str]:
-    """Registers ``x`` reads (:func:`operand_registers`)."""
-    return operand_registers(x.dsts, x.srcs, x.guard)[0]
 
 
 def address_registers(x: Instruction) -> set[str]:
