@@ -25,10 +25,10 @@ survives in threads whose predicate is false.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from pipeperf.ptx.cfg import CFG
-from pipeperf.ptx.ir import Address, Function, Instruction, ParamList, Symbol, registers_in
+from pipeperf.ptx.ir import Address, Function, Instruction, ParamList, Register, Symbol, registers_in
 
 CC = "%cc"
 _CARRY_USERS = frozenset({"addc", "subc", "madc"})
@@ -63,7 +63,7 @@ class _Resolver:
 
 
 def _names(op) -> list[str]:
-    return [r.name for r in registers_in(op)]
+    return [op.name] if type(op) is Register else [r.name for r in registers_in(op)]
 
 
 def _param_syms(op) -> list[str]:
@@ -143,18 +143,20 @@ class DefUse:
         """All (writer, reader) instruction pairs (Definition 1's edge set E)."""
         return [(j, i) for i, deps in enumerate(self.deps) for j in deps]
 
-    def backward(self, starts: Iterable[int]) -> set[int]:
-        """``starts`` and every instruction whose writes reach one of them, transitively:
-        the register slice of those instructions' results."""
-        seen = set(starts)
-        stack = list(seen)
+    def backward(self, starts: Iterable[int]) -> Iterator[int]:
+        """``starts`` and every instruction whose writes reach one of them, transitively (the
+        register slice of those instructions' results), each as it is reached, so a caller
+        that has its answer stops the walk."""
+        stack = list(starts)
+        seen = set(stack)
         deps = self.deps
         while stack:
-            for j in deps[stack.pop()]:
+            i = stack.pop()
+            yield i
+            for j in deps[i]:
                 if j not in seen:
                     seen.add(j)
                     stack.append(j)
-        return seen
 
 
 def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[str]]):
