@@ -21,7 +21,7 @@ def global_pcs(f):
 @needs_nvcc
 def test_matmul_rows_of_a_and_columns_of_b():
     f = select_kernel(load_module("tests/kernels/matmul_tiled.cu"), None)
-    du = DefUse(f)
+    du = DefUse.of(f)
     dims = {f.instructions[pc].opcode + f"@{pc}": address_cta_dims(f, pc, du) for pc in global_pcs(f)}
     # A[row * n + t * TILE + tx]: row from blockIdx.y; B[(t * TILE + ty) * n + col]: col from blockIdx.x
     assert sorted(map(sorted, dims.values())) == [["x"], ["x", "y"], ["y"]]
@@ -33,7 +33,7 @@ def test_matmul_rows_of_a_and_columns_of_b():
 @needs_nvcc
 def test_addresses_loaded_from_memory_depend_on_everything():
     f = select_kernel(load_module("tests/kernels/histogram_global.cu"), None)
-    du = DefUse(f)
+    du = DefUse.of(f)
     atoms = [pc for pc in global_pcs(f) if f.instructions[pc].op.root in ("atom", "red")]
     assert atoms and all(address_cta_dims(f, pc, du) == {"x", "y", "z"} for pc in atoms)
 

@@ -44,7 +44,7 @@ def test_corpus_analyses(modules):
             cfg = CFG(f)
             covered = sum(len(b) for b in cfg.blocks)
             assert covered == len(f.instructions), (path, f.name)
-            slicer = Slicer(f, DefUse(f, cfg))
+            slicer = Slicer(f, DefUse.of(f, cfg))
             for s in slicer.branch_slices().values():
                 assert s.branch in s.instructions
                 for i in s.instructions:

@@ -16,7 +16,7 @@ from pipeperf.emulate import groups as G
 from pipeperf.emulate.memops import count_access, resolve
 from pipeperf.emulate.operands import getter
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import Instruction, Vector
+from pipeperf.ptx.ir import Instruction, registers_in
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -27,7 +27,8 @@ def _shape_ok(x: Instruction) -> None:
 
 
 def _regs(op) -> list[str]:
-    return [r.name for r in op.items] if type(op) is Vector else [op.name]
+    """A fragment operand's register names in order (ptx.ir.registers_in, the one walker)."""
+    return [r.name for r in registers_in(op)]
 
 
 def load(m, x: Instruction):
