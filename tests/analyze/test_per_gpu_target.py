@@ -5,7 +5,6 @@ one emulation per distinct code. --arch keeps one build for all."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pipeperf.analyze as analyze_mod
 from pipeperf.analyze import analyze
 from pipeperf.ptx.compile import ptxas_resources, compile_cu
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+pytestmark = pytest.mark.requires_nvcc
 
 ARGS = ["A=rand:f32:16384", "B=rand:f32:16384", "C=zeros:f32:16384", "n=128"]
 

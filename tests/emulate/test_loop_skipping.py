@@ -4,14 +4,13 @@ emulating every iteration; loops that write memory are emulated in full, per-thr
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
 
 from pipeperf.emulate import run_kernel
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+pytestmark = pytest.mark.requires_nvcc
 
 CU = r"""
 extern "C" __global__ void strided(const float* x, float* y, int n)

@@ -6,7 +6,6 @@ or header compiles again, and a damaged entry is recompiled, never trusted."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,8 +16,7 @@ from pipeperf.ptx import toolkit
 from pipeperf.ptx.compile import compile_cu, ptxas_resources
 from pipeperf.util import cache
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="needs nvcc and ptxas")
+pytestmark = pytest.mark.requires_nvcc
 
 KERNEL = """#include "scale.h"
 extern "C" __global__ void scale(float *x, int n) {
