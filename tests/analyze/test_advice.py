@@ -10,7 +10,6 @@ import pytest
 from pipeperf.analyze import analyze
 from pipeperf.analyze.advice import MIN_GAIN
 
-pytestmark = pytest.mark.requires_nvcc
 K = "tests/analyze/kernels/"
 
 

@@ -12,7 +12,6 @@ from pipeperf.cli.main import main
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 
-pytestmark = pytest.mark.requires_nvcc
 EXAMPLE = "examples/analyze/matmul_tiled.cu"
 N = 128
 ARGS = [f"A=rand:f32:{N * N}", f"B=rand:f32:{N * N}", f"C=zeros:f32:{N * N}", f"n={N}"]

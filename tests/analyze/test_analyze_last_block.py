@@ -16,7 +16,6 @@ from pipeperf.idg.build import kernel_graph_from_profile
 from pipeperf.idg.kernel import KernelGraph
 from pipeperf.simulate import simulate
 
-pytestmark = pytest.mark.requires_nvcc
 CU = "tests/kernels/reduce_threadfence.cu"
 ARGS = ["in=rand:i32:1024", "partial=zeros:i32:4", "total=zeros:i32:1", "n=1000"]
 

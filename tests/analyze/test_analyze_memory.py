@@ -7,7 +7,6 @@ import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.requires_nvcc
 N = 1024                   # 1024 blocks: several per SM even on V100's 80 SMs
 ARGS = [f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"]
 GRID, BLOCK = f"{N // 32},{N // 32}", "32,8"

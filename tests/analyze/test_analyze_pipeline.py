@@ -13,7 +13,6 @@ from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel import KernelGraph
 from pipeperf.simulate import simulate
 
-pytestmark = pytest.mark.requires_nvcc
 GPUS = ["pascal_gtx1060", "fermi_c2050"]
 SAXPY_ARGS = ["n=2000", "a=2", "x=rand:f32:2048", "y=zeros:f32:2048"]
 MATMUL_ARGS = ["A=rand:f32:1024", "B=rand:f32:1024", "C=zeros:f32:1024", "n=32"]

@@ -10,13 +10,11 @@ from pipeperf.hardware.memory import PcMemory
 from pipeperf.ptx.defuse import DefUse
 
 
-
 def global_pcs(f):
     return [i for i, x in enumerate(f.instructions)
             if x.op.root in ("ld", "st", "atom", "red") and x.op.space in ("global", None, "generic")]
 
 
-@pytest.mark.requires_nvcc
 def test_matmul_rows_of_a_and_columns_of_b():
     f = select_kernel(load_module("tests/kernels/matmul_tiled.cu"), None)
     du = DefUse(f)
@@ -28,7 +26,6 @@ def test_matmul_rows_of_a_and_columns_of_b():
     assert sorted(s for _, s in by_pc.values()) == [1.0, 10.0, 64.0]
 
 
-@pytest.mark.requires_nvcc
 def test_addresses_loaded_from_memory_depend_on_everything():
     f = select_kernel(load_module("tests/kernels/histogram_global.cu"), None)
     du = DefUse(f)

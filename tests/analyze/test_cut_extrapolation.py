@@ -9,7 +9,6 @@ import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.requires_nvcc
 
 CU = r"""
 extern "C" __global__ void nbody(int n, const float* x, const float* m, float* a)

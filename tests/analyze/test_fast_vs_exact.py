@@ -10,7 +10,6 @@ import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.requires_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 T, V, B = ROOT / "tests" / "kernels", ROOT / "validation" / "kernels", ROOT / "benchmarks" / "kernels"

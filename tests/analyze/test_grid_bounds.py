@@ -14,7 +14,6 @@ import pytest
 from pipeperf.emulate import run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.requires_nvcc
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 

@@ -10,7 +10,6 @@ import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.requires_nvcc
 
 KERNELS = r'''
 extern "C" __global__ void copy(const float* a, float* b, int n)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.requires_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = {

@@ -8,7 +8,6 @@ import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.requires_nvcc
 N = 1024
 ARGS = [f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"]
 GPUS = ["pascal_gtx1060", "volta_v100"]

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.requires_nvcc
-
 KERNEL = Path(__file__).resolve().parents[1] / "kernels" / "matmul_tiled.cu"
 LAUNCH = ["analyze", str(KERNEL), "--grid", "4,4", "--block", "16,16", "--arg", "A=rand:f32:4096",
           "--arg", "B=rand:f32:4096", "--arg", "C=zeros:f32:4096", "--arg", "n=64", "--gpu", "volta_v100",

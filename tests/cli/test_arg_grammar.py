@@ -35,7 +35,6 @@ def _args(specs):
 
 # ---------------------------------------------------------------- the same specs everywhere
 
-@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("specs", [SPECS, SYNONYMS])
 @pytest.mark.parametrize("shared", ["--shared", "--smem"])
 def test_profile_and_analyze_take_every_spelling(cli, specs, shared):
@@ -48,7 +47,6 @@ def test_profile_and_analyze_take_every_spelling(cli, specs, shared):
     assert json.loads(out)["kernels"][0]["predictions"]["pipeline"]["seconds"] > 0
 
 
-@pytest.mark.requires_nvcc
 @no_gpu
 @pytest.mark.parametrize("specs", [SPECS, SYNONYMS])
 @pytest.mark.parametrize("shared", ["--shared", "--smem"])
@@ -97,7 +95,6 @@ def test_measure_binds_specs_like_the_emulator(tmp_path):
     assert out.stdout.splitlines()[2:] == [launcher.parse_arg(s).describe() for s in canonical]
 
 
-@pytest.mark.requires_nvcc
 def test_synonyms_and_typed_scalars_give_identical_values():
     """`iota` is `arange`, `scale=0.5` is `scale=f32:0.5`, `ny=0x20` is `ny=32`: the kernel writes
     the same output; `rand:...:LO:HI` draws in [LO, HI)."""
@@ -169,7 +166,6 @@ def test_a_parameter_given_twice_is_an_error(cli):
 
 # ---------------------------------------------------------------- CUDA names in errors and options
 
-@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("command", ["profile", "analyze"])
 def test_a_missing_argument_is_named_by_its_cuda_name(cli, command):
     extra = ["--gpu", "volta_v100"] if command == "analyze" else []
@@ -178,13 +174,11 @@ def test_a_missing_argument_is_named_by_its_cuda_name(cli, command):
     assert f"kernel stencil5: no value for parameter ny (PTX {ENTRY}_param_3)" in err
 
 
-@pytest.mark.requires_nvcc
 def test_unknown_names_list_the_cuda_names(cli):
     rc, _, err = cli("profile", STENCIL, *LAUNCH, *_args(SPECS), "--arg", "width=3")
     assert rc == 2 and "kernel stencil5 has no parameter 'width' (parameters: in, out, nx, ny, scale, offset)" in err
 
 
-@pytest.mark.requires_nvcc
 def test_out_of_bounds_names_the_cuda_buffer(cli):
     small = ["out=zeros:f32:100" if s.startswith("out=") else s for s in SPECS]
     rc, _, err = cli("profile", STENCIL, *LAUNCH, *_args(small))
@@ -193,7 +187,6 @@ def test_out_of_bounds_names_the_cuda_buffer(cli):
     assert f"`out` ({ENTRY}_param_1) has 400 bytes" in err
 
 
-@pytest.mark.requires_nvcc
 def test_reports_name_the_kernel_by_its_cuda_name(cli):
     rc, out, err = cli("profile", STENCIL, "--grid", "2,2", "--block", "16,16", *_args(SPECS))
     assert rc == 0, err

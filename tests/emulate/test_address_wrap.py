@@ -17,7 +17,6 @@ import pytest
 from pipeperf.emulate import load_module, run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.requires_nvcc
 
 B = 16          # the tile (Rodinia's BLOCK_SIZE)
 PENALTY = 10

@@ -10,7 +10,6 @@ import pytest
 
 from pipeperf.emulate import run_kernel
 
-pytestmark = pytest.mark.requires_nvcc
 
 CU = r'''
 extern "C" __global__ void bfe32(const int* a, const int* pos, const int* len, int* s, unsigned* u)

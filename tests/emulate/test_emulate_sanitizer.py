@@ -108,7 +108,6 @@ def test_argument_errors():
         run_kernel(SAXPY, 1, 2048, [1, 2.0, np.zeros(1, np.float32), np.zeros(1, np.float32)])
 
 
-@pytest.mark.requires_nvcc
 def test_cuda_names_from_source():
     x = np.arange(64, dtype=np.float32)
     y = np.ones(64, np.float32)

@@ -10,7 +10,6 @@ import pytest
 
 from pipeperf.emulate import run_kernel
 
-pytestmark = pytest.mark.requires_nvcc
 
 CU = r"""
 extern "C" __global__ void strided(const float* x, float* y, int n)

@@ -151,7 +151,6 @@ extern "C" __global__ void tid_only(int* buf)
 """
 
 
-@pytest.mark.requires_nvcc
 def test_shared_memory_is_followed_to_global_loads(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(CU)
@@ -187,7 +186,6 @@ extern "C" __global__ void async_in(float* out, const float* in)
 """
 
 
-@pytest.mark.requires_nvcc
 def test_async_copies_into_shared_are_followed_to_their_source(tmp_path):
     src = tmp_path / "a.cu"
     src.write_text(ASYNC)

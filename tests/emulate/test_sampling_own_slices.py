@@ -14,7 +14,6 @@ from pipeperf.emulate.launch import Launch
 from pipeperf.emulate.sampling import sampling_safe
 from pipeperf.ptx.affine import Affine, cta_disjoint
 
-pytestmark = pytest.mark.requires_nvcc
 
 CU = r"""
 extern "C" __global__ void guard(int seed, int* g)            // mixbench's impossible-value guard

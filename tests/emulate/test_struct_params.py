@@ -11,7 +11,6 @@ import pytest
 from pipeperf.emulate import run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.requires_nvcc
 
 CU = r"""
 struct P { double a; int n; float w[10]; };      // offsets 0, 8, 12..51; 56 bytes with padding

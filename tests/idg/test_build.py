@@ -1,13 +1,10 @@
 """IDGs built from the emulator's per-warp traces (pipeperf.idg.build)."""
 
-
 import numpy as np
-import pytest
 
 from pipeperf.emulate import load_module, run_kernel, select_kernel
 from pipeperf.idg.build import kernel_graph_from_profile, kernel_graph_from_traces
 
-pytestmark = pytest.mark.requires_nvcc
 SAXPY = "tests/kernels/saxpy.cu"
 
 

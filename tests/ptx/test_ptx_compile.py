@@ -20,7 +20,6 @@ __global__ void scale(float *x, float a, int n) {
 """
 
 
-@pytest.mark.requires_nvcc
 def test_compile_cu_and_cli(tmp_path, capsys):
     cu = tmp_path / "scale.cu"
     cu.write_text(CU)
@@ -63,7 +62,6 @@ def test_bad_arch(tmp_path):
         compile_cu(cu, "volta")
 
 
-@pytest.mark.requires_nvcc
 def test_ptxas_resources_on_fixture(fixtures_dir):
     res = ptxas_resources(fixtures_dir / "memslice.ptx")
     r = res["memslice"]
@@ -81,7 +79,6 @@ __global__ void loc(float *o, int k) {
 """
 
 
-@pytest.mark.requires_nvcc
 def test_ptxas_resources_local_memory(tmp_path):
     cu = tmp_path / "loc.cu"
     cu.write_text(LOCAL_CU)

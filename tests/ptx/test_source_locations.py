@@ -14,7 +14,6 @@ from pipeperf.ptx import parse_ptx
 from pipeperf.ptx.compile import compile_cu
 from pipeperf.ptx.source_map import SourceMap, at_source, is_system_header, plain_name
 
-pytestmark = pytest.mark.requires_nvcc
 
 # the issue's 12-line reduce.cu: a read at line 8, an atomicAdd (sm_20_atomic_functions.hpp) at 9
 REDUCE = """\

@@ -34,7 +34,6 @@ def test_package_import_keeps_it_callable():
         pipeperf.no_such_thing                           # noqa: B018
 
 
-@pytest.mark.requires_nvcc
 def test_to_dict_is_the_cli_json(transpose_report, cli):
     rc, out, err = cli(*cli_args("--json", "--sweep-occupancy"))
     assert rc == 0, err

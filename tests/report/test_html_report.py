@@ -50,7 +50,6 @@ def test_repr_html_is_the_body(transpose_report):
     assert all(f'id="{sid}"' in body for sid in SECTION_IDS)
 
 
-@pytest.mark.requires_nvcc
 def test_cli_writes_the_page(cli, tmp_path):
     path = tmp_path / "report.html"
     rc, out, err = cli(*cli_args("--html", str(path)))

@@ -53,7 +53,6 @@ def test_round_trip_through_the_ncu_importer(transpose_report, tmp_path):
         assert read.m_tran_r > 0 and read.m_ldst > 0
 
 
-@pytest.mark.requires_nvcc
 def test_cli_writes_csv_that_roofline_reads(cli, tmp_path):
     path = tmp_path / "pred.csv"
     rc, out, err = cli(*cli_args("--csv", str(path)))
