@@ -13,7 +13,7 @@ import argparse
 import time
 
 from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.kernels import chain, instruction_mix
+from pipeperf.idg.paper_kernels import chain, instruction_mix
 from pipeperf.simulate.simulator import PreparedKernel
 
 

@@ -128,7 +128,7 @@ def test_divergent_kernels_on_64_wide_wavefronts(kernel, args):
 
 
 def test_registers_above_an_old_gpus_limit_are_capped_and_said():
-    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.occupancy import resident_blocks
 
     # 80 registers (an sm_90 build) on Fermi: counted as 63 -> 2016 -> 2048 per warp (64-register
     # units); 32768 / 2048 = 16 warps (granularity 2) = 2 blocks of 8 warps

@@ -13,7 +13,7 @@ from pipeperf.emulate import load_module, run_kernel, select_kernel
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg.build import kernel_graph_from_profile
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import simulate
 
 CU = "tests/kernels/reduce_threadfence.cu"

@@ -10,7 +10,7 @@ from pipeperf.cli.main import main
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import simulate
 
 GPUS = ["pascal_gtx1060", "fermi_c2050"]

@@ -19,8 +19,8 @@ def test_sweep_json_is_a_list(cli):
     assert rc == 0
     rows = json.loads(out)
     assert [r["warps"] for r in rows] == list(range(1, 9))
-    wpc = [r["warps_per_cycle"] for r in rows]
-    assert wpc == sorted(wpc)            # more warps hide more latency here
+    warps_per_cycle = [r["warps_per_cycle"] for r in rows]
+    assert warps_per_cycle == sorted(warps_per_cycle)            # more warps hide more latency here
 
 
 def test_text_output_and_plots(cli, tmp_path):

@@ -5,7 +5,7 @@ import pytest
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg import IDG, load_kernel
-from pipeperf.idg.kernels import example_kernel, instruction_mix, iterative_barrier
+from pipeperf.idg.paper_kernels import example_kernel, instruction_mix, iterative_barrier
 
 
 def test_forward_references_are_topologically_sorted():
@@ -64,7 +64,7 @@ def test_buffers_and_their_numpy_views_agree():
     """A file's IDG holds array buffers, a generator's NumPy arrays; both read the same."""
     import numpy as np
 
-    from pipeperf.idg.kernels import chain
+    from pipeperf.idg.paper_kernels import chain
 
     g = IDG.from_nodes("g", ["a", "b", "c", "d"], ["x", "bar_sync", "y", "x"], [[], ["a"], ["a", "b"], ["c"]],
                        [False, False, True, False])
@@ -83,7 +83,7 @@ def test_fractional_weights_normalise_as_numpy_sums():
 
     import numpy as np
 
-    from pipeperf.idg.kernel import _pairwise_sum
+    from pipeperf.idg.kernel_graph import _pairwise_sum
 
     rng = random.Random(16)
     for n in list(range(1, 20)) + [127, 128, 129, 300, 1000]:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.build import kernel_graph_from_profile, kernel_graph_from_traces
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass, smooth_round_robin
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass, smooth_round_robin
 
 
 def _idg(name: str, n_comp: int, n_bar: int) -> IDG:

@@ -28,7 +28,7 @@ def random_kernel(n: int, seed: int, store: bool = False):
     8 before it, with a barrier every ``n // 5`` instructions when ``seed`` is odd and posted
     global stores (``st_global``, Volta's spec) with ``store``."""
     from pipeperf.idg.graph import IDG
-    from pipeperf.idg.kernel import KernelGraph
+    from pipeperf.idg.kernel_graph import KernelGraph
 
     mix = {"fma_f32": 30, "add_f32": 12, "mul_f32": 12, "mul_s32": 10, "ld_global_s32": 10,
            "ld_shared_f32": 10, "cos_f32": 4, "div_approx_f32": 2, "mul_f64": 2}
@@ -50,7 +50,7 @@ def cases() -> Iterator[tuple[str, object, object, dict]]:
     """(name, kernel, gpu, PreparedKernel.run keyword arguments) of every recorded case."""
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.idg.io import load_kernel
-    from pipeperf.idg.kernels import chain, example_kernel, instruction_mix, iterative_barrier
+    from pipeperf.idg.paper_kernels import chain, example_kernel, instruction_mix, iterative_barrier
 
     # the GPU specs as they were when the results were recorded (gpu show --yaml at 12b0c76): the
     # engine's results are pinned, not the database's, which may change under them

@@ -22,7 +22,7 @@ def test_every_recorded_case_is_run():
 
 def test_an_unbuilt_engine_is_one_line_naming_the_fix(monkeypatch):
     from pipeperf.errors import PipeperfError
-    from pipeperf.idg.kernels import chain
+    from pipeperf.idg.paper_kernels import chain
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.simulate import PreparedKernel, engine
 

@@ -70,13 +70,11 @@ class Builds:
         return _noted(b, f"from a build for {target} ({why})")
 
     def _build(self, target: str) -> Build:
-        from pipeperf.ptx import parse_ptx
-        from pipeperf.ptx.compile import compile_cu, ptxas_resources
+        from pipeperf.ptx.compile import ptxas_resources
+        from pipeperf.ptx.load import compile_module
 
         if target not in self._by_target:
-            text = compile_cu(self.path, arch=target, extra_args=tuple(self.flags))
-            module = parse_ptx(text)
-            module.file = str(self.path)
+            module, text = compile_module(self.path, target, self.flags)
             with tempfile.TemporaryDirectory() as d:
                 ptx = Path(d) / (self.path.stem + ".ptx")
                 ptx.write_text(text)
@@ -85,8 +83,8 @@ class Builds:
         return self._by_target[target]
 
     def _ptx_file(self) -> Build:
-        from pipeperf.emulate import load_module
         from pipeperf.ptx.compile import ptxas_resources
+        from pipeperf.ptx.load import load_module
 
         module = load_module(self.path, self.arch)
         res = ptxas_resources(self.path, self.arch)

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     kernel, gpu = resolve_kernel(args)
-    from pipeperf.simulate import PreparedKernel
+    from pipeperf.simulate import PreparedKernel, occupancy_sweep
 
     prep = PreparedKernel(kernel, gpu)
     if args.group_size is None:
@@ -48,13 +48,7 @@ def run(args: argparse.Namespace) -> int:
             raise PipeperfError("--runs must be >= 1")
         warps = parse_int_range(args.warps, "--warps")
         gs = args.group_size
-        results = []
-        for w in warps:
-            if w % gs:
-                raise PipeperfError(f"occupancy {w} is not a multiple of --group-size {gs}")
-            m = w // gs
-            results.append(prep.run(gs, m, args.groups if args.groups else m * gpu.cores * args.runs,
-                                    args.scheduler, check_limits=False))
+        results = occupancy_sweep(prep, gpu, warps, args.scheduler, gs, args.runs, args.groups)
         over = [r.warps for r in results if r.warps > gpu.max_warps_per_core
                 or r.groups_per_core > gpu.max_groups_per_core]
         if over:

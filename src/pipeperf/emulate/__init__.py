@@ -22,27 +22,7 @@ from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
 from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function, Module
-
-
-def load_module(path: str | Path | Module, arch: str | None = None,
-                nvcc_flags: Sequence[str] = ()) -> Module:
-    """Parse a ``.ptx`` file, or compile a ``.cu`` file with nvcc first (with ``nvcc_flags``)."""
-    from pipeperf.ptx import parse_file, parse_ptx
-
-    if isinstance(path, Module):
-        return path
-    p = Path(path)
-    if not p.exists():
-        raise PipeperfError(f"no such file: {p}")
-    if p.suffix == ".cu":
-        from pipeperf.ptx.compile import compile_cu
-
-        kw = {"arch": arch} if arch else {}
-        text = compile_cu(p, extra_args=tuple(nvcc_flags), **kw)
-        m = parse_ptx(text)
-        m.file = str(p)
-        return m
-    return parse_file(str(p))
+from pipeperf.ptx.load import load_module  # the launch file loader, re-exported for run_kernel's callers
 
 
 def select_kernel(module: Module, name: str | None) -> Function:
@@ -93,20 +73,20 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     from pipeperf.emulate import sampling as S
 
     nblocks = launch.num_blocks
-    wpc = -(-launch.threads_per_block // 32)
+    warps_per_cta = -(-launch.threads_per_block // 32)
     trace = traced_ctas = None
     if trace_blocks is not None:
         if isinstance(trace_blocks, str):
             if trace_blocks != "spread":
                 raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
-            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // wpc))
+            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // warps_per_cta))
         else:
             traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
             if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
                 raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
-        trace = S.warps_of(traced_ctas, wpc)
+        trace = S.warps_of(traced_ctas, warps_per_cta)
     elif trace_warps:
-        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * wpc) // wpc), dtype=np.int64)
+        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
     sample = S.resolve_ctas(ctas, nblocks, traced_ctas)
     why = "all CTAs requested"
     if sample is not None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeperf.emulate import groups as G
-from pipeperf.emulate.tracelog import Skip
+from pipeperf.emulate.tracelog import Skip, SynthBlock
 
 #: consecutive identical iterations needed before a loop is skipped (and kept in the trace);
 #: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
@@ -392,7 +392,16 @@ class LoopSkipper:
         i = len(log) - 1
         ok = bool((end <= c.mem_frontier[dn]).all())
         while ok and i >= 0:
-            fn, pc, bw, bpos, blen, baddr = log[i]
+            block = log[i]
+            if type(block) is SynthBlock:               # an earlier skip's: read its oldest period
+                bw = block.warps                        # before expanding it (reaching past two
+                j = np.searchsorted(ws, bw)             # periods stops the scan)
+                if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+                    break
+                if (end[j] - block.first_steps() > 2 * period[j]).any():
+                    break
+                block = tuple(block)
+            fn, pc, bw, bpos, blen, baddr = block
             j = np.searchsorted(ws, bw)
             if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
                 break
@@ -423,11 +432,8 @@ class LoopSkipper:
             room = int(((c.mem_frontier[dn] - end) // np.maximum(period, 1)).min())
             kk = max(0, min(k, room, self.synth_left // max(1, per_period)))
         if kk:
-            jj = np.arange(1, kk + 1, dtype=np.int64)
             for fa, pa, wa, sa, la, xa, dx, pw in pairs:
-                pos = (sa[None, :] + jj[:, None] * pw[None, :]).ravel()
-                addr = (xa[None, :] + jj[:, None].astype(np.uint64) * dx[None, :]).ravel()
-                log.append((fa, pa, np.tile(wa, kk), pos, np.tile(la, kk), addr))
+                log.append(SynthBlock(fa, pa, wa, sa, la, xa, dx, pw, kk))
             self.synth_left -= kk * per_period
         if kk < k:
             c.mem_frontier[dn] = np.minimum(c.mem_frontier[dn], end + kk * period)

@@ -31,7 +31,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import BARRIER_CLASSES, IDG
-from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 
 _REG = re.compile(r"%[A-Za-z_][\w$.]*")
 _SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%clock", "%smid")

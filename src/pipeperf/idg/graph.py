@@ -274,9 +274,3 @@ def _find_cycle(deps: list[list[int]]) -> list[int]:
                 return cyc
     return [0]
 
-
-def class_histogram(idgs: Iterable[IDG]) -> Counter:
-    total: Counter = Counter()
-    for g in idgs:
-        total.update(g.class_counts())
-    return total

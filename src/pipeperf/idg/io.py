@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.yamlio import Document, load_document
 

@@ -141,19 +141,12 @@ def _unchanged(deps) -> bool:
     return isinstance(deps, dict) and all(_file_sha256(p) == h for p, h in deps.items())
 
 
-def ptxas_check(ptx_path: str | Path, arch: str | None = None, timeout: float = 300) -> None:
-    """Assemble a PTX file (output discarded); PipeperfError with ptxas' message if rejected."""
-    _run_ptxas(Path(ptx_path), arch, [], timeout)
-
-
-def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float, stored: bool = False) -> str:
-    """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``);
-    ``stored``: without ptxas, a report from the stores of ``$PIPEPERF_PREBUILT_DIR`` will do."""
+def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) -> str:
+    """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``;
+    without ptxas, from the stores of ``$PIPEPERF_PREBUILT_DIR``)."""
     try:
         ptxas = find_tool("ptxas")
     except PipeperfError:
-        if not stored:
-            raise
         ptxas = None
     if arch is None:
         arch = _target_of(ptx)
@@ -170,8 +163,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float, st
     key = cache.digest("ptxas", ptxas, tool_version(ptxas), arch, *extra, body)
     hit = cache.load("ptxas", key)
     if hit is not None and isinstance(hit.get("output"), str):
-        if stored:
-            prebuilt.record_ptxas(body, arch, tuple(extra), hit["output"])
+        prebuilt.record_ptxas(body, arch, tuple(extra), hit["output"])
         return hit["output"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-ptxas-") as tmp:
         cmd = [ptxas, f"-arch={arch}", *extra, str(ptx), "-o", str(Path(tmp) / "out.cubin")]
@@ -182,8 +174,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float, st
     if r.returncode != 0:
         raise PipeperfError(f"ptxas failed: {_condense(r.stderr + r.stdout)}", file=str(ptx))
     cache.store("ptxas", key, {"output": r.stdout + r.stderr})
-    if stored:
-        prebuilt.record_ptxas(body, arch, tuple(extra), r.stdout + r.stderr)
+    prebuilt.record_ptxas(body, arch, tuple(extra), r.stdout + r.stderr)
     return r.stdout + r.stderr
 
 
@@ -250,4 +241,4 @@ def ptxas_resources(ptx_path: str | Path, arch: str | None = None,
                     timeout: float = 300) -> dict[str, dict[str, int]]:
     """Per-kernel resource usage from ``ptxas -v -arch=ARCH`` (arch defaults
     to the file's ``.target``): registers, shared/local/const bytes."""
-    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, ["-v"], timeout, stored=True))
+    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, ["-v"], timeout))

@@ -14,7 +14,7 @@ from typing import Callable
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 
 
 def example_kernel() -> KernelGraph:
