@@ -13,7 +13,9 @@ Usage:
     python3 scripts/refresh_test_ptx.py tests/analyze    # these tests only; adds to the store
     python3 scripts/refresh_test_ptx.py --check          # the suite as without CUDA (PIPEPERF_NO_CUDA=1)
 
-The whole suite takes as long as the tests do. A failing run leaves the store as it was.
+The whole suite takes as long as the tests do. A failing run leaves the store as it was. A few
+entries change at every refresh: kernels with internal-linkage symbols that tests write into
+temporary folders, whose names carry a hash nvcc derives from the source's path.
 """
 
 from __future__ import annotations
