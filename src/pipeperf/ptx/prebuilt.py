@@ -1,5 +1,5 @@
-"""Stored compiles: nvcc's PTX and ptxas' ``-v`` reports kept beside the sources they came from,
-for machines without nvcc and ptxas (the test suite's store is ``tests/fixtures/compiled``).
+"""Stored compiles: nvcc's PTX and ptxas' ``-v`` reports recorded where the tools are, for machines
+without nvcc and ptxas (the test suite's store is ``tests/fixtures/compiled``).
 
 ``$PIPEPERF_PREBUILT_DIR`` names read-only stores (folders, ``os.pathsep``-separated). They are read
 only when the tool is missing: a machine with nvcc compiles as usual, and without nvcc a compile
@@ -14,6 +14,7 @@ in it, so a store written in one checkout with one nvcc serves another checkout 
 PTX's ``.file`` paths under the source's folder are stored relative to it and given back under the
 folder of the file asked for; the headers the source included from that folder must still have the
 bytes they had (the toolkit's headers are not checked: there is no toolkit to check them against).
+Internal-linkage symbols keep the name hash nvcc derived from the recording's path.
 """
 
 from __future__ import annotations
