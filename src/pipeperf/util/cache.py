@@ -40,14 +40,15 @@ def _checksum(payload: Any) -> str:
     return digest(json.dumps(payload, sort_keys=True, separators=(",", ":")))
 
 
-def entry_path(kind: str, key: str) -> Path:
-    return cache_dir() / kind / f"{key}.json"
+def entry_path(kind: str, key: str, root: Path | None = None) -> Path:
+    """Where ``key``'s entry lives: in the cache, or in the store at ``root``."""
+    return (cache_dir() if root is None else Path(root)) / kind / f"{key}.json"
 
 
-def load(kind: str, key: str) -> dict | None:
+def load(kind: str, key: str, root: Path | None = None) -> dict | None:
     """The payload stored under ``key``, or None when absent or not intact."""
     try:
-        doc = json.loads(entry_path(kind, key).read_text(encoding="utf-8"))
+        doc = json.loads(entry_path(kind, key, root).read_text(encoding="utf-8"))
     except (OSError, ValueError, RuntimeError):       # RuntimeError: no home directory to cache in
         return None
     if not isinstance(doc, dict) or doc.get("key") != key or not isinstance(doc.get("payload"), dict):
@@ -57,13 +58,13 @@ def load(kind: str, key: str) -> dict | None:
     return doc["payload"]
 
 
-def store(kind: str, key: str, payload: dict) -> None:
+def store(kind: str, key: str, payload: dict, root: Path | None = None) -> None:
     """Write ``payload`` under ``key`` (atomically; silently skipped where the cache is not writable)."""
     text = json.dumps({"key": key, "sha256": _checksum(payload), "payload": payload})
     import tempfile                     # only on a write: a read (the common case) needs none
 
     try:
-        path = entry_path(kind, key)
+        path = entry_path(kind, key, root)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
