@@ -30,6 +30,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WIDE_SCAN 1               /* AVX2 / AVX-512 candidate scans, chosen at run time */
+#endif
 
 enum { RR = 0, GTO = 1 };
 enum { OK = 0, DEADLOCK = 1 };
@@ -119,6 +123,7 @@ typedef struct {
     int64_t kk, unresolved;       /* warps bucketed so far; pipelines with slots left and waiters */
     double *tfree, *navail;
     int64_t *bucket, *brank, *bcnt, *bqual, *bskip, n_slots;
+    int64_t *skipped, nskipped;   /* the warps skipped for a full pipeline (their wake is raised after pass 2) */
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -136,6 +141,7 @@ static inline int consider(State *S, Scan *c, int64_t s)
     if ((double)c->bqual[su] >= c->navail[su]) {
         /* enough higher-priority warps are ready for every slot of this pipeline */
         c->bskip[su] = 1;
+        c->skipped[c->nskipped++] = s;
         return 0;
     }
     int64_t at = su * c->n_slots + c->bcnt[su];
@@ -178,8 +184,11 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
     return -1;
 }
 
-/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. */
-static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, double *low)
+/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. Run every
+ * processed cycle over every slot, it is the engine's largest single cost, so it is vectorised as
+ * wide as the CPU allows (the build targets x86-64-v2; AVX2 and AVX-512 versions are picked at
+ * import by cpuid). Comparisons and minima are exact, so every version gives the same bits and low. */
+static uint64_t candidate_bits_sse(const double *wake, int64_t n, double t1, double *low)
 {
     uint64_t bits = 0;
     int64_t j = 0;
@@ -203,6 +212,63 @@ static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, 
     }
     return bits;
 }
+
+#ifdef WIDE_SCAN
+__attribute__((target("avx2")))
+static uint64_t candidate_bits_avx2(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+    __m256d vt = _mm256_set1_pd(t1), vinf = _mm256_set1_pd(INFINITY), vlow = _mm256_set1_pd(*low);
+    for (; j + 4 <= n; j += 4) {
+        __m256d w = _mm256_loadu_pd(wake + j);
+        __m256d c = _mm256_cmp_pd(w, vt, _CMP_LT_OQ);
+        bits |= (uint64_t)_mm256_movemask_pd(c) << j;
+        vlow = _mm256_min_pd(vlow, _mm256_blendv_pd(w, vinf, c));
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, vlow);
+    double m = *low;
+    for (int k = 0; k < 4; k++)
+        m = lanes[k] < m ? lanes[k] : m;
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        m = w >= t1 && w < m ? w : m;
+    }
+    *low = m;
+    return bits;
+}
+
+__attribute__((target("avx512f")))
+static uint64_t candidate_bits_avx512(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+    __m512d vt = _mm512_set1_pd(t1), vinf = _mm512_set1_pd(INFINITY), vlow = _mm512_set1_pd(*low);
+    for (; j + 8 <= n; j += 8) {
+        __m512d w = _mm512_loadu_pd(wake + j);
+        __mmask8 c = _mm512_cmp_pd_mask(w, vt, _CMP_LT_OQ);
+        bits |= (uint64_t)c << j;
+        vlow = _mm512_min_pd(vlow, _mm512_mask_blend_pd(c, w, vinf));
+    }
+    double lanes[8];
+    _mm512_storeu_pd(lanes, vlow);
+    double m = *low;
+    for (int k = 0; k < 8; k++)
+        m = lanes[k] < m ? lanes[k] : m;
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        m = w >= t1 && w < m ? w : m;
+    }
+    *low = m;
+    return bits;
+}
+#endif
+
+typedef uint64_t (*CandidateBits)(const double *, int64_t, double, double *);
+static CandidateBits candidate_bits = candidate_bits_sse;
 
 /* Pass 1 over the warps in the scheduler's priority order: loose round-robin starts after the
  * warp that issued last (greedy); GTO takes it first, then the others oldest first. Only the
@@ -389,8 +455,9 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     int64_t *bucket = scratch_i, *brank = bucket + n_sub * n_slots;
     int64_t *bcnt = brank + n_sub * n_slots, *bptr = bcnt + n_sub, *bqual = bptr + n_sub;
     int64_t *bskip = bqual + n_sub;
-    uint64_t *cand = (uint64_t *)(bskip + n_sub);
     const int64_t nwords = (n_slots + 63) / 64;
+    uint64_t *cand = (uint64_t *)(bskip + n_sub);
+    int64_t *skipped = (int64_t *)(cand + 2 * nwords);
     int64_t nr = 0;
 
     int64_t next_group = 0, groups_done = 0;
@@ -434,7 +501,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 unresolved++;
         Scan sc = {.t = t, .t1 = t + 1.0, .next_t = inf, .kk = 0, .unresolved = unresolved,
                    .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
-                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots};
+                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .skipped = skipped, .nskipped = 0};
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
         double next_t = sc.next_t;
         int64_t kk = sc.kk;
@@ -593,6 +660,17 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         }
         if (issued)
             issue_cycles++;
+        /* a warp skipped for a full pipeline cannot issue before that pipeline frees: waking it
+         * then instead of next cycle (where it would find the pipeline busy and be put to sleep
+         * until tfree anyway) spares a visit per waiting warp and per issue of a saturated pipeline,
+         * and changes nothing else (a warp's wake only selects the candidates and bounds next_t,
+         * and tfree[su] bounds next_t already: bskip) */
+        for (int64_t k = 0; k < sc.nskipped; k++) {
+            int64_t s = skipped[k];
+            double tf = tfree[S->hsub[s]];
+            if (tf > S->wake[s])
+                S->wake[s] = tf;
+        }
         /* warps skipped for a full pipeline (or not scanned after an early stop) wait at least
          * until their pipeline frees again */
         for (int64_t su = 0; su < n_sub; su++)
@@ -789,7 +867,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count */
     mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64)), sizeof(int64_t));
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64) + n_slots), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
@@ -974,11 +1052,42 @@ static PyObject *py_widen(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* scan_isa([name]): the candidate scan in use ("sse", "avx2", "avx512"); with a name, switch to it
+   (tests compare the versions; a version the CPU lacks is a ValueError). */
+static PyObject *py_scan_isa(PyObject *self, PyObject *args)
+{
+    const char *want = NULL;
+    if (!PyArg_ParseTuple(args, "|s:scan_isa", &want))
+        return NULL;
+    if (want) {
+        if (strcmp(want, "sse") == 0)
+            candidate_bits = candidate_bits_sse;
+#ifdef WIDE_SCAN
+        else if (strcmp(want, "avx2") == 0 && __builtin_cpu_supports("avx2"))
+            candidate_bits = candidate_bits_avx2;
+        else if (strcmp(want, "avx512") == 0 && __builtin_cpu_supports("avx512f"))
+            candidate_bits = candidate_bits_avx512;
+#endif
+        else {
+            PyErr_Format(PyExc_ValueError, "scan_isa: '%s' is not available on this CPU or build", want);
+            return NULL;
+        }
+    }
+#ifdef WIDE_SCAN
+    if (candidate_bits == candidate_bits_avx512)
+        return PyUnicode_FromString("avx512");
+    if (candidate_bits == candidate_bits_avx2)
+        return PyUnicode_FromString("avx2");
+#endif
+    return PyUnicode_FromString("sse");
+}
+
 static PyMethodDef methods[] = {
     {"run_core", py_run_core, METH_VARARGS,
      "Simulate one core; (status, end_time, issued, issue_cycles). See engine.py."},
     {"take", py_take, METH_VARARGS, "take(table, index, out): out[i] = table[index[i]] (8-byte items)."},
     {"widen", py_widen, METH_VARARGS, "widen(src, add, out): out[i] = src[i] + add as int64."},
+    {"scan_isa", py_scan_isa, METH_VARARGS, "scan_isa([name]): the vector width of the candidate scan."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
@@ -986,6 +1095,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
 
 PyMODINIT_FUNC PyInit__engine(void)
 {
+#ifdef WIDE_SCAN
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        candidate_bits = candidate_bits_avx512;
+    else if (__builtin_cpu_supports("avx2"))
+        candidate_bits = candidate_bits_avx2;
+#endif
     PyObject *m = PyModule_Create(&module);
     if (m && (PyModule_AddIntConstant(m, "RR", RR) < 0 || PyModule_AddIntConstant(m, "GTO", GTO) < 0
               || PyModule_AddIntConstant(m, "OK", OK) < 0 || PyModule_AddIntConstant(m, "DEADLOCK", DEADLOCK) < 0)) {
