@@ -52,7 +52,25 @@ typedef struct {                  /* per-slot state, one resident warp per slot 
     double *start, *est, *lastiss, *wake;
     int64_t *grp_unissued, *grp_arrivals, *sub_count;
     double *grp_last_arrival, *grp_max_comp;
+    /* per subsystem, nwords words each: the warps with an instruction left whose next one goes to
+     * it, as bits by slot (hmask) and by position in the age order (hmask_pos, for GTO's scan) */
+    uint64_t *hmask, *hmask_pos;
+    int64_t nwords;
 } State;
+
+static inline void hmask_set(State *S, int64_t su, int64_t s)
+{
+    S->hmask[su * S->nwords + (s >> 6)] |= 1ull << (s & 63);
+    int64_t p = S->pos[s];
+    S->hmask_pos[su * S->nwords + (p >> 6)] |= 1ull << (p & 63);
+}
+
+static inline void hmask_clear(State *S, int64_t su, int64_t s)
+{
+    S->hmask[su * S->nwords + (s >> 6)] &= ~(1ull << (s & 63));
+    int64_t p = S->pos[s];
+    S->hmask_pos[su * S->nwords + (p >> 6)] &= ~(1ull << (p & 63));
+}
 
 /* Earliest time the next instruction of slot s may issue: its operands are ready and a cycle
  * has passed since the warp's previous issue (inf: none left, or waiting at a barrier). */
@@ -98,6 +116,7 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
             S->wake[s] = t0;
             S->hsub[s] = G->sub[G->off[c]];
             S->sub_count[S->hsub[s]] += 1;
+            S->hmask[S->hsub[s] * S->nwords + (s >> 6)] |= 1ull << (s & 63);
         } else {
             S->est[s] = INFINITY;
             S->wake[s] = INFINITY;
@@ -114,6 +133,15 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
         for (int64_t i = 0; i < S->n_slots; i++)
             S->pos[S->order[i]] = i;
     }
+    /* the age order may have changed: the masks by position follow the masks by slot */
+    int64_t n_sub = G->n_sub, nw = S->nwords;
+    memset(S->hmask_pos, 0, (size_t)(n_sub * nw) * sizeof(uint64_t));
+    for (int64_t su = 0; su < n_sub; su++)
+        for (int64_t k = 0; k < nw; k++)
+            for (uint64_t bits = S->hmask[su * nw + k]; bits; bits &= bits - 1) {
+                int64_t p = S->pos[k * 64 + __builtin_ctzll(bits)];
+                S->hmask_pos[su * nw + (p >> 6)] |= 1ull << (p & 63);
+            }
 }
 
 /* Pass 1 of a cycle: the warps that can issue within [t, t+1), bucketed by the subsystem of
@@ -123,7 +151,13 @@ typedef struct {
     int64_t kk, unresolved;       /* warps bucketed so far; pipelines with slots left and waiters */
     double *tfree, *navail;
     int64_t *bucket, *brank, *bcnt, *bqual, *bskip, n_slots;
-    int64_t *skipped, nskipped;   /* the warps skipped for a full pipeline (their wake is raised after pass 2) */
+    /* A pipeline whose slots this cycle are all claimed by warps earlier in priority order is
+     * full: every later warp waiting for it would be skipped one by one (bskip), so its warps are
+     * dropped from the scan at once: drop (nwords, in the scan's bit order) gathers the masks
+     * (hm: hmask or hmask_pos) of the full pipelines, listed in full[0..nfull). */
+    uint64_t *drop;
+    const uint64_t *hm;
+    int64_t *full, nfull, nwords, n_sub;
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -140,8 +174,7 @@ static inline int consider(State *S, Scan *c, int64_t s)
     }
     if ((double)c->bqual[su] >= c->navail[su]) {
         /* enough higher-priority warps are ready for every slot of this pipeline */
-        c->bskip[su] = 1;
-        c->skipped[c->nskipped++] = s;
+        c->bskip[su] = 1;            /* not reached: a full pipeline's warps are dropped */
         return 0;
     }
     int64_t at = su * c->n_slots + c->bcnt[su];
@@ -152,6 +185,9 @@ static inline int consider(State *S, Scan *c, int64_t s)
     if (S->est[s] <= (tf > c->t ? tf : c->t)) {
         c->bqual[su]++;
         if ((double)c->bqual[su] >= c->navail[su]) {
+            c->full[c->nfull++] = su;
+            for (int64_t k = 0; k < c->nwords; k++)
+                c->drop[k] |= c->hm[su * c->nwords + k];
             c->unresolved--;
             if (c->unresolved == 0)
                 return 1;
@@ -168,7 +204,7 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
                               int gto, int64_t skip)
 {
     for (int64_t w = lo >> 6; w * 64 < hi; w++) {
-        uint64_t bits = cand[w];
+        uint64_t bits = cand[w] & ~c->drop[w];
         if (lo > w * 64)
             bits &= ~0ull << (lo - w * 64);
         if (hi - w * 64 < 64)
@@ -179,6 +215,7 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
             int64_t s = gto ? S->order[i] : i;
             if (s != skip && consider(S, c, s))
                 return i;
+            bits &= ~c->drop[w];      /* a pipeline may have filled up */
         }
     }
     return -1;
@@ -299,6 +336,23 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
                 cand[i >> 6] |= 1ull << (i & 63);
             }
         }
+    }
+    /* A candidate whose pipeline is busy past this cycle would only be put to sleep until the
+     * pipeline frees (consider: wake = tfree, next_t <= tfree): its pipeline's warps are dropped
+     * from the scan at once and the pipeline's tfree bounds next_t if it has candidates. Their
+     * wake stays as it was, which changes nothing: while the pipeline is busy they are dropped
+     * again each cycle; once it is free, wake <= tfree < t + 1 makes them candidates as before. */
+    for (int64_t su = 0; su < c->n_sub; su++) {
+        if (c->tfree[su] < t1)
+            continue;
+        uint64_t any = 0;
+        for (int64_t k = 0; k < nwords; k++) {
+            uint64_t m = c->hm[su * nwords + k];
+            c->drop[k] |= m;
+            any |= cand[k] & m;
+        }
+        if (any && c->tfree[su] < c->next_t)
+            c->next_t = c->tfree[su];
     }
     if (!gto) {
         int64_t first = greedy + 1 < n ? greedy + 1 : 0;
@@ -457,7 +511,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     int64_t *bskip = bqual + n_sub;
     const int64_t nwords = (n_slots + 63) / 64;
     uint64_t *cand = (uint64_t *)(bskip + n_sub);
-    int64_t *skipped = (int64_t *)(cand + 2 * nwords);
+    uint64_t *drop = cand + 2 * nwords;
+    int64_t *full = (int64_t *)(drop + nwords);
     int64_t nr = 0;
 
     int64_t next_group = 0, groups_done = 0;
@@ -501,8 +556,20 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 unresolved++;
         Scan sc = {.t = t, .t1 = t + 1.0, .next_t = inf, .kk = 0, .unresolved = unresolved,
                    .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
-                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .skipped = skipped, .nskipped = 0};
+                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop,
+                   .hm = scheduler == GTO ? S->hmask_pos : S->hmask, .full = full, .nfull = 0, .nwords = nwords,
+                   .n_sub = n_sub};
+        memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
+        /* the candidates (by slot) of the full pipelines, for after pass 2 */
+        const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
+        for (int64_t f = 0; f < sc.nfull; f++) {
+            int64_t su = full[f], n_on = 0;
+            for (int64_t k = 0; k < nwords; k++)
+                n_on += __builtin_popcountll(cand_slot[k] & S->hmask[su * nwords + k]);
+            if (n_on > bcnt[su])      /* some were dropped: as many bskips in a warp-by-warp scan */
+                bskip[su] = 1;
+        }
         double next_t = sc.next_t;
         int64_t kk = sc.kk;
         int64_t nc = kk;
@@ -621,9 +688,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             S->est[s] = head_ready(G, S, s);
             S->wake[s] = S->est[s];
             S->sub_count[su]--;
+            hmask_clear(S, su, s);
             if (h + 1 < length[c]) {
                 S->hsub[s] = sub[g + 1];
                 S->sub_count[sub[g + 1]]++;
+                hmask_set(S, sub[g + 1], s);
             }
             if (h + 1 == length[c])
                 S->grp_unissued[m]--;
@@ -660,19 +729,6 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         }
         if (issued)
             issue_cycles++;
-        /* a warp skipped for a full pipeline cannot issue before that pipeline frees: waking it
-         * then instead of next cycle (where it would find the pipeline busy and be put to sleep
-         * until tfree anyway) spares a visit per waiting warp and per issue of a saturated pipeline,
-         * and changes nothing else (a warp's wake only selects the candidates and bounds next_t,
-         * and tfree[su] bounds next_t already: bskip) */
-        for (int64_t k = 0; k < sc.nskipped; k++) {
-            int64_t s = skipped[k];
-            double tf = tfree[S->hsub[s]];
-            if (tf > S->wake[s])
-                S->wake[s] = tf;
-        }
-        /* warps skipped for a full pipeline (or not scanned after an early stop) wait at least
-         * until their pipeline frees again */
         for (int64_t su = 0; su < n_sub; su++)
             if ((bskip[su] || (early && S->sub_count[su] > 0)) && tfree[su] < next_t)
                 next_t = tfree[su];
@@ -863,11 +919,14 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
 
     int64_t M = n_resident < n_groups ? n_resident : n_groups;
     int64_t gs = group_size, n_slots = M * gs, n_sub = G.n_sub;
-    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen};
-    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count */
-    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub), sizeof(int64_t));
+    int64_t nwords = (n_slots + 63) / 64;
+    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen, .nwords = nwords};
+    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count; the
+     * two masks per subsystem */
+    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64) + n_slots), sizeof(int64_t));
+    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full */
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + n_sub), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
@@ -891,7 +950,9 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     S.tmp = pi; pi += n_slots;
     S.grp_unissued = pi; pi += M;
     S.grp_arrivals = pi; pi += M;
-    S.sub_count = pi;
+    S.sub_count = pi; pi += n_sub;
+    S.hmask = (uint64_t *)pi; pi += n_sub * nwords;
+    S.hmask_pos = (uint64_t *)pi;
     double *pd = mem_d;
     S.start = pd; pd += n_slots;
     S.est = pd; pd += n_slots;
