@@ -1,6 +1,7 @@
-"""The one compiled part of pipeperf: the simulator's engine (src/pipeperf/simulate/_engine.c).
+"""pipeperf's compiled parts: the simulator's engine (src/pipeperf/simulate/_engine.c) and the IDG
+file reader's node pass (src/pipeperf/idg/_columns.c).
 
-Everything else is configured in pyproject.toml; setuptools builds this extension on every
+Everything else is configured in pyproject.toml; setuptools builds these extensions on every
 install (``pip install -e .`` builds it in place). -ffp-contract=off: no fused multiply-add,
 so results are the same on every CPU and compiler (tests/simulate/test_engine_reference.py).
 On x86-64, -march=x86-64-v2 (SSE4.2, POPCNT: every x86-64 CPU since 2009; not -march=native,
@@ -18,4 +19,7 @@ if _FLAGS and platform.machine().lower() in ("x86_64", "amd64"):
     _FLAGS.append("-march=x86-64-v2")
 
 setup(ext_modules=[Extension("pipeperf.simulate._engine", ["src/pipeperf/simulate/_engine.c"],
+                             extra_compile_args=_FLAGS),
+                   # an IDG file's nodes into arrays (pipeperf.idg.io; optional, a Python path remains)
+                   Extension("pipeperf.idg._columns", ["src/pipeperf/idg/_columns.c"],
                              extra_compile_args=_FLAGS)])

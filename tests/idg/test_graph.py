@@ -15,8 +15,9 @@ def test_forward_references_are_topologically_sorted():
 
 
 def test_loading_in_columns_gives_the_per_node_result(tmp_path):
-    """A well-formed file is read column by column (io._columns, graph._csr_in_order); anything
-    else (unsorted or repeated deps, numeric ids, barrier keys) by the per-node path: the same IDG."""
+    """A well-formed file is read by the C node pass (io._c_columns) or column by column
+    (io._columns, graph._csr_in_order); anything else (unsorted or repeated deps, numeric ids,
+    barrier keys) by the per-node path: the same IDG."""
     import json
     import random
 
@@ -31,6 +32,12 @@ def test_loading_in_columns_gives_the_per_node_result(tmp_path):
                 "barrier key": [dict(n, barrier=True) if i % 50 == 7 else n for i, n in enumerate(nodes)],
                 "forward": nodes[1:] + nodes[:1]}
     assert io._columns(nodes) is not None and io._columns(variants["barrier key"]) is None
+    if io._c_columns is not None:       # the C node pass takes the plain file only
+        assert io._c_columns(nodes) is not None
+        odd = [nodes[:5] + [{"id": "x", "class": "a", "deps": ["nowhere"]}], nodes[:5] + nodes[4:6],
+               nodes[:5] + [{"id": 7, "class": "a"}], nodes[:5] + [{"id": "x", "class": "a", "deps": "n1"}],
+               nodes[:5] + [{"id": "x", "class": "a", "deps": ["n2", "n2"]}], ({"id": "a", "class": "a"},)]
+        assert all(io._c_columns(v) is None for v in [*odd, *list(variants.values())[1:]])
     base = None
     for name, ns in variants.items():
         p = tmp_path / f"{name.replace(' ', '_')}.json"

@@ -206,6 +206,20 @@ class IDG:
         return cls(name, tuple(ordered_ids), tuple(class_names), cls_arr, ptr, flat, bar)
 
     @classmethod
+    def from_columns(cls, name: str, ids: tuple[str, ...], class_names: tuple[str, ...], cls_bytes: bytes,
+                     ptr_bytes: bytes, idx_bytes: bytes) -> "IDG":
+        """An IDG from io's C node pass (``_columns.columns``): the ids, the classes in order of
+        first appearance, and the int32 class per node, int64 CSR pointers and int32 targets as
+        bytes, checked there (known ids, each row backward, sorted and without repeats)."""
+        cls_arr, ptr, flat = array("i"), array("q"), array("i")
+        cls_arr.frombytes(cls_bytes)
+        ptr.frombytes(ptr_bytes)
+        flat.frombytes(idx_bytes)
+        is_bar = [c in BARRIER_CLASSES for c in class_names]
+        bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(len(ids)))
+        return cls(name, ids, class_names, cls_arr, ptr, flat, bar)
+
+    @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
                     dep_idx: "np.ndarray", barrier: "np.ndarray | None" = None,
                     ids: Sequence[str] | None = None, pcs: "np.ndarray | None" = None) -> "IDG":

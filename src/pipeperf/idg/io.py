@@ -29,6 +29,11 @@ from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.yamlio import Document, load_document
 
+try:                                    # the node pass in C (setup.py builds it; else Python's)
+    from pipeperf.idg._columns import columns as _c_columns
+except ImportError:
+    _c_columns = None
+
 _NODE_KEYS = frozenset({"id", "class", "deps", "barrier"})
 _ID, _CLASS = itemgetter("id"), itemgetter("class")
 
@@ -106,6 +111,10 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
     instrs = d.get("instructions")
     if not isinstance(instrs, list) or not instrs:
         raise doc.error("'instructions' must be a non-empty list of {id, class, deps}", d)
+    if _c_columns is not None:
+        got = _c_columns(instrs)
+        if got is not None:
+            return IDG.from_columns(str(d.get("name", default_name)), *got)
     fast = _columns(instrs)
     if fast is not None:
         return IDG.from_nodes(str(d.get("name", default_name)), *fast, None,
