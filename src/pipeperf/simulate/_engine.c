@@ -157,7 +157,9 @@ typedef struct {
      * (hm: hmask or hmask_pos) of the full pipelines, listed in full[0..nfull). */
     uint64_t *drop;
     const uint64_t *hm;
-    int64_t *full, nfull, nwords, n_sub;
+    int64_t *full, nfull, nwords;
+    const int64_t *busy;          /* the pipelines busy past the cycle (their warps dropped) */
+    int64_t nbusy;
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -339,18 +341,15 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
     }
     /* A candidate whose pipeline is busy past this cycle would only be put to sleep until the
      * pipeline frees (consider: wake = tfree, next_t <= tfree): its pipeline's warps are dropped
-     * from the scan at once and the pipeline's tfree bounds next_t if it has candidates. Their
-     * wake stays as it was, which changes nothing: while the pipeline is busy they are dropped
-     * again each cycle; once it is free, wake <= tfree < t + 1 makes them candidates as before. */
-    for (int64_t su = 0; su < c->n_sub; su++) {
-        if (c->tfree[su] < t1)
-            continue;
+     * from the scan at once (drop, set with the cycle's slots) and the pipeline's tfree bounds
+     * next_t if it has candidates. Their wake stays as it was, which changes nothing: while the
+     * pipeline is busy they are dropped again each cycle; once it is free, wake <= tfree < t + 1
+     * makes them candidates as before. */
+    for (int64_t b = 0; b < c->nbusy; b++) {
+        int64_t su = c->busy[b];
         uint64_t any = 0;
-        for (int64_t k = 0; k < nwords; k++) {
-            uint64_t m = c->hm[su * nwords + k];
-            c->drop[k] |= m;
-            any |= cand[k] & m;
-        }
+        for (int64_t k = 0; k < nwords; k++)
+            any |= cand[k] & c->hm[su * nwords + k];
         if (any && c->tfree[su] < c->next_t)
             c->next_t = c->tfree[su];
     }
@@ -512,7 +511,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     const int64_t nwords = (n_slots + 63) / 64;
     uint64_t *cand = (uint64_t *)(bskip + n_sub);
     uint64_t *drop = cand + 2 * nwords;
-    int64_t *full = (int64_t *)(drop + nwords);
+    int64_t *full = (int64_t *)(drop + nwords), *busy_subs = full + n_sub;
     int64_t nr = 0;
 
     int64_t next_group = 0, groups_done = 0;
@@ -538,28 +537,38 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
         /* pass 1: warps that can issue within [t, t+1), bucketed by the subsystem of their next
          * instruction, each bucket in the scheduler's priority order */
+        /* per pipeline, in one pass: the issue slots it offers in [t, t+1); whether warps wait for
+         * it with slots left (unresolved: once all such are full, no later warp in priority order
+         * can issue and the scan stops); busy past the cycle, its warps are dropped from the scan */
+        const uint64_t *hm = scheduler == GTO ? S->hmask_pos : S->hmask;
+        const double t1 = t + 1.0;
+        int64_t unresolved = 0, nbusy = 0;
+        memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
         for (int64_t q = 0; q < n_sub; q++) {
             bcnt[q] = 0;
             bptr[q] = 0;
             bqual[q] = 0;
             bskip[q] = 0;
-            /* t is a whole number, so an idle pipeline's (t + 1 - t) / minlam is 1 / minlam */
-            double tau0 = tfree[q] > t ? tfree[q] : t;
-            navail[q] = tfree[q] <= t ? idle_slots[q]
-                        : tau0 < t + 1.0 ? ceil((t + 1.0 - tau0) / minlam[q]) : 0.0;
-        }
-        /* pipelines that warps wait for and that still have slots this cycle; once all of them
-         * are full, no later warp in priority order can issue and the scan stops */
-        int64_t unresolved = 0;
-        for (int64_t q = 0; q < n_sub; q++)
-            if (S->sub_count[q] > 0 && navail[q] > 0.0)
+            double tf = tfree[q], nav;
+            if (tf <= t) {
+                nav = idle_slots[q];     /* t is whole: an idle pipeline's (t + 1 - t) / minlam */
+            } else if (tf < t1) {
+                nav = ceil((t1 - tf) / minlam[q]);
+            } else {
+                nav = 0.0;
+                busy_subs[nbusy++] = q;
+                for (int64_t k = 0; k < nwords; k++)
+                    drop[k] |= hm[q * nwords + k];
+            }
+            navail[q] = nav;
+            if (S->sub_count[q] > 0 && nav > 0.0)
                 unresolved++;
-        Scan sc = {.t = t, .t1 = t + 1.0, .next_t = inf, .kk = 0, .unresolved = unresolved,
+        }
+        Scan sc = {.t = t, .t1 = t1, .next_t = inf, .kk = 0, .unresolved = unresolved,
                    .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
                    .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop,
-                   .hm = scheduler == GTO ? S->hmask_pos : S->hmask, .full = full, .nfull = 0, .nwords = nwords,
-                   .n_sub = n_sub};
-        memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
+                   .hm = hm, .full = full, .nfull = 0, .nwords = nwords,
+                   .busy = busy_subs, .nbusy = nbusy};
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
         /* the candidates (by slot) of the full pipelines, for after pass 2 */
         const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
@@ -925,8 +934,8 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
      * two masks per subsystem */
     mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full */
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + n_sub), sizeof(int64_t));
+    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy */
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 2 * n_sub), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
