@@ -9,7 +9,6 @@ the recomputation.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -26,9 +25,23 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "pipeperf"
 
 
+def _sha256():
+    """The interpreter's own SHA-256 (the same digest as hashlib's): importing hashlib loads
+    OpenSSL and builds every algorithm, a few milliseconds of every command that reads a GPU spec
+    (its cache key)."""
+    try:
+        from _sha2 import sha256            # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256()
+
+
 def digest(*parts: str | bytes) -> str:
     """SHA-256 of ``parts``, each length-prefixed so that ('ab', 'c') and ('a', 'bc') differ."""
-    h = hashlib.sha256()
+    h = _sha256()
     for p in parts:
         b = p.encode() if isinstance(p, str) else p
         h.update(len(b).to_bytes(8, "little"))
