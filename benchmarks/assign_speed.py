@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 
 
 def _idg(name: str, n: int) -> IDG:

@@ -120,17 +120,18 @@ def _pct(x: float | None, peak: float | None) -> float | None:
 
 
 def analyze(path: str | Path, *, grid: Any, block: Any, args: Sequence[Any] = (),
-            gpus: str | Sequence[str], kernel: str | None = None, sweep: bool = True,
-            arch: str | None = None, nvcc_flags: Sequence[str] = (), **options: Any) -> AnalysisReport:
+            gpus: str | Sequence[str], sweep: bool = True, **options: Any) -> AnalysisReport:
     """Analyse one launch as ``pipeperf analyze`` does and return its :class:`AnalysisReport`.
 
     ``grid``/``block``: ints, tuples or ``"X,Y"`` strings; ``args``: the ``--arg`` values
     (``"n=512"``, ``"x=rand:f32:1024"``); ``gpus``: database names. ``sweep`` (default on, as
-    the HTML report shows it) adds the occupancy sweep; other keywords go to
-    :func:`pipeperf.analyze.analyze` (``trace_warps``, ``what_if``, ``warm_l2``, ...)."""
+    the HTML report shows it) adds the occupancy sweep; other keywords are the fields of
+    :class:`pipeperf.analyze.options.AnalyzeOptions` (``kernel``, ``arch``, ``nvcc_flags``,
+    ``trace_warps``, ``what_if``, ``warm_l2``, ...), whose defaults the command line shares."""
     from pipeperf.analyze import analyze as run
+    from pipeperf.analyze.options import AnalyzeOptions
 
+    opts = AnalyzeOptions.from_kwargs(sweep=sweep, **options)
     names = [gpus] if isinstance(gpus, str) else list(gpus)
-    a = run(path, grid, block, list(args), names, kernel=kernel, sweep=sweep, arch=arch,
-            nvcc_flags=list(nvcc_flags), **options)
-    return AnalysisReport(a, str(path), arch, tuple(nvcc_flags))
+    a = run(path, grid, block, list(args), names, opts)
+    return AnalysisReport(a, str(path), opts.arch, opts.nvcc_flags)

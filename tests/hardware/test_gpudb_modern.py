@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeperf.hardware.spec import available_gpus, load_gpu
-from pipeperf.idg.kernels import chain
+from pipeperf.idg.paper_kernels import chain
 from pipeperf.simulate import PreparedKernel
 
 MODERN = {"volta_v100": (80, "7.0", 64), "ampere_a100": (108, "8.0", 64), "hopper_h100": (132, "9.0", 128)}

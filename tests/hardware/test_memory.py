@@ -4,8 +4,8 @@ on hand-made address patterns whose answers are computed by hand."""
 import numpy as np
 import pytest
 
-from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyse, global_class, l2_capacity_sectors,
-                                      l2_hits, map_memory, shared_class)
+from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyze_accesses, global_class,
+                                      l2_capacity_sectors, l2_hits, map_memory, shared_class)
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import InstrClass, load_gpu
 
@@ -17,7 +17,7 @@ def req(pc, space, addrs, nbytes=4, warp=0, step=None):
 
 
 def stats(*rows, capacity=float("inf")):
-    return analyse(Accesses.from_rows(list(rows)), capacity)
+    return analyze_accesses(Accesses.from_rows(list(rows)), capacity)
 
 
 @pytest.mark.parametrize("addrs, nbytes, sectors", [
@@ -67,7 +67,7 @@ def test_l2_access_distance():
     assert l2_hits(np.array([4, 3, 2, 1, 0]), s, 2).tolist() == [True, False, True, False, False]
 
 
-def test_l2_hits_across_warps_in_analyse():
+def test_l2_hits_across_warps_in_analyze_accesses():
     # warp 0 then warp 1 read the same 128 B: the second read hits (unbounded cache)
     st = stats(req(0, "global", range(0, 128, 4), warp=0, step=0), req(0, "global", range(0, 128, 4), warp=1, step=1))[0]
     assert st.sectors == 8 and st.l2_hits == 4 and st.hit_rate == 0.5
@@ -145,9 +145,9 @@ def test_accesses_need_a_lane_per_request():
 def test_intra_cta_hits_count_only_a_ctas_own_earlier_sectors():
     # warps 0, 1 (CTA 0, 2 warps per CTA) and warp 2 (CTA 1) read the same 128 B in turn
     rows = [req(0, "global", range(0, 128, 4), warp=w, step=w) for w in (0, 1, 2)]
-    st = analyse(Accesses.from_rows(rows), float("inf"), warps_per_cta=2)[0]
+    st = analyze_accesses(Accesses.from_rows(rows), float("inf"), warps_per_cta=2)[0]
     assert st.sectors == 12 and st.l2_hits == 8 and st.intra_hits == 4      # CTA 1's read is not intra
-    assert analyse(Accesses.from_rows(rows), float("inf"))[0].intra_hits == 0   # not asked for
+    assert analyze_accesses(Accesses.from_rows(rows), float("inf"))[0].intra_hits == 0   # not asked for
 
 
 def test_ideal_stats_fix_only_what_is_broken():
@@ -156,7 +156,7 @@ def test_ideal_stats_fix_only_what_is_broken():
     rows = [req(0, "shared", range(0, 32 * 128, 128)),            # D = 31
             req(1, "global", range(0, 32 * 128, 128), step=1),     # 32 sectors where 4 would do
             req(2, "global", range(0, 128, 4), step=2)]            # coalesced already
-    st = analyse(Accesses.from_rows(rows), float("inf"))
+    st = analyze_accesses(Accesses.from_rows(rows), float("inf"))
     assert st[1].min_sectors == 4 and st[2].min_sectors == 4
     ideal = ideal_stats(st, "no bank conflicts")
     assert ideal[0].conflict_degree == 0 and ideal[1] == st[1]

@@ -178,7 +178,7 @@ def test_newer_register_limits_unchanged(cc):
 @pytest.mark.parametrize("gpu, cc", [("fermi_c2050", "2.0"), ("kepler_gtx650ti", "3.0"),
                                      ("maxwell_k620", "5.0"), ("pascal_gtx1060", "6.1")])
 def test_seed_gpus_use_the_rules_in_analyze(gpu, cc):
-    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.occupancy import resident_blocks
     from pipeperf.hardware.spec import load_gpu
 
     # 256 threads x 36 regs: 1152 regs/warp. 2.0: 32768 // 1152 = 28 warps -> 3 blocks of 8 (the

@@ -12,7 +12,7 @@ from pipeperf.cli.main import main
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import load_peaks
 from pipeperf.hardware.spec import InstrClass, load_gpu
-from pipeperf.idg.kernels import chain, instruction_mix
+from pipeperf.idg.paper_kernels import chain, instruction_mix
 from pipeperf.measure import fit, harness
 from pipeperf.measure import microbench as mb
 from pipeperf.simulate.simulator import PreparedKernel

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.kernels import example_kernel
+from pipeperf.idg.paper_kernels import example_kernel
 from pipeperf.measure.validate import read_measurement, validate
 
 SWEEP = Path(__file__).resolve().parents[1] / "fixtures" / "validate" / "example_sweep.csv"
@@ -18,7 +18,7 @@ MEASURED = np.array([0.04, 0.08, 0.125, 0.16, 0.2, 0.2, 0.25, 0.25])
 def test_launcher_csv_becomes_warps_per_cycle():
     m = read_measurement(SWEEP, load_gpu("example_table2"))
     assert list(m.warps) == list(range(1, 9))
-    assert np.allclose(m.wpc, MEASURED)
+    assert np.allclose(m.warps_per_cycle, MEASURED)
 
 
 def test_mape_by_hand():

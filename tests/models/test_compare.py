@@ -10,7 +10,7 @@ import pytest
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg import IDG, KernelGraph
-from pipeperf.idg.kernel import WarpClass
+from pipeperf.idg.kernel_graph import WarpClass
 from pipeperf.models import gpumech, wfg
 from pipeperf.models.compare import ALL_MODELS, accuracy, evaluate, parse_models
 from pipeperf.models.params import kernel_params
@@ -31,7 +31,7 @@ def test_every_model_evaluates_a_divergent_kernel_to_valid_json():
     ev = evaluate(divergent(), load_gpu("pascal_gtx1060"), W)
     assert list(ev.curves) == list(ALL_MODELS)
     for c in ev.curves.values():
-        assert c.wpc is not None and np.all(np.isfinite(c.wpc)) and np.all(c.wpc > 0), c.name
+        assert c.warps_per_cycle is not None and np.all(np.isfinite(c.warps_per_cycle)) and np.all(c.warps_per_cycle > 0), c.name
     text = json.dumps(ev.to_dict(), allow_nan=False)
     assert json.loads(text)["details"]["params"]["notes"][0].startswith("2 warp classes")
 
@@ -49,7 +49,7 @@ def test_graph_models_weight_average_cycles_per_warp():
 
 def test_accuracy_of_a_model_against_itself_is_zero():
     ev = evaluate(divergent(), load_gpu("pascal_gtx1060"), W, ["volkov", "transit"])
-    acc = accuracy("div", ev, ev.curves["volkov"].wpc)
+    acc = accuracy("div", ev, ev.curves["volkov"].warps_per_cycle)
     assert acc.mape["volkov"] == 0 and acc.mape_shape["volkov"] == 0
     assert acc.mape["transit"] > 0
 

@@ -40,8 +40,8 @@ def test_issue_probability_and_nonoverlapped_instructions_of_sec_2_5_1():
 def test_rr_goes_through_the_roof_and_rr_star_does_not():
     kp = example()
     roof = volkov.predict(kp, W).details["WPC_roof"]
-    assert gpumech.predict_rr(kp, W).wpc.max() > 2 * roof
-    rr_star = gpumech.predict_rr_corrected(kp, W).wpc
+    assert gpumech.predict_rr(kp, W).warps_per_cycle.max() > 2 * roof
+    rr_star = gpumech.predict_rr_corrected(kp, W).warps_per_cycle
     assert np.all(rr_star <= roof + 1e-12) and rr_star[-1] == pytest.approx(roof)
 
 
@@ -51,9 +51,9 @@ def test_gto_converges_to_volkov_without_computational_latencies():
     kp = example()
     gto = gpumech.predict_gto(kp, W)
     assert gto.details["issue_prob_in_stall"] == pytest.approx([1, 1])
-    assert gto.wpc == pytest.approx(np.minimum(0.25, W / 16))
-    assert np.all(gto.wpc >= volkov.predict(kp, W).wpc)
-    assert gto.wpc[-1] == volkov.predict(kp, W).wpc[-1]
+    assert gto.warps_per_cycle == pytest.approx(np.minimum(0.25, W / 16))
+    assert np.all(gto.warps_per_cycle >= volkov.predict(kp, W).warps_per_cycle)
+    assert gto.warps_per_cycle[-1] == volkov.predict(kp, W).warps_per_cycle[-1]
 
 
 def test_consecutive_stalls_merge_into_one_interval():

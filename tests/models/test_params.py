@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg import IDG, KernelGraph, bundled_kernel
-from pipeperf.idg.kernel import WarpClass
+from pipeperf.idg.kernel_graph import WarpClass
 from pipeperf.models.params import isolated_schedule, is_memory_class, kernel_params, node_timing
 from pipeperf.simulate import simulate
 

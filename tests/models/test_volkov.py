@@ -24,15 +24,15 @@ def test_roofline_of_the_example_is_at_the_ridge():
     c = roofline.predict(example(), W)
     assert c.details["ridge_CI"] == 2
     assert c.details["IPC_app_roof"] == 1
-    assert np.all(c.wpc == 0.25)
+    assert np.all(c.warps_per_cycle == 0.25)
 
 
 def test_volkov_reaches_the_roof_at_seven_warps():
     """Sec. 2.2: Lambda_app = 25, WPC 1/25 for one warp, the peak 1/4 at seven warps."""
     c = volkov.predict(example(), W)
     assert c.details["Lambda_app"] == 25
-    assert c.wpc[0] == pytest.approx(1 / 25)
-    assert c.wpc[5] < 0.25 and c.wpc[6] == 0.25
+    assert c.warps_per_cycle[0] == pytest.approx(1 / 25)
+    assert c.warps_per_cycle[5] < 0.25 and c.warps_per_cycle[6] == 0.25
     assert c.details["roof_reached_at"] == 7
     assert c.details["ridge_occupancy"] == pytest.approx(6.25)
 
@@ -42,8 +42,8 @@ def test_volkov_includes_the_issue_limit():
     kp_il = kernel_params(kp.kernel, kp.gpu.with_issue_limit(1.0))
     c = volkov.predict(kp_il, W)
     assert c.details["bound_by"] == "issue limit"
-    assert c.wpc.max() == pytest.approx(1 / 6)         # 6 instructions at IL = 1
-    assert np.all(roofline.predict(kp_il, W).wpc == 0.25)   # the Roofline ignores it (Table 7)
+    assert c.warps_per_cycle.max() == pytest.approx(1 / 6)         # 6 instructions at IL = 1
+    assert np.all(roofline.predict(kp_il, W).warps_per_cycle == 0.25)   # the Roofline ignores it (Table 7)
 
 
 @settings(max_examples=30, deadline=None)
@@ -61,12 +61,12 @@ def test_volkov_bounds_the_simulator_from_above(kernel, gpu, warps, scheduler):
     """
     kp = kernel_params(kernel, gpu)
     w = np.array(sorted(set(warps)), dtype=np.float64)
-    bound = volkov.predict(kp, w).wpc
+    bound = volkov.predict(kp, w).warps_per_cycle
     prep = PreparedKernel(kernel, gpu)
     for k, om in enumerate(w.astype(int)):
         whole = prep.run(1, om, om * 8, scheduler, check_limits=False).warps_per_cycle
         assert whole <= bound[k] * (1 + 1e-9)
-    steady = pipeline.predict(kp, w, scheduler, runs=32).wpc
+    steady = pipeline.predict(kp, w, scheduler, runs=32).warps_per_cycle
     assert np.all(steady <= bound * 1.015)
 
 

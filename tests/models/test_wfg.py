@@ -35,8 +35,8 @@ def test_example_cycles_per_warp_by_hand():
 def test_example_is_slightly_above_volkov_at_three_and_four_warps():
     """Sec. 2.4.4: all compute cycles hide memory latency, also those already hiding compute latency."""
     w = np.array([3.0, 4.0])
-    assert np.all(wfg.predict(example(), w).wpc > volkov.predict(example(), w).wpc)
-    assert np.all(wfg.predict_corrected(example(), w).wpc < volkov.predict(example(), w).wpc)
+    assert np.all(wfg.predict(example(), w).warps_per_cycle > volkov.predict(example(), w).warps_per_cycle)
+    assert np.all(wfg.predict_corrected(example(), w).warps_per_cycle < volkov.predict(example(), w).warps_per_cycle)
 
 
 def test_corrected_example_by_hand():
@@ -67,26 +67,26 @@ def eq40(case: str, w: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("case", sorted(FIG6))
 def test_fig6_volkov_gives_14_cycles_per_run_everywhere(case):
     c = volkov.predict(fig6(case), W)
-    assert W / c.wpc == pytest.approx(np.full(len(W), 14.0))
+    assert W / c.warps_per_cycle == pytest.approx(np.full(len(W), 14.0))
 
 
 def test_fig6_case2_cycles_per_run_fall_with_occupancy():
     """Compute-intensive case: two warps 'run faster' than one -- impossible."""
-    cpr = W / wfg.predict(fig6("case2"), W).wpc
+    cpr = W / wfg.predict(fig6("case2"), W).warps_per_cycle
     assert cpr[:2] == pytest.approx(eq40("case2", W[:2]), rel=1e-5)          # 14, 11.5
     assert cpr[1] < cpr[0] and cpr[2] < cpr[0]
 
 
 @pytest.mark.parametrize("case", ["case1", "case3"])
 def test_fig6_cases_1_and_3_follow_eq40(case):
-    cpr = W / wfg.predict(fig6(case), W).wpc
+    cpr = W / wfg.predict(fig6(case), W).warps_per_cycle
     assert cpr == pytest.approx(eq40(case, W), rel=1e-5)
     assert np.all(np.diff(cpr) > 0)                  # case 3 grows fast: 14, 23.5, 33, ...
 
 
 @pytest.mark.parametrize("case", sorted(FIG6))
 def test_fig6_corrected_wfg_never_falls_and_matches_volkov(case):
-    cpr = W / wfg.predict_corrected(fig6(case), W).wpc
+    cpr = W / wfg.predict_corrected(fig6(case), W).warps_per_cycle
     assert np.all(np.diff(cpr) >= -1e-6)
     assert cpr == pytest.approx(np.full(len(W), 14.0), rel=1e-5)
 

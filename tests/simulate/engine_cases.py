@@ -3,8 +3,8 @@ replaced it and must reproduce them bit for bit): IDGs with and without barriers
 group classes, schedulers rr and gto, issue limits 1, 1.5, 2, 4 and none, block dispatch
 costs, several rounds of groups and the per-instruction profile.
 
-``python3 tests/simulate/engine_cases.py`` rewrites ``tests/fixtures/engine/reference.json``
-with the engine in use (only ever needed if the simulator's semantics change on purpose).
+``PYTHONPATH=src python3 tests/simulate/engine_cases.py`` rewrites
+``tests/fixtures/engine/reference.json`` with the engine in use (only ever needed if the simulator's semantics change on purpose).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +28,7 @@ def random_kernel(n: int, seed: int, store: bool = False):
     8 before it, with a barrier every ``n // 5`` instructions when ``seed`` is odd and posted
     global stores (``st_global``, Volta's spec) with ``store``."""
     from pipeperf.idg.graph import IDG
-    from pipeperf.idg.kernel import KernelGraph
+    from pipeperf.idg.kernel_graph import KernelGraph
 
     mix = {"fma_f32": 30, "add_f32": 12, "mul_f32": 12, "mul_s32": 10, "ld_global_s32": 10,
            "ld_shared_f32": 10, "cos_f32": 4, "div_approx_f32": 2, "mul_f64": 2}
@@ -51,7 +50,7 @@ def cases() -> Iterator[tuple[str, object, object, dict]]:
     """(name, kernel, gpu, PreparedKernel.run keyword arguments) of every recorded case."""
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.idg.io import load_kernel
-    from pipeperf.idg.kernels import chain, example_kernel, instruction_mix, iterative_barrier
+    from pipeperf.idg.paper_kernels import chain, example_kernel, instruction_mix, iterative_barrier
 
     # the GPU specs as they were when the results were recorded (gpu show --yaml at 12b0c76): the
     # engine's results are pinned, not the database's, which may change under them
@@ -108,6 +107,5 @@ def record() -> dict[str, dict]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "src"))
     REFERENCE.write_text(json.dumps(record(), indent=1, sort_keys=True) + "\n")
     print(f"wrote {REFERENCE}")

@@ -28,7 +28,7 @@ def test_every_slot_cycle_is_charged_once_and_results_are_unchanged(name, kernel
 
 def test_a_dependent_chain_waits_on_its_producers():
     from pipeperf.hardware.spec import load_gpu
-    from pipeperf.idg.kernels import chain
+    from pipeperf.idg.paper_kernels import chain
     from pipeperf.simulate.simulator import PreparedKernel
 
     r = PreparedKernel(chain(50, "ld_global_s32"), load_gpu("pascal_gtx1060")).run(1, 1, 1, attribute=True)
@@ -39,7 +39,7 @@ def test_a_dependent_chain_waits_on_its_producers():
 
 def test_attribution_arrays_are_checked():
     from pipeperf.hardware.spec import load_gpu
-    from pipeperf.idg.kernels import chain
+    from pipeperf.idg.paper_kernels import chain
     from pipeperf.simulate import engine
     from pipeperf.simulate.simulator import PreparedKernel
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.kernels import iterative_barrier
+from pipeperf.idg.paper_kernels import iterative_barrier
 from pipeperf.simulate import simulate
 
 

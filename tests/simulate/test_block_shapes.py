@@ -6,7 +6,7 @@ import pytest
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import GroupClass, KernelGraph, WarpClass
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 from pipeperf.simulate import simulate
 
 GPU = load_gpu("pascal_gtx1060")

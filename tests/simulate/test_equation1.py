@@ -5,7 +5,7 @@ import math
 import pytest
 
 from pipeperf.hardware.spec import GPUSpec, InstrClass
-from pipeperf.idg.kernels import chain
+from pipeperf.idg.paper_kernels import chain
 from pipeperf.simulate import simulate
 
 

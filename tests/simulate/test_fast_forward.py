@@ -6,7 +6,7 @@ import pytest
 
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg.io import load_kernel
-from pipeperf.idg.kernel import GroupClass, KernelGraph
+from pipeperf.idg.kernel_graph import GroupClass, KernelGraph
 from pipeperf.simulate.simulator import PreparedKernel
 
 GPU = load_gpu("example_table2")     # the paper's Table 2 toy GPU of the example kernel

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from pipeperf.hardware.spec import InstrClass, load_gpu
-from pipeperf.idg.kernels import instruction_mix
+from pipeperf.idg.paper_kernels import instruction_mix
 from pipeperf.simulate import simulate
 
 

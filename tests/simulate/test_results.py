@@ -3,7 +3,7 @@
 import pytest
 
 from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.kernels import example_kernel
+from pipeperf.idg.paper_kernels import example_kernel
 from pipeperf.simulate import simulate
 
 

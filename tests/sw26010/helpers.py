@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeperf.sw26010.kernel import parse_kernel
-from pipeperf.sw26010.yamlio import loads_yaml
+from pipeperf.util.yamlio import loads_lines
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sw26010"
 
@@ -15,4 +15,4 @@ CYCLES_PER_TRANSACTION = 256 * 1.45 / 32
 
 
 def kernel_from_text(text: str, name: str = "test.yaml"):
-    return parse_kernel(loads_yaml(text, name), name)
+    return parse_kernel(loads_lines(text, name, strict=True), name)

@@ -12,7 +12,7 @@ from pipeperf.sw26010.model import predict
 from pipeperf.sw26010.space import load_space, parse_space
 from pipeperf.sw26010.transactions import Geometry
 from pipeperf.sw26010.tuner import tune
-from pipeperf.sw26010.yamlio import loads_yaml
+from pipeperf.util.yamlio import loads_lines
 
 
 def test_stream_space_finds_the_hand_computed_optimum(examples):
@@ -106,7 +106,7 @@ search:
 
 
 def test_region_geometry_partial_tiles_and_busiest_cpe():
-    space = parse_space(loads_yaml(_SPACE), "s.yaml")
+    space = parse_space(loads_lines(_SPACE, strict=True), "s.yaml")
     g = derive_group(space, (3, 48), 8)
     # 100 rows in chunks of 3 -> 34 chunks (the last has 1 row) over 8 CPEs: CPE 0 gets chunks
     # 0, 8, 16, 24, 32 -> 5 chunks of 3 rows; it does not own chunk 33.
@@ -131,7 +131,7 @@ def test_region_geometry_partial_tiles_and_busiest_cpe():
 
 
 def test_more_cpes_than_chunks_activate_only_chunks():
-    space = parse_space(loads_yaml(_SPACE.replace("active_cpes: [8]", "active_cpes: [8, 34, 64]")), "s.yaml")
+    space = parse_space(loads_lines(_SPACE.replace("active_cpes: [8]", "active_cpes: [8, 34, 64]"), strict=True), "s.yaml")
     result = tune(space, progress=False)
     assert result.variants_total == 3 and result.variants_duplicate == 1
     assert sorted(result.active_cpes.tolist()) == [8, 34]
@@ -140,7 +140,7 @@ def test_more_cpes_than_chunks_activate_only_chunks():
 def test_variants_overflowing_spm_are_discarded():
     text = _SPACE.replace("tile: {i: [3], j: [48]}", "tile: {i: [3, 10], j: [48, 1000]}") \
         .replace("active_cpes: [8]", "active_cpes: [8]\n  double_buffer: [false, true]")
-    result = tune(parse_space(loads_yaml(text), "s.yaml"), progress=False)
+    result = tune(parse_space(loads_lines(text, strict=True), "s.yaml"), progress=False)
     # i=10, j=1000: 10 x 1000 x 8 + 10 x 1002 x 8 = 160 KB > 64 KB; i=3, j=1000 fits once (48 KB)
     # but not double buffered.
     feasible = {(tuple(t), bool(d)) for t, d in zip(result.tiles.tolist(), result.double_buffer)}
@@ -150,7 +150,7 @@ def test_variants_overflowing_spm_are_discarded():
 
 
 def test_geometry_of_whole_array_is_one_block():
-    space = parse_space(loads_yaml(_SPACE.replace("tile: {i: [3], j: [48]}", "tile: {i: [100], j: [1000]}")),
+    space = parse_space(loads_lines(_SPACE.replace("tile: {i: [3], j: [48]}", "tile: {i: [100], j: [1000]}"), strict=True),
                         "s.yaml")
     g = derive_group(space, (100, 1000), 8)
     assert g.active_cpes == 1

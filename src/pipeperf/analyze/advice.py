@@ -172,7 +172,7 @@ def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform
 def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Simulate the launch at each other block size of BLOCK_SIZES (1-D blocks without barriers:
     the same warps regrouped, the grid resized to the same threads) and keep the fastest."""
-    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.occupancy import resident_blocks
     from pipeperf.errors import PipeperfError
 
     spec, (bx, by, bz) = launch.spec, launch.block
@@ -220,7 +220,7 @@ def _idle_share(pred, which: int) -> float:
 
 def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """When registers limit occupancy: the register cap that admits one more block per SM, simulated."""
-    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.occupancy import resident_blocks
 
     regs = int(launch.resources.get("registers", 0))
     if pred.limited_by != "registers" or regs <= 16:
@@ -319,7 +319,7 @@ def _split(g, chains: list[np.ndarray]):
 
 def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     """The recurrence the warps wait on most, split in two and simulated."""
-    from pipeperf.idg.kernel import KernelGraph, WarpClass
+    from pipeperf.idg.kernel_graph import KernelGraph, WarpClass
     from pipeperf.simulate.simulator import ARITHMETIC
 
     prep, a = ctx.prep, ctx.run.attribution

@@ -75,23 +75,23 @@ class Builds:
         return _noted(b, f"from a build for {target} ({why})")
 
     def _build(self, target: str) -> Build:
-        from pipeperf.ptx import parse_ptx
-        from pipeperf.ptx.compile import compile_cu
+        from pipeperf.ptx.load import compile_module, compiled_label
+        from pipeperf.ptx.parser import parse_ptx
 
         if target not in self._by_target:
             if target in self._compiled:
                 text, res = self._compiled[target]
+                module = parse_ptx(text, compiled_label(self.path, target))
+                module.file = str(self.path)
             else:
-                text = compile_cu(self.path, arch=target, extra_args=tuple(self.flags))
+                module, text = compile_module(self.path, target, self.flags)
                 res = ptx_resources(text, target, self.path.stem)
-            module = parse_ptx(text)
-            module.file = str(self.path)
             self._by_target[target] = Build(target, module, res, _code_key(text))
         return self._by_target[target]
 
     def _ptx_file(self) -> Build:
-        from pipeperf.emulate import load_module
         from pipeperf.ptx.compile import ptxas_resources
+        from pipeperf.ptx.load import load_module
 
         module = load_module(self.path, self.arch)
         res = ptxas_resources(self.path, self.arch)

@@ -14,8 +14,9 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, analyse, dram_request_cpi, \
-    ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
+from pipeperf.emulate.tracelog import SynthBlock, block_head
+from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
+    analyze_accesses, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
     warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
@@ -52,26 +53,31 @@ def _generic_space(first_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 SHARED_SAMPLE = 8192
 
 
-def _shared_strides(log: Sequence[tuple], func) -> dict[int, int]:
+def _shared_strides(log: Sequence, func) -> dict[int, int]:
     """Per explicitly shared instruction with more than SHARED_SAMPLE traced requests: keep every k-th."""
     counts: dict[int, int] = {}
-    for fn, pc, warps, *_ in log:
+    for block in log:
+        fn, pc, n = block_head(block)
         if fn == func.name and func.instructions[pc].op.space == "shared":
-            counts[pc] = counts.get(pc, 0) + len(warps)
+            counts[pc] = counts.get(pc, 0) + n
     return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
 
 
-def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = None,
+def traced_accesses(log: Sequence, func, warps_per_wave: int | None = None,
                     longest: int = 0) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
     columnar ``Profile.memory_log``.  With ``warps_per_wave``, warps of later waves of blocks
-    are ordered after earlier ones in the cache model (``longest``: the longest trace)."""
+    are ordered after earlier ones in the cache model (``longest``: the longest trace).
+    The columns are allocated once and each block is written into them (a synthesised block
+    expanded in place), so the launch's addresses are held once, not twice."""
     ins = func.instructions
-    blocks = []
+    chosen = []
     seen: dict[int, int] = {}
     stride = _shared_strides(log, func)
-    for fn, pc, warps, steps, lanes, addr in log:
-        if fn != func.name or len(warps) == 0:
+    n_req = n_lane = 0
+    for block in log:
+        fn, pc, n = block_head(block)
+        if fn != func.name or n == 0:
             continue
         x = ins[pc]
         if x.op.root not in _ROOTS:
@@ -81,29 +87,38 @@ def traced_accesses(log: Sequence[tuple], func, warps_per_wave: int | None = Non
             if k % stride[pc]:
                 continue
         sp = x.op.space
-        if sp in ("global", "shared"):
-            code = np.full(len(warps), SPACES.index(sp), np.int8)
-            base = np.zeros(len(warps), np.uint64)
-        elif sp in (None, "generic"):
-            code, base = _generic_space(addr[np.cumsum(lanes) - lanes])
-        else:
+        if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
-        blocks.append((pc, _bytes_per_lane(x), warps, steps, lanes, addr, code, base, _kind(x.op.root)))
-    if not blocks:
+        m = block.n_lanes if type(block) is SynthBlock else len(block[5])
+        chosen.append((block, pc, x, sp, n_req, n_lane, n, m))
+        n_req, n_lane = n_req + n, n_lane + m
+    if not chosen:
         return Accesses.from_rows([])
-    pc = np.concatenate([np.full(len(b[2]), b[0], np.int64) for b in blocks])
-    nbytes = np.concatenate([np.full(len(b[2]), b[1], np.int64) for b in blocks])
-    warp = np.concatenate([b[2] for b in blocks])
-    step = np.concatenate([b[3] for b in blocks])
-    lanes = np.concatenate([b[4] for b in blocks])
-    addr = np.concatenate([b[5] for b in blocks])
-    code = np.concatenate([b[6] for b in blocks])
-    base = np.concatenate([b[7] for b in blocks])
-    kind = np.concatenate([np.full(len(b[2]), b[8], np.int8) for b in blocks])
+    pc = np.empty(n_req, np.int64)
+    nbytes = np.empty(n_req, np.int64)
+    warp = np.empty(n_req, np.int64)
+    step = np.empty(n_req, np.int64)
+    lanes = np.empty(n_req, np.int64)
+    addr = np.empty(n_lane, np.uint64)
+    code = np.empty(n_req, np.int8)
+    kind = np.empty(n_req, np.int8)
+    for block, at, x, sp, r, a, n, m in chosen:
+        rs, ls = slice(r, r + n), slice(a, a + m)
+        if type(block) is SynthBlock:
+            block.fill(warp[rs], step[rs], lanes[rs], addr[ls])
+        else:
+            _, _, warp[rs], step[rs], lanes[rs], addr[ls] = block
+        pc[rs], nbytes[rs], kind[rs] = at, _bytes_per_lane(x), _kind(x.op.root)
+        if sp in ("global", "shared"):
+            code[rs] = SPACES.index(sp)
+        else:                                       # generic: by the first lane's address window
+            la = lanes[rs]
+            c, base = _generic_space(addr[ls][np.cumsum(la) - la])
+            code[rs] = c
+            if base.any():
+                addr[ls] -= np.repeat(base, la)
     if warps_per_wave:
-        step = step + (warp // warps_per_wave) * (longest + 1)
-    if base.any():
-        addr = addr - np.repeat(base, lanes)
+        step += (warp // warps_per_wave) * (longest + 1)
     keep = code >= 0
     if not keep.all():
         lane_keep = np.repeat(keep, lanes)
@@ -130,7 +145,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     so when what the whole launch touches fits in L2 its first touches hit too."""
     l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
     notes: list[str] = []
-    stats = analyse(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
+    stats = analyze_accesses(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas),
                     float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None, notes)
     if grid is not None and wave_ctas > 1:
@@ -272,3 +287,22 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
                                if ideal[pc] is not mm.stats[pc])
             what_if[what] = spec.with_classes(**{c.name: c for c in classes.values()})
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if
+
+
+def memory_coverage_note(log, cap: int | None) -> list[str]:
+    """The note saying which prefix of the traced warps mapper g's statistics come from, when it
+    is not all of them. Why stated: the prefix holds every first touch but not the reuse that
+    comes later (a column read again hundreds of iterations on), so its L1/L2 hit rates can be
+    far lower than the whole launch's (covariance at m=256: +39 % time against ``exact``)."""
+    from pipeperf.emulate.loops import SYNTH_ADDRESSES
+
+    covered, total = log.memory_coverage() if hasattr(log, "memory_coverage") else (0, 0)
+    if not total or covered >= total:
+        return []
+    why = (f"the trace cap of {cap:,} instructions per warp" if cap is not None else "") + \
+        (" or " if cap is not None and log.skips else "") + \
+        (f"the {SYNTH_ADDRESSES:,} addresses synthesised for skipped loop iterations" if log.skips else "")
+    return [f"mapper g's memory statistics come from the first {covered / total:.1%} of the traced warps' "
+            f"executed instructions ({covered:,} of {total:,}; {why} ran out): accesses past that prefix are "
+            "not analysed, so reuse at longer distances is missed and cache hit rates can be too low "
+            "(check a smaller size against --exact)"]

@@ -4,36 +4,31 @@ The analytical models give warps per cycle per core (WPC) at an occupancy of ome
 warps; a launch puts ``N`` warps on each core (ceil(blocks / cores) blocks of ``wpb`` warps,
 the Pipeline model's N = ceil(N_total / P)), so a model's time is N / WPC(omega) cycles. The
 Pipeline model is the simulation of the whole launch on one core (tail effects included).
+
+:func:`predict_one` is the whole step for one GPU: build the IDGs from the emulation's traces
+with that GPU's classes, simulate (and extrapolate, :mod:`pipeperf.analyze.extrapolate`),
+evaluate every analytical model, the occupancy sweep and mapper g's what-ifs.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pipeperf.analyze.results import Bound
+from pipeperf.hardware.occupancy import Residency
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
+if TYPE_CHECKING:
+    from pipeperf.analyze.options import AnalyzeOptions
+    from pipeperf.analyze.results import GPUPrediction  # noqa: F401 (annotations)
+
 PIPELINE = "pipeline"
-
-
-@dataclass
-class Bound:
-    """What limits the simulated run: per-subsystem busy fraction, share of the issue slots used,
-    share of cycles in which no warp issued."""
-
-    by: str
-    subsystem_busy: dict[str, float]
-    issue_share: float | None
-    idle_share: float
-
-    def to_dict(self) -> dict:
-        return {"by": self.by, "subsystem_busy": self.subsystem_busy, "issue_share": self.issue_share,
-                "idle_share": self.idle_share}
 
 
 def bound_of(r: SimResult, issue_limit: float) -> Bound:
@@ -67,11 +62,11 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
     ev = evaluate(kg, gpu, warps, list(ANALYTICAL))
     out: dict[str, dict[str, list]] = {}
     for name, curve in ev.curves.items():
-        if curve.wpc is None:
+        if curve.warps_per_cycle is None:
             out[name] = {"cycles": [None] * len(warps), "seconds": [None] * len(warps),
                          "unsupported": curve.unsupported}
             continue
-        cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.wpc]
+        cyc = [n_warps_core / w if w and np.isfinite(w) and w > 0 else None for w in curve.warps_per_cycle]
         out[name] = {"cycles": cyc, "seconds": [c / (clock * 1e9) if c else None for c in cyc]}
     return out
 
@@ -85,3 +80,132 @@ def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: i
 
     return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward,
                      attribute=attribute) for g in progress(groups, "simulate", "occupancy")]
+
+
+#: IDG nodes over all warp classes: each class is cut to fit (water-filling) and the rest
+#: extrapolated, so the IDG builder, the simulator and the analytical models stay bounded
+IDG_NODES = 40_000
+
+
+def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | None:
+    """The share of each warp's trace the IDGs keep so the distinct traces' nodes stay within
+    ``total`` (IDG_NODES); None: all of it. A share, not a length: every warp is cut alike."""
+    from pipeperf.emulate.tracelog import TraceLog
+
+    total = total or IDG_NODES
+    if not isinstance(log, TraceLog) or not len(log):
+        return None
+    lens: dict[bytes, int] = {}
+    for w, (b, _) in log.pc_signature(func.name, max_nodes).items():
+        if b not in lens:
+            lens[b] = log.length(w)
+    n = sum(min(x, max_nodes or x) for x in lens.values())
+    return None if n <= total else total / n
+
+
+def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, opts: AnalyzeOptions,
+                path: str, grid: tuple[int, int, int], overrides: dict[int, str], mem_rows: list[dict],
+                notes: list[str], alternatives: dict[str, Any]) -> tuple[GPUPrediction, int]:
+    """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
+    evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
+    IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut)."""
+    from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
+        skip_note
+    from pipeperf.idg.build import kernel_graph_from_profile
+    from pipeperf.simulate.simulator import PreparedKernel
+
+    blocks, scheduler, fast_forward = res.blocks, opts.scheduler, opts.fast_forward
+    from pipeperf.emulate.sampling import sample_weights
+
+    blocks_traced = sorted({w // wpb for w in prof.traces})
+    max_nodes = opts.max_nodes
+    share = None if max_nodes is None else node_budget(prof.traces, func, max_nodes)
+
+    def build(cut: int | None, drop: bool = False, part: float | None = share):
+        return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
+                                         class_overrides=overrides, warps_per_group=wpb,
+                                         block_weights=sample_weights(blocks_traced, grid), drop_periods=drop,
+                                         fraction=part)
+
+    kg, info = build(max_nodes)
+    from pipeperf.analyze.stalls import name_producers
+
+    prep = PreparedKernel(kg, gpu)
+    name_producers(prep, func)
+    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward, attribute=True)[0]
+    log = prof.traces
+    skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
+    shorter: list[Shorter] = []
+    shorter_kg = []
+    if info.instructions_full > info.instructions_kept:
+        # shorter IDGs: without half of each skipped loop's recorded periods; cut at half the budget
+        for kind in (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ()):
+            k2, i2 = build(max_nodes, True) if kind == "periods" else \
+                build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
+            r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
+            shorter.append(shorter_run(kind, i2, r2))
+            shorter_kg.append(k2)
+        if shorter:
+            r, f = extend(r, info, shorter, skipped, gpu.issue_limit)
+            if skipped:
+                note = skip_note(prof, info, shorter, skipped, f)
+            else:
+                note = cut_note(info, shorter[0].info, f)
+            notes = notes + [note]
+    bound = bound_of(r, gpu.issue_limit)
+    n_core = warps_per_core(n_blocks, wpb, gpu.cores)
+    resident = blocks * wpb
+    preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
+    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz) if opts.models else {}
+    if shorter and models:               # the models' times, extrapolated as the Pipeline's
+        short = [analytical_predictions(k2, gpu, [resident], n_core, r.clock_ghz) for k2 in shorter_kg]
+        for name, v in models.items():
+            for k in ("cycles", "seconds"):
+                b = v[k][0]
+                if b is not None:
+                    v[k] = [extrapolation_slopes(b, info, shorter, skipped, [x[name][k][0] for x in short])]
+    for name, v in models.items():
+        preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
+        if "unsupported" in v:
+            preds[name]["unsupported"] = v["unsupported"]
+    profile = {"cycles": r.cycles, "warps_on_core": r.warps_on_core, "groups_on_core": r.groups_on_core,
+               "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
+               "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles, "clock_ghz": r.clock_ghz,
+               "fast_forward": r.fast_forward}
+    sw = None
+    if opts.sweep:
+        groups = list(range(1, max(blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
+        runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler, fast_forward)
+        warps = [g * wpb for g in groups]
+        curves = {PIPELINE: [x.seconds for x in runs]}
+        if opts.models:
+            for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
+                curves[name] = v["seconds"]
+        sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+    def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
+        """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),
+        on GPU ``on`` (a what-if's classes), at another block size / residency / grid, extrapolated
+        from the same shorter IDGs as the launch, so it compares with the launch's time."""
+        def run(k):
+            k = transform(k) if transform else k
+            return pipeline_runs(PreparedKernel(k, on or gpu), group, [resident], total, scheduler, fast_forward)[0]
+        r1 = run(kg)
+        if not shorter:
+            return r1
+        s2 = [shorter_run(x.kind, x.info, run(k2)) for x, k2 in zip(shorter, shorter_kg)]
+        return extend(r1, info, s2, skipped, (on or gpu).issue_limit)[0]
+
+    what = {}
+    for name, alt in alternatives.items():
+        a = resimulate(on=alt)
+        what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
+    classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
+    overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
+    from pipeperf.analyze.advice import SimContext
+    from pipeperf.analyze.results import GPUPrediction
+
+    pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
+                         res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
+                         sw, what, overhead)
+    pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
+    return pred, info.truncated_warps

@@ -56,3 +56,22 @@ def quantitative_roofline(counts: Mapping[str, Any], memory_rows: Sequence[Mappi
 
     m = launch_metrics(counts, memory_rows, kernel, file)
     return m, predict(m, load_peaks(gpu))
+
+
+def add_quantitative_roofline(pred, counts, memory_rows, path: str, gpu: str) -> None:
+    """Konstantinidis' roofline of this launch on ``gpu`` as a model row, from the same counts and
+    rates as ``pipeperf roofline KERNEL.cu`` (:func:`quantitative_roofline`); ``pred`` is the
+    :class:`~pipeperf.analyze.results.GPUPrediction` it is added to."""
+    from pipeperf.errors import PipeperfError
+
+    try:
+        metrics, q = quantitative_roofline(counts, memory_rows, pred.kernel, path, gpu)
+    except PipeperfError as e:           # a GPU without Table 3 rates, or a kernel Table 2 refuses
+        pred.predictions[NAME] = {"cycles": None, "seconds": None, "unsupported": e.message}
+        return
+    clock = float(pred.profile.get("clock_ghz") or 0.0)
+    pred.predictions[NAME] = {"cycles": q.predicted_seconds * clock * 1e9 if clock else None,
+                              "seconds": q.predicted_seconds}
+    pred.quantitative = {"metrics": metrics, "prediction": q}
+    if pred.sweep is not None:           # occupancy plays no part in it: a flat curve, as Eq. 1's
+        pred.sweep["seconds"][NAME] = [q.predicted_seconds] * len(pred.sweep["warps_per_sm"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.analyze.options import AnalyzeOptions
 from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
@@ -17,6 +18,9 @@ and run the Pipeline model's simulator."""
 
 #: the models the text report shows unless --models says otherwise (issue 18)
 DEFAULT_MODELS = ("pipeline", "roofline", "volkov")
+
+#: the options' defaults, which ``--help`` shows (one place: :class:`AnalyzeOptions`)
+DEFAULTS = AnalyzeOptions()
 
 
 def register(subparsers) -> None:
@@ -34,15 +38,17 @@ def register(subparsers) -> None:
     from pipeperf.cli.tune import add_execution_options
 
     add_execution_options(p, scheduler_flag="--dask-scheduler", group=b)
-    p.add_argument("--mode", choices=("full", "hybrid"), default="hybrid", help="emulation mode (default hybrid)")
-    p.add_argument("--trace-warps", type=int, default=None, metavar="N",
+    p.add_argument("--mode", choices=("full", "hybrid"), default=DEFAULTS.mode,
+                   help=f"emulation mode (default {DEFAULTS.mode})")
+    p.add_argument("--trace-warps", type=int, default=DEFAULTS.trace_warps, metavar="N",
                    help="warps traced to build the IDGs: whole CTAs, the first, the last and evenly "
-                        "spaced clusters of consecutive ones, N warps at most (one CTA at least; default 256)")
+                        f"spaced clusters of consecutive ones, N warps at most (one CTA at least; default "
+                        f"{DEFAULTS.trace_warps})")
     p.add_argument("--all-ctas", action="store_true",
                    help="emulate every CTA (default: only the traced ones, when their paths and "
                         "addresses cannot depend on other CTAs' writes)")
-    p.add_argument("--max-nodes", type=int, default=None, metavar="N",
-                   help="cut each warp's trace at N instructions (default 200000)")
+    p.add_argument("--max-nodes", type=int, default=DEFAULTS.max_nodes, metavar="N",
+                   help=f"cut each warp's trace at N instructions (default {DEFAULTS.max_nodes})")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
     add_nvcc_options(p)
     p.add_argument("--warm-l2", action="store_true",
@@ -51,10 +57,11 @@ def register(subparsers) -> None:
     p.add_argument("--max-blocks-per-sm", type=int, metavar="N",
                    help="cap the resident blocks per SM below the occupancy limit (as a shared-memory "
                         "carve-out or launch bound of the program does)")
-    p.add_argument("--scheduler", choices=("rr", "gto"), default="rr", help="Pipeline simulator's scheduler")
-    p.add_argument("--fast-forward", type=int, default=None, metavar="R",
+    p.add_argument("--scheduler", choices=("rr", "gto"), default=DEFAULTS.scheduler,
+                   help="Pipeline simulator's scheduler")
+    p.add_argument("--fast-forward", type=int, default=DEFAULTS.fast_forward, metavar="R",
                    help="a long launch of identical blocks is simulated for R and 2R rounds of resident "
-                        "blocks and extrapolated (default 4; 0 simulates every block)")
+                        f"blocks and extrapolated (default {DEFAULTS.fast_forward}; 0 simulates every block)")
     p.add_argument("--exact", action="store_true",
                    help="no shortcuts, however slow: emulate and simulate every loop iteration (no periodic-"
                         "loop skipping), whole traces (no cap, no --max-nodes), every block (no --fast-forward)")
@@ -97,14 +104,7 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--html", args.html), ("--csv", args.csv), ("--plot", args.plot)):
         _check_output(option, path)
     launch_specs(args)
-    a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, kernel=args.kernel, mode=args.mode,
-                trace_warps=256 if args.trace_warps is None else args.trace_warps,
-                max_nodes=200_000 if args.max_nodes is None else args.max_nodes, shared=shared_bytes(args),
-                arch=args.arch, sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
-                all_ctas=args.all_ctas, fast_forward=4 if args.fast_forward is None else args.fast_forward or None,
-                what_if=args.what_if,
-                max_blocks_per_sm=args.max_blocks_per_sm, nvcc_flags=nvcc_flags(args), warm_l2=args.warm_l2,
-                exact=args.exact)
+    a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, options_from_args(args))
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep
 
@@ -131,6 +131,16 @@ def run(args: argparse.Namespace) -> int:
         for line in written:
             print(line)
     return 0
+
+
+def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
+    """The :class:`AnalyzeOptions` of the command line (``--fast-forward 0``: every block simulated)."""
+    return AnalyzeOptions(kernel=args.kernel, mode=args.mode, trace_warps=args.trace_warps,
+                          max_nodes=args.max_nodes, shared=shared_bytes(args), arch=args.arch,
+                          sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
+                          all_ctas=args.all_ctas, fast_forward=args.fast_forward or None,
+                          what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
+                          nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact)
 
 
 def _single_launch(args: argparse.Namespace) -> None:
@@ -173,8 +183,8 @@ def run_batch(args: argparse.Namespace) -> int:
     _check_output("--out", args.out)
     if args.out and Path(args.out).suffix.lower() not in (".csv", ".parquet"):
         raise PipeperfError(f"--out {args.out}: expected a .csv or .parquet file")
-    options = {k: v for k, v in (("trace_warps", args.trace_warps), ("mode", None if args.mode == "hybrid" else args.mode),
-                                 ("max_nodes", args.max_nodes), ("fast_forward", args.fast_forward)) if v is not None}
+    options = {k: getattr(args, k) for k in ("trace_warps", "mode", "max_nodes", "fast_forward")
+               if getattr(args, k) != getattr(DEFAULTS, k)}          # given: they override the file's
     result = run(args.batch, args.gpu or [], args.dask_scheduler, args.workers, open_cache(args), options)
     records = batch_records(result)
     if args.out:

@@ -44,12 +44,12 @@ def run(args: argparse.Namespace) -> int:
         gpu = resolve_gpu(args.gpu, default_gpu)
         meas = read_measured(csv_path, gpu, args.total_warps)
         ev = evaluate(kernel, gpu, meas.warps, models, args.scheduler, args.runs)
-        acc = accuracy(meas.name, ev, meas.wpc)
+        acc = accuracy(meas.name, ev, meas.warps_per_cycle)
         results.append(acc)
         docs.append({"name": meas.name, "measured": meas.path, "kernel": kernel.name, "gpu": gpu.name,
-                     "warps": meas.warps, "measured_wpc": meas.wpc, "mape": acc.mape,
+                     "warps": meas.warps, "measured_wpc": meas.warps_per_cycle, "mape": acc.mape,
                      "mape_shape": acc.mape_shape, "unsupported": acc.reasons,
-                     "predicted": {n: c.wpc_list() for n, c in ev.curves.items()}})
+                     "predicted": {n: c.warps_per_cycle_list() for n, c in ev.curves.items()}})
     if args.json:
         print(json.dumps(jsonable({"models": models, "kernels": docs}), indent=1))
     else:

@@ -27,21 +27,17 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipeperf.ptx.compile import compile_cu
-    from pipeperf.ptx.parser import parse_file, parse_ptx
+    from pipeperf.cli.nvcc_options import nvcc_flags
+    from pipeperf.ptx.load import compiled_label, load_module
     from pipeperf.ptx.summary import format_summary, summarize_module
 
     path = Path(args.file)
     if not path.exists():
         raise PipeperfError("no such file", file=str(path))
-    if path.suffix == ".cu":
-        from pipeperf.cli.nvcc_options import nvcc_flags
-
-        module = parse_ptx(compile_cu(path, args.arch, extra_args=tuple(nvcc_flags(args))),
-                           f"{path} (nvcc -arch={args.arch})")
-    else:
-        module = parse_file(path)
+    module = load_module(path, args.arch, nvcc_flags(args))
     summary = summarize_module(module)
+    if path.suffix == ".cu":                  # the summary is of nvcc's PTX for that target
+        summary["file"] = compiled_label(path, args.arch)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

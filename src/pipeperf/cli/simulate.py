@@ -31,12 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (a list for a sweep)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the occupancy curve of a sweep")
     p.add_argument("--gantt", metavar="FILE.png", help="draw the execution profile of a single run")
-    p.set_defaults(func=run)
+    # nothing on simulate's path logs or shows a progress bar: no logging to set up (its import
+    # is a few percent of a simulation's whole process)
+    p.set_defaults(func=run, logs=False)
 
 
 def run(args: argparse.Namespace) -> int:
     kernel, gpu = resolve_kernel(args)
-    from pipeperf.simulate import PreparedKernel
+    from pipeperf.simulate import PreparedKernel, occupancy_sweep
 
     prep = PreparedKernel(kernel, gpu)
     if args.group_size is None:
@@ -48,13 +50,7 @@ def run(args: argparse.Namespace) -> int:
             raise PipeperfError("--runs must be >= 1")
         warps = parse_int_range(args.warps, "--warps")
         gs = args.group_size
-        results = []
-        for w in warps:
-            if w % gs:
-                raise PipeperfError(f"occupancy {w} is not a multiple of --group-size {gs}")
-            m = w // gs
-            results.append(prep.run(gs, m, args.groups if args.groups else m * gpu.cores * args.runs,
-                                    args.scheduler, check_limits=False))
+        results = occupancy_sweep(prep, gpu, warps, args.scheduler, gs, args.runs, args.groups)
         over = [r.warps for r in results if r.warps > gpu.max_warps_per_core
                 or r.groups_per_core > gpu.max_groups_per_core]
         if over:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(jsonable({"models": models, "kernels": [
             {"name": v.measured.name, "measured": v.measured.path, "kernel": v.evaluation.kernel,
-             "gpu": v.evaluation.gpu, "warps": v.measured.warps, "measured_wpc": v.measured.wpc,
+             "gpu": v.evaluation.gpu, "warps": v.measured.warps, "measured_wpc": v.measured.warps_per_cycle,
              "mape": v.accuracy.mape, "mape_shape": v.accuracy.mape_shape} for v in results]}), indent=1))
         return 0
     from pipeperf.report.models_text import format_accuracy_table

@@ -31,6 +31,65 @@ class Skip:
     count: int
 
 
+@dataclass(frozen=True)
+class SynthBlock:
+    """``count`` periods of one memory access that a skipped loop would have made
+    (:meth:`pipeperf.emulate.loops.LoopSkipper._synthesize`), kept as the last emulated period and
+    its change per period: period j (1..count) is at ``steps + j * period`` with addresses
+    ``addr + j * delta``. Why: expanded, a long loop's synthesised accesses were most of the
+    analysis' memory (1.4 GB for a 768^2 covariance); consumers that need arrays expand it straight
+    into their own (:meth:`fill`), and iterating it yields the expanded
+    ``(function, pc, warps, steps, lanes, addresses)`` like any ``memory_log`` block."""
+
+    fn: str
+    pc: int
+    warps: np.ndarray       # the traced warps of one period, one per request
+    steps: np.ndarray       # their trace positions in the last emulated period
+    lanes: np.ndarray       # lanes per request
+    addr: np.ndarray        # the lanes' addresses in the last emulated period
+    delta: np.ndarray       # per lane: address change per period (uint64, wrapping)
+    period: np.ndarray      # per request: trace entries per period of its warp
+    count: int
+
+    @property
+    def n_requests(self) -> int:
+        return self.count * len(self.warps)
+
+    @property
+    def n_lanes(self) -> int:
+        return self.count * len(self.addr)
+
+    def first_steps(self) -> np.ndarray:
+        """Trace positions of the first synthesised period (the oldest accesses of the block)."""
+        return self.steps + self.period
+
+    def fill(self, warps: np.ndarray, steps: np.ndarray, lanes: np.ndarray, addr: np.ndarray) -> None:
+        """Write the expanded columns into slices of ``n_requests`` (``n_lanes`` for ``addr``)."""
+        k, n, m = self.count, len(self.warps), len(self.addr)
+        j = np.arange(1, k + 1, dtype=np.int64)[:, None]
+        warps.reshape(k, n)[:] = self.warps
+        lanes.reshape(k, n)[:] = self.lanes
+        np.add(self.steps, j * self.period, out=steps.reshape(k, n))
+        a = addr.reshape(k, m)
+        np.multiply(j.astype(np.uint64), self.delta, out=a)
+        a += self.addr
+
+    def __iter__(self):
+        warps = np.empty(self.n_requests, self.warps.dtype)
+        steps = np.empty(self.n_requests, np.int64)
+        lanes = np.empty(self.n_requests, np.int64)
+        addr = np.empty(self.n_lanes, np.uint64)
+        self.fill(warps, steps, lanes, addr)
+        return iter((self.fn, self.pc, warps, steps, lanes, addr))
+
+
+def block_head(block) -> tuple[str, int, int]:
+    """(function, pc, requests) of a ``memory_log`` block, without expanding a synthesised one."""
+    if type(block) is SynthBlock:
+        return block.fn, block.pc, block.n_requests
+    return block[0], block[1], len(block[2])
+
+
 class TraceLog(Mapping):
     """Mapping warp id -> list of trace entries (dicts: function, pc, opcode, category, dsts,
     srcs, active, addresses), built lazily from the emulator's columnar blocks."""

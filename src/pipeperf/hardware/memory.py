@@ -243,11 +243,13 @@ def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.n
     r = -(-len(sectors) // limit)
     if r <= 1:
         return np.ones(len(sectors), bool), 1
-    h = (sectors.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-    return h % np.uint64(r) == 0, int(r)
+    h = sectors.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)     # in place from here: the
+    h >>= np.uint64(40)                                                  # stream can be 10^7 long
+    h %= np.uint64(r)
+    return h == 0, int(r)
 
 
-def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
+def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
             l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None,
             notes: list[str] | None = None) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
@@ -276,11 +278,12 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
             reqs.append(np.repeat(r, distinct.sum(axis=1)))
             secs.append(units[distinct])
         req, sec = np.concatenate(reqs), np.concatenate(secs)
+        del reqs, secs
         lanes = np.diff(acc.lane_start)[g_req]
         need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
         n_min = np.bincount(acc.pc[g_req], weights=need, minlength=len(counts))
-        pcs_all = acc.pc[req]
-        n_sec = np.bincount(pcs_all, minlength=len(counts))
+        n_sec = np.bincount(acc.pc[req], minlength=len(counts))
+        n_accesses = len(sec)
         keep, rate = sector_sample(sec)
         if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
             footprint = len(np.unique(sec)) / rate
@@ -289,7 +292,7 @@ def analyse(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None
             if l2_launch_sectors is not None:
                 l2_launch_sectors /= rate
             if notes is not None:
-                notes.append(f"cache model: {len(pcs_all):,} global sector accesses, more than the "
+                notes.append(f"cache model: {n_accesses:,} global sector accesses, more than the "
                              f"{SECTOR_SAMPLE:,} followed one by one: L1/L2 hit rates from the accesses to 1 in "
                              f"{rate} sectors (chosen by hash; capacities scaled by 1/{rate}; SHARDS)")
         else:

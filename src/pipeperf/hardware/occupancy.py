@@ -8,6 +8,9 @@ are floor(register file / registers per warp) rounded down to the warp allocatio
 (the number of register-file sub-partitions), then divided by the warps of a block. Shared memory
 per block is the static plus dynamic size plus a per-block reservation (8.0 and later), rounded
 up to the allocation unit. The Pipeline model takes M (concurrent groups) from here.
+
+:func:`resident_blocks` applies them to a GPU spec (or, where its compute capability has no rules,
+the spec's resident warp and group limits); :func:`launch_residency` to a whole launch.
 """
 
 from __future__ import annotations
@@ -144,3 +147,62 @@ def _round_up(x: int, unit: int) -> int:
 
 def _round_down(x: int, unit: int) -> int:
     return x // unit * unit
+
+
+# -- a launch on a GPU spec: the glue between the CUDA rules above and a GPUSpec ----------------
+
+def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str, int],
+                    dynamic_shared: int = 0) -> tuple[int, float, str, str]:
+    """(blocks per SM, occupancy, limiter, source): the CUDA rules when the GPU's compute capability
+    has them (2.0-9.0), else the spec's max resident warps and groups (registers, shared memory ignored).
+
+    ptxas counts registers for the PTX's target (sm_75 or newer with nvcc 13); an older GPU whose
+    per-thread limit is lower (63 on cc 2.0/3.0) is given that limit, as its own build would spill."""
+    cc = str(getattr(gpu, "compute_capability", "") or "")
+    if cc in LIMITS:
+        regs = resources.get("registers", 0)
+        cap = LIMITS[cc].max_regs_per_thread
+        o = occupancy(cc, threads, min(regs, cap), resources.get("shared_bytes", 0), dynamic_shared)
+        source = f"CUDA occupancy rules cc {cc}"
+        if regs > cap:
+            source += f"; ptxas' {regs} registers/thread counted as the cc's limit of {cap} (a build for it spills)"
+        return o.blocks_per_sm, o.occupancy, o.limited_by, source
+    by_warps = gpu.max_warps_per_core // warps_per_block
+    by_groups = gpu.max_groups_per_core
+    blocks = min(by_warps, by_groups)
+    if blocks < 1:
+        raise PipeperfError(f"a block of {warps_per_block} warps exceeds the {gpu.max_warps_per_core} "
+                            f"resident warps of GPU '{gpu.name}'")
+    limiter = "warps" if by_warps <= by_groups else "blocks"
+    why = f"cc {cc} has no register/shared-memory rules here" if cc else \
+        "no compute capability: registers and shared memory not checked"
+    return blocks, blocks * warps_per_block / gpu.max_warps_per_core, limiter, f"spec max warps/groups ({why})"
+
+
+@dataclass(frozen=True)
+class Residency:
+    """Occupancy of one launch on one GPU: ``blocks`` resident per SM (never more than exist),
+    the occupancy rules' limit, its fraction of the SM, what limits it, and which rules said so."""
+
+    blocks: int
+    limit: int
+    occupancy: float
+    limited_by: str
+    source: str
+
+
+def launch_residency(gpu, threads: int, resources: dict[str, int], dynamic_shared: int, n_blocks: int,
+                     max_blocks_per_sm: int | None = None, note: str = "") -> Residency:
+    """:func:`resident_blocks` of a launch of ``n_blocks`` blocks of ``threads`` threads, capped at
+    ``max_blocks_per_sm`` (a carve-out or launch bound of the program) and at the blocks that exist
+    per SM; ``note`` (which build's registers) is appended to the source."""
+    warps = -(-threads // gpu.warp_size)         # warps of this GPU's width per block
+    limit, occ, limiter, source = resident_blocks(gpu, warps, threads, resources, dynamic_shared)
+    if note:
+        source += f"; PTX and {resources.get('registers', 0)} registers/thread {note}"
+    if max_blocks_per_sm is not None and max_blocks_per_sm < limit:
+        limit, limiter = max_blocks_per_sm, "max blocks per SM (given)"
+        occ = limit * warps / gpu.max_warps_per_core
+        source += f"; capped at {limit} blocks per SM as the launch asks"
+    blocks = max(1, min(limit, -(-n_blocks // gpu.cores)))   # never more resident than exist
+    return Residency(blocks, limit, occ, limiter, source)

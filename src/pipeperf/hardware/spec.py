@@ -18,6 +18,9 @@ override anything: the mappings ``classes``, ``memory``, ``launch``, ``atomics``
 ``measured`` and ``sources`` merge key by key (a class named in the file replaces the base's
 class of that name whole; ``key: null`` drops an inherited entry, and with it its citation),
 every other key replaces the base's value.
+
+Every file says which version of this format it is written in (``schema_version``,
+:mod:`pipeperf.hardware.schema`; docs/gpu-schema.md): a newer one is refused, an older one migrated.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware import schema
 from pipeperf.util.files import read_text
 from pipeperf.util.yamlio import Document, load_document
 
@@ -152,11 +156,16 @@ def load_gpu(name_or_path: str | Path) -> GPUSpec:
     text = str(name_or_path)
     p = Path(text)
     if p.suffix in (".yaml", ".yml", ".json") or p.exists():
-        return parse_gpu(load_document(p, cache=True))
+        return parse_gpu(_load(p))
     bundled = bundled_path(text)
     if bundled is not None:
-        return parse_gpu(load_document(bundled, cache=True))
+        return parse_gpu(_load(bundled))
     raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
+
+
+def _load(path: Path) -> Document:
+    """A GPU file, parsed, from the JSON cache when this pipeperf and schema version parsed it before."""
+    return load_document(path, cache=schema.cache_tag())
 
 
 def spec_yaml(name_or_path: str | Path) -> str:
@@ -172,7 +181,7 @@ def spec_yaml(name_or_path: str | Path) -> str:
         raise AssertionError("unreachable")
     doc = _resolve_base(load_document(path))
     parse_gpu(doc)                                       # only a valid spec is printed
-    data = {k: v for k, v in doc.data.items() if k != "base"}
+    data = {schema.KEY: schema.SCHEMA_VERSION, **{k: v for k, v in doc.data.items() if k not in ("base", schema.KEY)}}
     header = (f"# GPU spec {data.get('name', path.stem)}, written by 'pipeperf gpu show --yaml' from {path.name}"
               + (f" (merged with its base {doc.data['base']})" if "base" in doc.data else "") + ".\n"
               "# Load it with --gpu FILE.yaml, or start a file of your own with 'base: FILE.yaml' and override.\n")
@@ -199,7 +208,7 @@ def _aliases() -> dict[str, str]:
     return out
 
 
-_TOP_KEYS = {"name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
+_TOP_KEYS = {schema.KEY, "name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
              "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "peaks",
              "sustained_clock_ghz", "base"}
@@ -273,8 +282,24 @@ def _key_line(doc: Document, key: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else doc.line_of(doc.data)
 
 
+def _versioned(doc: Document) -> Document:
+    """``doc`` in the current schema version (:func:`pipeperf.hardware.schema.migrate`); errors name
+    the file and the line of its ``schema_version``."""
+    d = doc.data
+    if not isinstance(d, dict):
+        return doc
+    new = schema.migrate(d, lambda message: PipeperfError(message, file=doc.path, line=_key_line(doc, schema.KEY)))
+    if new is d:
+        return doc
+    origins: dict[int, tuple[Document, Any]] = {id(m): (doc, m) for m in _mappings(d)}
+    origins[id(new)] = (doc, d)
+    return _ChainDocument(new, doc.path, origins)
+
+
 def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
-    """``doc`` with its ``base`` chain merged in (or ``doc`` itself when it has none)."""
+    """``doc`` in the current schema version with its ``base`` chain merged in (or ``doc`` itself
+    when it has neither)."""
+    doc = _versioned(doc)
     d = doc.data
     if not isinstance(d, dict) or "base" not in d:
         return doc
@@ -298,7 +323,7 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
         raise PipeperfError(f"cycle of bases: {names}", file=doc.path, line=line)
     if "name" not in d:
         raise doc.error("a GPU spec with a 'base' must give its own 'name'", d)
-    base = _resolve_base(load_document(base_path, cache=True), chain)
+    base = _resolve_base(_load(base_path), chain)
     if not isinstance(base.data, dict):
         raise base.error("expected a mapping with name, cores, clock_ghz, issue_limit and classes")
     origins: dict[int, tuple[Document, Any]] = {}

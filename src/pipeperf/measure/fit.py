@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware.schema import SCHEMA_VERSION
 from pipeperf.measure.harness import PeakRow, SweepRow, Table, read_peaks_csv, read_sweep_csv
 
 #: issue-limit candidates tried against the instruction mix (warp instructions per cycle per SM)
@@ -319,6 +320,7 @@ def spec_yaml(cal: Calibration, command: str = "") -> str:
         f"# Raw data: {', '.join(cal.files.values())} ({stamp}).",
         f"# Measured by: {cmd}" if cmd else "# Measured by: unknown command",
         f"# Fitted by: {command}" if command else "# Fitted by: pipeperf.measure.fit",
+        f"schema_version: {SCHEMA_VERSION}",
         f"name: {cal.name}",
         f"full_name: {_q(m.get('gpu', cal.name))}",
         "vendor: nvidia",

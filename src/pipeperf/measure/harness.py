@@ -388,7 +388,9 @@ class Table:
 _TYPES = {f.name: f.type for f in fields(SweepRow)}
 
 
-def _read(path: str | Path, columns: tuple[str, ...], make) -> Table:
+def read_table(path: str | Path, columns: tuple[str, ...], make) -> Table:
+    """A measurement CSV (``# key: value`` meta lines, then a header of ``columns``), each row made
+    by ``make``; shared by the calibrate harness and the campaign's parser (``campaign/derive``)."""
     p = Path(path)
     text = read_text(p, "measurement")
     meta: dict[str, str] = {}
@@ -435,11 +437,11 @@ def _peak_row(d: dict[str, str]) -> PeakRow:
 
 def read_sweep_csv(path: str | Path) -> Table:
     """chains.csv, mix.csv or barrier.csv."""
-    return _read(path, SWEEP_COLUMNS, _sweep_row)
+    return read_table(path, SWEEP_COLUMNS, _sweep_row)
 
 
 def read_peaks_csv(path: str | Path) -> Table:
-    return _read(path, PEAK_COLUMNS, _peak_row)
+    return read_table(path, PEAK_COLUMNS, _peak_row)
 
 
 def write_sweep_csv(path: str | Path, meta: dict[str, str], rows: list[SweepRow]) -> None:
@@ -463,7 +465,7 @@ def simulate_raw(gpu, raw_dir: str | Path, n: int = 256, classes: list[str] | No
     like the harness) and the instruction mix over beta at full occupancy, from the simulator.
     ``pipeperf calibrate --simulate GPU`` fits these: a check of the method that needs no GPU.
     """
-    from pipeperf.idg.kernels import chain, instruction_mix
+    from pipeperf.idg.paper_kernels import chain, instruction_mix
     from pipeperf.simulate.simulator import PreparedKernel
 
     out = Path(raw_dir)

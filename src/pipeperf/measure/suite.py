@@ -10,6 +10,7 @@ measured order.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import functools
 import json
@@ -62,6 +63,7 @@ class Case:
     quote: str = ""
     reference: str = ""           # repository@commit:path (or paper, table)
     calibrates: tuple[str, ...] = ()   # GPU database fields this measurement is the source of
+    timed_launches: int | None = None  # launches of the kernel the benchmark ran for this number
 
 
 @dataclass
@@ -107,11 +109,50 @@ def _cases_of(doc: Document, root: Path) -> Iterable[Case]:
     reference = str(src.get("repository") or src.get("paper") or "")
     if src.get("commit"):
         reference += f"@{str(src['commit'])[:12]}"
+    timed = src.get("timed_launches")
+    if timed is not None and (isinstance(timed, bool) or not isinstance(timed, (int, str))):
+        raise doc.error("source.timed_launches must be an integer or an expression over the cases' integer args",
+                        src)
     for c in d["cases"]:
-        yield _case(doc, c, root, reference)
+        yield _case(doc, c, root, reference, timed)
 
 
-def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+        ast.FloorDiv: lambda a, b: a // b}
+
+
+def launches_of(expr: int | str, args: Sequence[str]) -> int:
+    """The launches a benchmark ran for one number: ``expr`` is an integer or an integer expression
+    (+ - * //, min, max) over the case's integer arguments (``size=4096`` -> size), as the benchmark's
+    timing loop computes it; e.g. gpu-small-kernels' ``2 + 3 * 2 * ((min(30000, max(2000, 1000000000 //
+    size)) + 1) // 2)``. Nothing else is evaluated."""
+    if isinstance(expr, int):
+        return expr
+    env = {}
+    for a in args:
+        name, eq, value = a.partition("=")
+        if eq and name.isidentifier() and value.lstrip("-").isdigit():
+            env[name] = int(value)
+
+    def ev(n: ast.AST) -> int:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in env:
+            return env[n.id]
+        if isinstance(n, ast.BinOp) and type(n.op) in _OPS:
+            return _OPS[type(n.op)](ev(n.left), ev(n.right))
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("min", "max")
+                and n.args and not n.keywords):
+            return (min if n.func.id == "min" else max)(ev(x) for x in n.args)
+        raise ValueError(f"'{ast.unparse(n)}' is not an integer, an integer argument of the case, + - * //, min or max")
+
+    try:
+        return ev(ast.parse(expr, mode="eval").body)
+    except (SyntaxError, ValueError) as e:
+        raise PipeperfError(f"timed_launches '{expr}': {e}") from None
+
+
+def _case(doc: Document, c: Any, root: Path, reference: str, timed: int | str | None = None) -> Case:
     if not isinstance(c, dict):
         raise doc.error("each case must be a mapping (id, family, kernel_file, kernel, gpu, launch, measured)", c)
     where = f"case '{c.get('id', '?')}'"
@@ -153,10 +194,14 @@ def _case(doc: Document, c: Any, root: Path, reference: str) -> Case:
                     tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
                     None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch,
                     bool(ln.get("warm_l2", False)))
+    try:
+        launches = None if timed is None else launches_of(timed, launch.args)
+    except PipeperfError as e:
+        raise doc.error(f"{where}: {e}", c) from None
     return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
                 c.get("order_group"), str(ms.get("quote", "")), reference,
-                tuple(str(x) for x in (c.get("calibrates") or ())))
+                tuple(str(x) for x in (c.get("calibrates") or ())), launches)
 
 
 @functools.lru_cache(maxsize=None)
@@ -216,20 +261,20 @@ def _predict_launch(item: tuple[Launch, list[str]]) -> dict[str, Any]:
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     try:
-        out.update(_analyse(launch := item[0], item[1]))
+        out.update(_analyze_launch(launch := item[0], item[1]))
     except PipeperfError as e:
         if len(item[1]) == 1:
             out[item[1][0]] = {"error": str(e)}
         for g in item[1] if len(item[1]) > 1 else ():
             try:
-                out.update(_analyse(launch, [g]))
+                out.update(_analyze_launch(launch, [g]))
             except PipeperfError as e1:
                 out[g] = {"error": str(e1)}
     out["_seconds"] = time.perf_counter() - t0
     return out
 
 
-def _analyse(launch: Launch, gpus: list[str]) -> dict[str, Any]:
+def _analyze_launch(launch: Launch, gpus: list[str]) -> dict[str, Any]:
     from pipeperf.analyze import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,

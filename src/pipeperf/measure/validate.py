@@ -70,9 +70,9 @@ def read_measurement(path: str | Path, gpu: GPUSpec, total_warps: float | None =
     if not warps:
         raise PipeperfError("no measurements after the header", file=p)
     w_arr = np.array(warps)
-    wpc = total_warps / (gpu.cores * np.array(seconds) * gpu.run_clock_ghz * 1e9)
+    warps_per_cycle = total_warps / (gpu.cores * np.array(seconds) * gpu.run_clock_ghz * 1e9)
     order = np.argsort(w_arr)
-    return MeasuredCurve(p.stem, str(p), w_arr[order], wpc[order], "ms_median")
+    return MeasuredCurve(p.stem, str(p), w_arr[order], warps_per_cycle[order], "ms_median")
 
 
 def validate(path: str | Path, kernel: KernelGraph, gpu: GPUSpec, models: Sequence[str] | None = None,
@@ -80,7 +80,7 @@ def validate(path: str | Path, kernel: KernelGraph, gpu: GPUSpec, models: Sequen
     """Score ``models`` (default: all) on one measured sweep."""
     meas = read_measurement(path, gpu, total_warps)
     ev = evaluate(kernel, gpu, meas.warps, models, scheduler, runs)
-    return Validation(meas, ev, accuracy(meas.name, ev, meas.wpc))
+    return Validation(meas, ev, accuracy(meas.name, ev, meas.warps_per_cycle))
 
 
 def plot_validation(v: Validation, path: str | Path) -> None:
@@ -93,14 +93,14 @@ def plot_validation(v: Validation, path: str | Path) -> None:
     from pipeperf.report.model_plots import STYLE
 
     fig, ax = plt.subplots(figsize=(7, 4.4), dpi=120)
-    top = 1.3 * float(np.max(v.measured.wpc))
+    top = 1.3 * float(np.max(v.measured.warps_per_cycle))
     for name, curve in v.evaluation.curves.items():
-        if curve.wpc is None:
+        if curve.warps_per_cycle is None:
             continue
         mape = v.accuracy.mape.get(name)
         label = f"{curve.label} (MAPE {mape:.1f}%)" if mape is not None else curve.label
-        ax.plot(v.evaluation.warps, np.minimum(curve.wpc, top * 1.5), label=label, **STYLE.get(name, {}))
-    ax.plot(v.measured.warps, v.measured.wpc, "ko", ms=5, label="measured", zorder=5)
+        ax.plot(v.evaluation.warps, np.minimum(curve.warps_per_cycle, top * 1.5), label=label, **STYLE.get(name, {}))
+    ax.plot(v.measured.warps, v.measured.warps_per_cycle, "ko", ms=5, label="measured", zorder=5)
     ax.set_ylim(0, top)
     ax.set_xlabel("occupancy (warps per core)")
     ax.set_ylabel("warps per cycle per core")

@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.models import gpumech, metrics, mwp_cwp, pipeline, roofline, transit, volkov, wfg
 from pipeperf.models.curve import ModelCurve, as_warps, jsonable
 from pipeperf.models.params import KernelParams, kernel_params
@@ -61,7 +61,7 @@ class Evaluation:
         return {
             "kernel": self.kernel, "gpu": self.gpu,
             "warps": [int(w) if float(w).is_integer() else float(w) for w in self.warps],
-            "models": {n: c.wpc_list() for n, c in self.curves.items()},
+            "models": {n: c.warps_per_cycle_list() for n, c in self.curves.items()},
             "details": {"params": jsonable(self.params.to_dict()),
                         **{n: c.details_dict() for n, c in self.curves.items()}},
         }
@@ -93,16 +93,16 @@ class Accuracy:
     reasons: dict[str, str]
 
 
-def accuracy(name: str, evaluation: Evaluation, measured_wpc: np.ndarray) -> Accuracy:
-    """Sec. 6.3's metrics of every curve in ``evaluation`` against ``measured_wpc``."""
+def accuracy(name: str, evaluation: Evaluation, measured_warps_per_cycle: np.ndarray) -> Accuracy:
+    """Sec. 6.3's metrics of every curve in ``evaluation`` against ``measured_warps_per_cycle``."""
     m: dict[str, float | None] = {}
     s: dict[str, float | None] = {}
     why: dict[str, str] = {}
     for model, curve in evaluation.curves.items():
-        if curve.wpc is None:
+        if curve.warps_per_cycle is None:
             m[model] = s[model] = None
             why[model] = curve.unsupported or "no prediction"
             continue
-        m[model] = metrics.mape(curve.wpc, measured_wpc)
-        s[model] = metrics.mape_shape(curve.wpc, measured_wpc, evaluation.warps)
+        m[model] = metrics.mape(curve.warps_per_cycle, measured_warps_per_cycle)
+        s[model] = metrics.mape_shape(curve.warps_per_cycle, measured_warps_per_cycle, evaluation.warps)
     return Accuracy(name, m, s, why)

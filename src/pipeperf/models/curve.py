@@ -22,16 +22,16 @@ class ModelCurve:
     name: str
     label: str
     warps: np.ndarray
-    wpc: np.ndarray | None
+    warps_per_cycle: np.ndarray | None
     details: dict[str, Any] = field(default_factory=dict)
     unsupported: str | None = None
 
     @property
     def cpr(self) -> np.ndarray | None:
-        return None if self.wpc is None else self.warps / self.wpc
+        return None if self.warps_per_cycle is None else self.warps / self.warps_per_cycle
 
-    def wpc_list(self) -> list[float | None] | None:
-        return None if self.wpc is None else [jsonable(v) for v in self.wpc]
+    def warps_per_cycle_list(self) -> list[float | None] | None:
+        return None if self.warps_per_cycle is None else [jsonable(v) for v in self.warps_per_cycle]
 
     def details_dict(self) -> dict[str, Any]:
         d = {k: jsonable(v) for k, v in self.details.items()}

@@ -25,7 +25,7 @@ class MeasuredCurve:
     name: str
     path: str
     warps: np.ndarray
-    wpc: np.ndarray
+    warps_per_cycle: np.ndarray
     source_column: str
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec, InstrClass
 from pipeperf.idg.graph import IDG
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 
 MEMORY_SUBSYSTEMS = frozenset({"mem", "lsu"})
 MEMORY_PREFIXES = ("ld_", "st_", "mem")

@@ -36,7 +36,7 @@ def auto_runs(n_instr: float) -> int:
     return int(min(MAX_RUNS, max(MIN_RUNS, 2 * np.ceil(2048 / max(n_instr, 1.0)))))
 
 
-def steady_state_wpc(prep: PreparedKernel, warps: int, runs: int, scheduler: str) -> tuple[float, float]:
+def steady_state_warps_per_cycle(prep: PreparedKernel, warps: int, runs: int, scheduler: str) -> tuple[float, float]:
     """(steady-state WPC, WPC of the whole ``runs``-round simulation) at ``warps`` resident warps."""
     half = max(1, runs // 2)
     p = prep.gpu.cores
@@ -57,7 +57,7 @@ def predict(kp: KernelParams, warps: np.ndarray, scheduler: str = "rr", runs: in
     from pipeperf.simulate import PreparedKernel
 
     prep = PreparedKernel(kp.kernel, kp.gpu)
-    steady, whole = zip(*(steady_state_wpc(prep, int(w), runs, scheduler) for w in warps))
+    steady, whole = zip(*(steady_state_warps_per_cycle(prep, int(w), runs, scheduler) for w in warps))
     details = {"scheduler": scheduler, "runs": runs, "group_size": 1,
                "WPC_whole_simulation": np.array(whole)}
     return ModelCurve(NAME, LABEL, warps, np.array(steady), details)

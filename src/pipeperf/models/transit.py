@@ -48,8 +48,8 @@ def predict(kp: KernelParams, warps: np.ndarray) -> ModelCurve:
         hi = np.where(above, k, hi)
         lo = np.where(above, lo, k)
     k = 0.5 * (lo + hi)
-    wpc = np.minimum(_wpc_mem(kp, k), _wpc_comp(kp, warps - k))
+    warps_per_cycle = np.minimum(_wpc_mem(kp, k), _wpc_comp(kp, warps - k))
     details = {"k_memory_warps": k, "x_compute_warps": warps - k,
                "k_eq11": warps / (1 + kp.ci * kp.Lam_comp / kp.Lam_mem),             # Eq. 11
                "Lambda_app_without_ilp": kp.alpha_mem * kp.Lam_mem + kp.alpha_comp * kp.Lam_comp}  # Eq. 13
-    return ModelCurve(NAME, LABEL, warps, wpc, details)
+    return ModelCurve(NAME, LABEL, warps, warps_per_cycle, details)

@@ -26,18 +26,18 @@ NAME, LABEL = "volkov", "Volkov"
 
 def roof(kp: KernelParams) -> tuple[float, str]:
     """WPC^roof including the issue limit, and what bounds it."""
-    wpc, bound = roofline.roof(kp)
+    warps_per_cycle, bound = roofline.roof(kp)
     if math.isfinite(kp.issue_limit) and kp.n_instr:
         wpc_il = kp.issue_limit / kp.n_instr
-        if wpc_il < wpc:
+        if wpc_il < warps_per_cycle:
             return wpc_il, "issue limit"
-    return wpc, bound
+    return warps_per_cycle, bound
 
 
 def predict(kp: KernelParams, warps: np.ndarray) -> ModelCurve:
     wpc_roof, bound = roof(kp)
-    wpc = np.minimum(wpc_roof, warps / kp.lambda_app)                        # Eq. 3
+    warps_per_cycle = np.minimum(wpc_roof, warps / kp.lambda_app)                        # Eq. 3
     ridge = kp.lambda_app * wpc_roof                  # occupancy where omega / Lambda_app meets the roof
     details = {"Lambda_app": kp.lambda_app, "WPC_roof": wpc_roof, "bound_by": bound,
                "ridge_occupancy": ridge, "roof_reached_at": math.ceil(ridge - 1e-9)}
-    return ModelCurve(NAME, LABEL, warps, wpc, details)
+    return ModelCurve(NAME, LABEL, warps, warps_per_cycle, details)

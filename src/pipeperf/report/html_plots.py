@@ -41,7 +41,7 @@ def roofline_svg(analysis: Any) -> str | None:
     marker, as ``pipeperf roofline`` draws it) and the throughput the Pipeline model's time implies
     (W_comp / predicted time, a star); None when no GPU has the quantitative roofline's counts."""
     from pipeperf.report.headline import format_seconds
-    from pipeperf.report.roofline_plots import _KERNEL_COLORS, _ordered, roofline_figure
+    from pipeperf.report.roofline_plots import KERNEL_COLORS, roofline_figure, unique_in_order
 
     pairs = [(p, p.quantitative["prediction"]) for p in analysis.predictions
              if p.quantitative and p.quantitative.get("prediction") is not None]
@@ -49,14 +49,14 @@ def roofline_svg(analysis: Any) -> str | None:
         return None
     fig = roofline_figure([q for _, q in pairs], title="Roofline: the kernel's predicted throughput")
     ax = fig.axes[0]
-    gpus = _ordered([q.gpu for _, q in pairs])      # roofline_figure's colour order
+    gpus = unique_in_order([q.gpu for _, q in pairs])      # roofline_figure's colour order
     x_hi = ax.get_xlim()[1]
     for p, q in pairs:
         if q.params.w_comp <= 0 or not p.seconds:
             continue
         x = q.params.o_krn if math.isfinite(q.params.o_krn) else x_hi
         y = q.params.w_comp / p.seconds / 1e9
-        color = _KERNEL_COLORS[gpus.index(q.gpu) % len(_KERNEL_COLORS)]
+        color = KERNEL_COLORS[gpus.index(q.gpu) % len(KERNEL_COLORS)]
         ax.plot([x], [y], marker="*", ms=15, color=color, markeredgecolor="black", ls="none", zorder=6,
                 label=f"{p.gpu}: Pipeline model ({format_seconds(p.seconds)})")
         lo, hi = ax.get_ylim()

@@ -39,7 +39,7 @@ STYLE = {
 
 def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> Path:
     """Write the Fig. 2 / Fig. 14 style chart of ``ev`` to ``path`` (PNG, PDF or SVG)."""
-    panels = [(t, [n for n in names if n in ev.curves and ev.curves[n].wpc is not None])
+    panels = [(t, [n for n in names if n in ev.curves and ev.curves[n].warps_per_cycle is not None])
               for t, names in (("models as published (Fig. 2)", FIG2),
                                ("corrected models and Pipeline simulator (Fig. 14)", FIG14))]
     panels = [(t, names) for t, names in panels if names]
@@ -50,10 +50,10 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
     for ax, (panel_title, names) in zip(axes[0], panels):
         for n in names:
             c = ev.curves[n]
-            ax.plot(ev.warps, c.wpc, label=c.label, **STYLE.get(n, {}))
-            if c.wpc.max() > top:
-                k = int((c.wpc <= top).sum()) - 1
-                ax.annotate(f"{c.label} \u2192 {c.wpc.max():.3g}", xy=(ev.warps[max(k, 0)], top),
+            ax.plot(ev.warps, c.warps_per_cycle, label=c.label, **STYLE.get(n, {}))
+            if c.warps_per_cycle.max() > top:
+                k = int((c.warps_per_cycle <= top).sum()) - 1
+                ax.annotate(f"{c.label} \u2192 {c.warps_per_cycle.max():.3g}", xy=(ev.warps[max(k, 0)], top),
                             xytext=(8, -14), textcoords="offset points", fontsize=8,
                             color=STYLE.get(n, {}).get("color", "black"))
         ax.set_title(panel_title, fontsize=10)
@@ -80,10 +80,10 @@ def _y_top(ev: Evaluation) -> float:
     roof = None
     for n in ("roofline", "volkov"):
         c = ev.curves.get(n)
-        if c is not None and c.wpc is not None and math.isfinite(c.wpc.max()):
-            roof = float(c.wpc.max())
+        if c is not None and c.warps_per_cycle is not None and math.isfinite(c.warps_per_cycle.max()):
+            roof = float(c.warps_per_cycle.max())
             break
-    finite = [float(c.wpc.max()) for c in ev.curves.values()
-              if c.wpc is not None and math.isfinite(c.wpc.max())]
+    finite = [float(c.warps_per_cycle.max()) for c in ev.curves.values()
+              if c.warps_per_cycle is not None and math.isfinite(c.warps_per_cycle.max())]
     highest = max(finite) if finite else 1.0
     return 1.6 * roof if roof and highest > 1.6 * roof else 1.08 * highest

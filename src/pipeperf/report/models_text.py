@@ -10,7 +10,7 @@ from typing import Sequence
 from pipeperf.models.compare import Accuracy, Evaluation
 
 
-def _fmt_wpc(v: float) -> str:
+def _fmt_warps_per_cycle(v: float) -> str:
     return f"{v:.4g}" if math.isfinite(v) else "inf"
 
 
@@ -20,7 +20,8 @@ def format_models_table(ev: Evaluation) -> str:
     columns = []
     for n in names:
         c = ev.curves[n]
-        cells = ["n/a"] * len(ev.warps) if c.wpc is None else [_fmt_wpc(float(v)) for v in c.wpc]
+        cells = ["n/a"] * len(ev.warps) if c.warps_per_cycle is None else \
+            [_fmt_warps_per_cycle(float(v)) for v in c.warps_per_cycle]
         width = max(len(n), *(len(x) for x in cells)) + 1
         columns.append((n.rjust(width), [x.rjust(width) for x in cells]))
     lines = [f"kernel {ev.kernel} on {ev.gpu}: warps per cycle per core",
@@ -43,7 +44,7 @@ def summary_lines(ev: Evaluation) -> list[str]:
                    f"reached at {d['roof_reached_at']} warps (ridge {d['ridge_occupancy']:.3g})")
     for name in ("mwp_cwp", "mwp_cwp_corr"):
         c = ev.curves.get(name)
-        if c is not None and c.wpc is not None:
+        if c is not None and c.warps_per_cycle is not None:
             out.append(f"{c.label}: MWP = {c.details['MWP']:.4g}, CWP = {c.details['CWP']:.4g}")
             break
     for c in ev.curves.values():

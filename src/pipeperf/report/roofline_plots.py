@@ -25,13 +25,14 @@ from matplotlib.lines import Line2D  # noqa: E402
 from pipeperf.models.quantitative import QuantitativePrediction  # noqa: E402
 from pipeperf.report.names import short_name  # noqa: E402
 
-_KERNEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-                  "#17becf", "#bcbd22", "#7f7f7f"]
+KERNEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+                 "#17becf", "#bcbd22", "#7f7f7f"]
 _GPU_MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*", "h", "<"]
 _UNIT = {"fp32": "GFLOP/s", "fp64": "GFLOP/s", "int": "GIOP/s"}
 
 
-def _ordered(items: Sequence[str]) -> list[str]:
+def unique_in_order(items: Sequence[str]) -> list[str]:
+    """``items`` without repeats, in first-seen order (the order colours and markers are given in)."""
     out: list[str] = []
     for item in items:
         if item not in out:
@@ -40,8 +41,8 @@ def _ordered(items: Sequence[str]) -> list[str]:
 
 
 def _type_label(preds: Sequence[QuantitativePrediction]) -> str:
-    types = _ordered([p.params.k_type for p in preds])
-    units = _ordered([_UNIT[t] for t in types])
+    types = unique_in_order([p.params.k_type for p in preds])
+    units = unique_in_order([_UNIT[t] for t in types])
     return f"{' / '.join(units)} ({', '.join(types)} operations)"
 
 
@@ -60,8 +61,8 @@ def roofline_figure(preds: Sequence[QuantitativePrediction], title: str | None =
     the HTML report adds the Pipeline model's point to its axes)."""
     if not preds:
         raise ValueError("nothing to plot")
-    gpus = _ordered([p.gpu for p in preds])
-    kernels = _ordered([p.kernel for p in preds])
+    gpus = unique_in_order([p.gpu for p in preds])
+    kernels = unique_in_order([p.kernel for p in preds])
     finite = [p.params.o_krn for p in preds if math.isfinite(p.params.o_krn) and p.params.o_krn > 0]
     ridges = [p.t_op / p.b_mem for p in preds] + [p.o_dev for p in preds if p.o_dev > 0]
     x_lo = 10 ** math.floor(math.log10(min(finite + ridges)) - 0.5)
@@ -70,7 +71,7 @@ def roofline_figure(preds: Sequence[QuantitativePrediction], title: str | None =
     y_lo = 10 ** math.floor(math.log10(min(min(p.t_predicted for p in preds if p.t_predicted > 0),
                                            x_lo * min(p.b_mem for p in preds))))
     fig, ax = plt.subplots(figsize=(8.5, 6.0), dpi=120)
-    gpu_color = {g: _KERNEL_COLORS[i % len(_KERNEL_COLORS)] for i, g in enumerate(gpus)}
+    gpu_color = {g: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, g in enumerate(gpus)}
     kernel_marker = {k: _GPU_MARKERS[i % len(_GPU_MARKERS)] for i, k in enumerate(kernels)}
     drawn_roofs: set[tuple[str, float]] = set()
     for p in preds:
@@ -117,13 +118,13 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
     """Quadrant-split chart of several GPUs and kernels; returns the written path."""
     if not preds:
         raise ValueError("nothing to plot")
-    gpus = _ordered([p.gpu for p in preds])
-    kernels = _ordered([p.kernel for p in preds])
-    types = _ordered([p.params.k_type for p in preds])
+    gpus = unique_in_order([p.gpu for p in preds])
+    kernels = unique_in_order([p.kernel for p in preds])
+    types = unique_in_order([p.params.k_type for p in preds])
     x_hi = 1.18 * max(p.b_mem for p in preds)
     y_hi = 1.15 * max(p.t_op for p in preds)
     fig, ax = plt.subplots(figsize=(8.5, 6.5), dpi=120)
-    kernel_color = {k: _KERNEL_COLORS[i % len(_KERNEL_COLORS)] for i, k in enumerate(kernels)}
+    kernel_color = {k: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, k in enumerate(kernels)}
     gpu_marker = {g: _GPU_MARKERS[i % len(_GPU_MARKERS)] for i, g in enumerate(gpus)}
     # Kernels: half-lines from the origin, slope O_krn, clipped to the axes box.
     for k in kernels:
@@ -199,7 +200,7 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
 def _gpu_label(gpu: str, preds: Sequence[QuantitativePrediction]) -> str:
     mine = [p for p in preds if p.gpu == gpu]
     peaks = ", ".join(f"{t} {next(p.t_op for p in mine if p.params.k_type == t):,.0f}"
-                      for t in _ordered([p.params.k_type for p in mine]))
+                      for t in unique_in_order([p.params.k_type for p in mine]))
     return f"{gpu}: {peaks} G/s, {mine[0].b_mem:,.0f} GB/s"
 
 

@@ -21,13 +21,13 @@ MAX_GANTT_RECORDS = 20_000
 def plot_occupancy(results: Sequence[SimResult], path: str | Path, title: str | None = None) -> None:
     """Warps per cycle (per core) against occupancy, with the busiest subsystem's roof."""
     warps = [r.warps for r in results]
-    wpc = [r.warps_per_cycle for r in results]
+    warps_per_cycle = [r.warps_per_cycle for r in results]
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=120)
-    ax.plot(warps, wpc, "o-", ms=3, label=f"pipeline simulator ({results[0].scheduler.upper()})")
+    ax.plot(warps, warps_per_cycle, "o-", ms=3, label=f"pipeline simulator ({results[0].scheduler.upper()})")
     ax.set_xlabel("occupancy (concurrent warps per core)")
     ax.set_ylabel("warps per cycle (per core)")
     ax.set_xlim(0, max(warps) + 1)
-    ax.set_ylim(0, max(wpc) * 1.15)
+    ax.set_ylim(0, max(warps_per_cycle) * 1.15)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     ax.set_title(title or f"{results[0].kernel} on {results[0].gpu}")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
-from pipeperf.idg.kernel import KernelGraph
+from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import engine
 
 if TYPE_CHECKING:
@@ -362,18 +362,20 @@ def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_
                                            check_limits)
 
 
-def occupancy_sweep(kernel: KernelGraph, gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
-                    group_size: int = 1, runs: int = 1) -> list[SimResult]:
+def occupancy_sweep(kernel: "KernelGraph | PreparedKernel", gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
+                    group_size: int = 1, runs: int = 1, groups: int | None = None) -> list[SimResult]:
     """Simulate at each occupancy (in warps) with groups of ``group_size`` warps.
 
-    Each point runs ``runs`` rounds of groups per slot, so warps_per_cycle compares
-    directly with the analytical models' WPC at that occupancy.
+    Each point runs ``runs`` rounds of groups per slot (``groups``: that many groups in all
+    instead), so warps_per_cycle compares directly with the analytical models' WPC at that
+    occupancy. ``kernel`` may be prepared already (:class:`PreparedKernel` on ``gpu``).
     """
-    prep = PreparedKernel(kernel, gpu)
+    prep = kernel if isinstance(kernel, PreparedKernel) else PreparedKernel(kernel, gpu)
     out = []
     for w in warps:
         if w % group_size:
             raise PipeperfError(f"occupancy {w} is not a multiple of the group size {group_size}")
         m = w // group_size
-        out.append(prep.run(group_size, m, m * gpu.cores * runs, scheduler, check_limits=False))
+        out.append(prep.run(group_size, m, groups if groups else m * gpu.cores * runs, scheduler,
+                            check_limits=False))
     return out

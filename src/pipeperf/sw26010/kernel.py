@@ -19,7 +19,7 @@ from typing import Any
 from pipeperf.errors import PipeperfError
 from pipeperf.sw26010.processor import ProcessorSpec, resolve_processor
 from pipeperf.sw26010.transactions import Geometry
-from pipeperf.sw26010.yamlio import Fields, Item, check_number, load_yaml
+from pipeperf.util.yamlio import Fields, Item, check_number, load_lines
 
 DIRECTIONS = ("in", "out", "inout")
 INSTRUCTION_TYPES = ("floating", "fixed", "spm", "div_sqrt")
@@ -121,7 +121,7 @@ _TOP_KEYS = ["kernel", "description", "active_cpes", "double_buffer", "loops", "
 
 def load_kernel(path: str | Path, processor_file: str | Path | None = None) -> KernelSpec:
     """Read and validate a kernel description YAML file."""
-    return parse_kernel(load_yaml(path), path, processor_file)
+    return parse_kernel(load_lines(path, "spec", strict=True), path, processor_file)
 
 
 def parse_kernel(data: Any, file: str | Path, processor_file: str | Path | None = None) -> KernelSpec:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pipeperf.errors import PipeperfError
-from pipeperf.sw26010.yamlio import Fields, check_number, load_yaml
+from pipeperf.util.yamlio import Fields, check_number, load_lines
 
 BUNDLED = Path(__file__).with_name("sw26010_cg.yaml")
 
@@ -81,7 +81,7 @@ def load_processor(path: str | Path | None = None) -> ProcessorSpec:
     Each parameter is either a plain number or ``{value: N, source: "..."}``.
     """
     path = Path(path) if path is not None else BUNDLED
-    top = Fields(load_yaml(path), "", path)
+    top = Fields(load_lines(path, "spec", strict=True), "", path)
     top.check_keys(["name", "parameters", "source"])
     params = top.mapping("parameters", required=True)
     assert params is not None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeperf.sw26010.processor import ProcessorSpec, resolve_processor
-from pipeperf.sw26010.yamlio import Fields, check_number, load_yaml
+from pipeperf.util.yamlio import Fields, check_number, load_lines
 
 ARRAY_DIRECTIONS = ("in", "out", "inout", "gload")
 
@@ -83,7 +83,7 @@ class TuningSpace:
 
 
 def load_space(path: str | Path, processor_file: str | Path | None = None) -> TuningSpace:
-    return parse_space(load_yaml(path), path, processor_file)
+    return parse_space(load_lines(path, "spec", strict=True), path, processor_file)
 
 
 def parse_space(data: Any, file: str | Path, processor_file: str | Path | None = None) -> TuningSpace:

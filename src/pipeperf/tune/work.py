@@ -180,7 +180,7 @@ def analyze_job(job: Job, compiled: Compiled) -> list[Outcome]:
 def _refused(spec, built: tuple[str, dict] | None, kernel: str | None, job: Job) -> str:
     """Why the occupancy rules refuse the block on ``spec`` (too many registers or too much
     shared memory for one block), before any emulation; '' when they do not or cannot say."""
-    from pipeperf.analyze import resident_blocks
+    from pipeperf.hardware.occupancy import resident_blocks
 
     if built is None:
         return ""

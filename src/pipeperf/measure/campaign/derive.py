@@ -37,7 +37,7 @@ class Result:
 def read_points(path: Path) -> tuple[dict[str, str], list[Point]]:
     """The ``# key: value`` header and the rows of a launcher CSV (the harness's reader, so one
     parser reads every measurement file); bad input names file and line."""
-    from pipeperf.measure.harness import _read
+    from pipeperf.measure.harness import read_table
 
     def point(d: dict[str, str]) -> Point:
         pt = Point(int(d["blocks_per_sm"]), int(d["warps_per_sm"]), float(d["ms_median"]))
@@ -45,7 +45,7 @@ def read_points(path: Path) -> tuple[dict[str, str], list[Point]]:
             raise ValueError("ms_median must be positive")
         return pt
 
-    table = _read(path, COLUMNS, point)
+    table = read_table(path, COLUMNS, point)
     if not table.rows:
         raise PipeperfError("no measurements after the header", file=path)
     return table.meta, table.rows

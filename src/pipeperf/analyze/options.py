@@ -1,0 +1,79 @@
+"""The options of one ``analyze`` run, with their defaults in one place.
+
+``pipeperf analyze`` builds them from its arguments (:func:`pipeperf.cli.analyze.options_from_args`),
+the notebook API and the Python callers from keywords (:meth:`AnalyzeOptions.from_kwargs`); the
+command's ``--help`` shows these defaults, so the two never drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from pipeperf.errors import PipeperfError
+
+#: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
+FAST_FORWARD_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    """How to analyze a launch (what to analyze: the file, grid, block, arguments and GPUs, is apart).
+
+    ``trace_warps`` warps of the launch are traced (the sample the warp classes, their weights
+    and mapper g's statistics come from); traces longer than ``max_nodes`` instructions are cut.
+    ``memory=False`` skips mapper g (every memory instruction keeps its database class).
+    ``fast_forward=R`` extrapolates long launches of identical blocks from R and 2R rounds of
+    resident blocks (:meth:`PreparedKernel.run`); None simulates every block. ``what_if`` also
+    simulates the launch with its bank conflicts removed and its global accesses coalesced,
+    where it has any (mapper g's what-ifs), to say what fixing them would gain, and re-simulates
+    the other changes :mod:`pipeperf.analyze.advice` weighs (block size, registers, tail, chains).
+    ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
+    program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc.
+    ``warm_l2``: the launch follows one over the same buffers (back-to-back launches), so data
+    that fits in L2 is there from the start; by default L2 starts cold.
+    ``exact`` turns every shortcut off, slow as it may be: every loop iteration emulated and
+    simulated (no periodic-loop skipping), whole traces (no cap, no ``max_nodes``), every block
+    simulated (no ``fast_forward``); the reference the shortcuts are tested against.
+    ``skip_loops=False`` turns only the periodic-loop skipping off. ``models=False`` evaluates the
+    Pipeline model only, not the analytical ones (a third of a small launch's time; ``pipeperf
+    tune`` ranks by the Pipeline time)."""
+
+    kernel: str | None = None
+    mode: str = "hybrid"
+    trace_warps: int = 256
+    max_nodes: int | None = 200_000
+    shared: int = 0                     # dynamic shared memory per block, bytes
+    arch: str | None = None
+    sweep: bool = False
+    scheduler: str = "rr"
+    memory: bool = True
+    all_ctas: bool = False
+    fast_forward: int | None = FAST_FORWARD_ROUNDS
+    what_if: bool = True
+    max_blocks_per_sm: int | None = None
+    nvcc_flags: tuple[str, ...] = ()
+    warm_l2: bool = False
+    exact: bool = False
+    skip_loops: bool = True
+    models: bool = True                 # the analytical models besides the Pipeline model
+
+    @classmethod
+    def from_kwargs(cls, base: "AnalyzeOptions | None" = None, **kwargs: Any) -> "AnalyzeOptions":
+        """``base`` (default: the defaults) with ``kwargs`` replaced; an unknown name is a one-line error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise PipeperfError(f"analyze: unknown option {unknown[0]!r} (expected one of {', '.join(sorted(known))})")
+        if "nvcc_flags" in kwargs:
+            kwargs["nvcc_flags"] = tuple(kwargs["nvcc_flags"] or ())
+        return replace(base or cls(), **kwargs)
+
+    def resolved(self, trace_cap: int | None) -> "AnalyzeOptions":
+        """The options as run: ``exact`` drops ``max_nodes`` and ``fast_forward``; else the IDG cut is
+        at most the emulator's trace cap."""
+        if self.exact:
+            return replace(self, max_nodes=None, fast_forward=None)
+        if self.max_nodes is not None and trace_cap is not None:
+            return replace(self, max_nodes=min(int(self.max_nodes), trace_cap))
+        return self

@@ -1,0 +1,109 @@
+"""What ``analyze`` returns: one :class:`GPUPrediction` per GPU inside the launch's :class:`Analysis`.
+
+Plain records, so the reports (:mod:`pipeperf.report`), the notebook API and the JSON read them
+without importing the emulator or the simulator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Bound:
+    """What limits the simulated run: per-subsystem busy fraction, share of the issue slots used,
+    share of cycles in which no warp issued."""
+
+    by: str
+    subsystem_busy: dict[str, float]
+    issue_share: float | None
+    idle_share: float
+
+    def to_dict(self) -> dict:
+        return {"by": self.by, "subsystem_busy": self.subsystem_busy, "issue_share": self.issue_share,
+                "idle_share": self.idle_share}
+
+
+@dataclass
+class GPUPrediction:
+    """One kernel on one GPU: occupancy, every model's predicted time, what bounds it."""
+
+    gpu: str
+    kernel: str
+    cycles: float                # the Pipeline simulation
+    seconds: float
+    blocks_per_sm: int           # M simulated: the occupancy limit, or fewer when the grid is small
+    block_limit: int             # resident blocks per SM the occupancy rules allow
+    warps_per_block: int
+    occupancy: float
+    limited_by: str
+    occupancy_source: str
+    bound: Bound
+    predictions: dict[str, dict[str, float | None]]
+    profile: dict[str, Any]
+    warp_classes: list[dict]
+    memory: list[dict]
+    notes: list[str] = field(default_factory=list)
+    sweep: dict[str, Any] | None = None
+    what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
+    launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
+    quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
+    source_lines: list = field(default_factory=list)      # stalls.LineTime per source line, largest first
+    time_not_on_lines: list[dict] = field(default_factory=list)   # idle slot time (stalls.line_times)
+    advice: list = field(default_factory=list)            # advice.Advice, largest gain first
+    sim: Any = field(default=None, repr=False)            # advice.SimContext: what re-simulations need
+
+    @property
+    def bound_by(self) -> str:
+        return self.bound.by
+
+    @property
+    def subsystem_busy(self) -> dict[str, float]:
+        return self.bound.subsystem_busy
+
+    def to_dict(self) -> dict:
+        d = {"name": self.kernel, "gpu": self.gpu,
+             "occupancy": {"warps_per_sm": self.blocks_per_sm * self.warps_per_block,
+                           "groups_per_sm": self.blocks_per_sm, "limited_by": self.limited_by,
+                           "block_limit": self.block_limit, "fraction": round(self.occupancy, 4),
+                           "source": self.occupancy_source},
+             "predictions": self.predictions, "launch_overhead_seconds": self.launch_overhead_seconds,
+             "bound": self.bound.to_dict(), "profile": self.profile,
+             "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
+        if self.sweep is not None:
+            d["sweep"] = self.sweep
+        if self.what_if:
+            d["what_if"] = self.what_if
+        if self.quantitative:
+            d["quantitative_roofline"] = {k: v.to_dict() for k, v in self.quantitative.items()}
+        if self.source_lines:
+            d["source_lines"] = [t.to_dict() for t in self.source_lines]
+            d["time_not_on_lines"] = self.time_not_on_lines
+        d["advice"] = [a.to_dict() for a in self.advice]
+        return d
+
+
+@dataclass
+class Analysis:
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    resources: dict[str, int]
+    warps_traced: int
+    warps_total: int
+    truncated_warps: int
+    predictions: list[GPUPrediction] = field(default_factory=list)
+    seconds_analysis: float = 0.0
+    ctas_emulated: int = 0
+    ctas_total: int = 0
+    sampling: str = ""              # why only a CTA sample was (or could not be) emulated
+
+    def to_dict(self) -> dict:
+        """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
+        return {"kernels": [p.to_dict() for p in self.predictions],
+                "launch": {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
+                           "resources": self.resources, "warps_traced": self.warps_traced,
+                           "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
+                           "ctas_emulated": self.ctas_emulated, "ctas_total": self.ctas_total,
+                           "sampling": self.sampling,
+                           "analysis_seconds": round(self.seconds_analysis, 3)}}
