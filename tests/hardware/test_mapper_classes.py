@@ -33,7 +33,7 @@ def corpus() -> tuple:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spec(gpu: str):
     return load_gpu(gpu)
 

@@ -8,7 +8,6 @@ from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import (
     PARAMETERS,
     builtin_names,
-    builtin_peaks,
     load_peaks,
     peaks_to_yaml,
     read_peaks_file,

@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "kernels"))
 
-from host_check import HOST_UNSUPPORTED, have_compiler, run_on_host  # noqa: E402
-from kernel_corpus import load_manifest  # noqa: E402
+from host_check import HOST_UNSUPPORTED, have_compiler, run_on_host
+from kernel_corpus import load_manifest
 
 pytestmark = pytest.mark.skipif(not have_compiler(), reason="needs g++ and the CUDA headers")
 

@@ -16,7 +16,8 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
 from pipeperf.analyze.results import Analysis, GPUPrediction

@@ -14,7 +14,7 @@ memory (index arrays, pointer chasing) are taken to depend on everything: no sha
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

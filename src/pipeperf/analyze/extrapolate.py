@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace as dc_replace
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,12 @@ def busy_cycles(r) -> dict[str, float]:
     return {s: share * r.cycles for s, share in r.subsystem_busy.items()}
 
 
-def shorter_run(kind: str, info, r) -> "Shorter":
+def shorter_run(kind: str, info, r) -> Shorter:
     """A shorter IDG set's run, as the extrapolation reads it."""
     return Shorter(kind, info, r.cycles, busy=busy_cycles(r), issued=r.instructions_on_core)
 
 
-def extend(r, info, shorter: Sequence["Shorter"], skipped: int, issue_limit: float):
+def extend(r, info, shorter: Sequence[Shorter], skipped: int, issue_limit: float):
     """The run of whole traces from the kept IDGs' run ``r`` and the shorter runs: the slopes
     (:func:`extrapolation_slopes`) floored by the busiest resource (:func:`resource_floor`);
     (the extrapolated run, its factor over ``r``)."""

@@ -9,7 +9,7 @@ bytes per lane from the PTX instruction (element type x vector width).
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 

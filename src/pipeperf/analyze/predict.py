@@ -26,7 +26,7 @@ from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
     from pipeperf.analyze.options import AnalyzeOptions
-    from pipeperf.analyze.results import GPUPrediction  # noqa: F401 (annotations)
+    from pipeperf.analyze.results import GPUPrediction
 
 PIPELINE = "pipeline"
 

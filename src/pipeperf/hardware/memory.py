@@ -35,7 +35,7 @@ timings) hits are charged as DRAM and the result says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -69,20 +69,20 @@ class Accesses:
         return None if self.kind is None else self.kind == KINDS.index("load")
 
     @classmethod
-    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, kind=None) -> "Accesses":
+    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, kind=None) -> Accesses:
         """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
         addresses concatenated request after request; ``kind`` (KINDS index) tells loads (which
         L1 caches) from stores and atomics (which bypass it; atomics serialise per address)."""
         lanes = np.asarray(lanes, np.int64)
         if len(lanes) and lanes.min() < 1:
             raise ValueError("every request needs at least one lane address")
-        col = lambda v: np.asarray(v, np.int64)  # noqa: E731
+        col = lambda v: np.asarray(v, np.int64)
         return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
                    np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64),
                    None if kind is None else np.asarray(kind, np.int8))
 
     @classmethod
-    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
+    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> Accesses:
         """``requests`` = (pc, warp, step, space, nbytes, lane addresses) per warp request."""
         cols = list(zip(*requests)) if requests else [()] * 6
         addrs = [np.asarray(r[5], np.uint64) for r in requests]
@@ -370,7 +370,7 @@ def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None)
         if st.space != "global" or not warps_per_cta:
             continue
         cta = np.repeat(acc.warp[rq] // warps_per_cta, lanes[rq])
-        st.ctas_sampled = int(len(np.unique(cta)))
+        st.ctas_sampled = len(np.unique(cta))
         u, inv, count = np.unique(addr, return_inverse=True, return_counts=True)
         ctas_on = np.zeros(len(u), np.int64)
         pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)

@@ -28,7 +28,8 @@ import math
 from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import yaml
 

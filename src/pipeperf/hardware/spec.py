@@ -98,7 +98,7 @@ class GPUSpec:
                 f"instruction class '{name}' is not defined for GPU '{self.name}' "
                 f"(it has: {', '.join(sorted(self.classes))})", file=self.path or None) from None
 
-    def with_classes(self, **overrides: InstrClass) -> "GPUSpec":
+    def with_classes(self, **overrides: InstrClass) -> GPUSpec:
         """A copy with some classes replaced (what-if analyses, mapper g results)."""
         classes = dict(self.classes)
         classes.update(overrides)
@@ -127,7 +127,7 @@ class GPUSpec:
                     out[f"{section}.{k}"] = v
         return out
 
-    def with_issue_limit(self, issue_limit: float) -> "GPUSpec":
+    def with_issue_limit(self, issue_limit: float) -> GPUSpec:
         return replace(self, issue_limit=issue_limit)
 
     def to_dict(self) -> dict[str, Any]:

@@ -9,7 +9,7 @@ than three digits is the decimal one); :func:`parse_number` then reads each valu
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from pipeperf.errors import PipeperfError
 

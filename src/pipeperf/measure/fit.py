@@ -57,7 +57,7 @@ class ClassFit:
     bench: str = ""
     saturated: bool = True    # t / (N W) had levelled off before the highest occupancy
 
-    def rounded(self, il: float) -> "ClassFit":
+    def rounded(self, il: float) -> ClassFit:
         self.lam = round_to_issue_limit(self.lam_raw, il, positive=True)
         self.Lam = round_to_issue_limit(self.Lam_raw, il)
         return self

@@ -61,7 +61,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version  # noqa: F401
+from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version
 from pipeperf.util import cache
 from pipeperf.util.files import read_text
 from pipeperf.measure import microbench

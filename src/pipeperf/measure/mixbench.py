@@ -75,7 +75,7 @@ def parse_mixbench(text: str, file: str = "<mixbench>") -> MixbenchResult:
             raise PipeperfError(f"mixbench header: group {label!r} columns are {names}, expected "
                                 "../byte, ex.time, GFLOPS|GIOPS, GB/sec", file=file, line=start + 2)
         groups.append(key)
-    best = {k: 0.0 for k in groups}
+    best = dict.fromkeys(groups, 0.0)
     b_mem, b_where, rows = 0.0, "", 0
     for number in range(start + 2, len(lines)):
         line = lines[number].strip()

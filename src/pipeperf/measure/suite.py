@@ -19,7 +19,8 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.yamlio import Document, load_document
@@ -204,7 +205,7 @@ def _case(doc: Document, c: Any, root: Path, reference: str, timed: int | str | 
                 tuple(str(x) for x in (c.get("calibrates") or ())), launches)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gpu_target(gpu: str) -> str | None:
     """The nvcc target of a case on ``gpu`` that names none: the GPU's own compute capability or
     the nearest one nvcc builds for (None for an unknown GPU: the case then fails with analyze's error)."""

@@ -25,7 +25,7 @@ import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pipeperf.measure.suite import Case
 

@@ -6,7 +6,7 @@ analytical-models-and-pipeline-model.txt), and their accuracy against a measured
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -45,7 +45,8 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
+from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import GpuPeaks

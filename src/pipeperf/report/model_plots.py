@@ -14,10 +14,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from pipeperf.errors import PipeperfError  # noqa: E402
-from pipeperf.models.compare import Evaluation  # noqa: E402
+from pipeperf.errors import PipeperfError
+from pipeperf.models.compare import Evaluation
 
 FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
 FIG14 = ("roofline", "volkov", "mwp_cwp_corr", "wfg_corr", "gpumech_rr_corr", "gpumech_gto", "pipeline")

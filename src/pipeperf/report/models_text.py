@@ -5,7 +5,7 @@ analytical-models-and-pipeline-model.txt)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.models.compare import Accuracy, Evaluation
 

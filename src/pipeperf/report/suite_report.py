@@ -4,7 +4,7 @@ verdicts, and the predicted-vs-measured scatter plot (log-log, one colour per GP
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.measure.suite import CaseResult, SuiteSummary
 

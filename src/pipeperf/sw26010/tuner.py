@@ -15,7 +15,8 @@ import sys
 import time
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 from tqdm import tqdm

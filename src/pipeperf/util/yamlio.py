@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.files import read_text
@@ -267,14 +268,14 @@ class Fields:
     def error_for(self, key: str):
         return lambda message: self.error(key, message)
 
-    def mapping(self, key: str, *, required: bool = False) -> "Fields | None":
+    def mapping(self, key: str, *, required: bool = False) -> Fields | None:
         if key not in self.data:
             if required:
                 self.require(key)
             return None
         return Fields(self.data[key], self.field(key), self.file, self.key_line(key))
 
-    def items(self, key: str, *, required: bool = False, nonempty: bool = False) -> list["Item"]:
+    def items(self, key: str, *, required: bool = False, nonempty: bool = False) -> list[Item]:
         """The entries of a list field, each with its own path and line."""
         if key not in self.data:
             if required:

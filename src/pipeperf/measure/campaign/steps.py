@@ -15,7 +15,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from pipeperf.errors import PipeperfError
 from pipeperf.measure.campaign import derive
@@ -229,7 +229,7 @@ def run_steps(c: Campaign, steps: tuple[Step, ...], only: list[str] | None = Non
     """Run the steps in order (or only those named), within the budget; record each in the manifest."""
     m = c.manifest
     m.commands.append(command)
-    m.date = m.date or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    m.date = m.date or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     out = Outcome()
     for step in steps:
         if only and step.name not in only:
