@@ -55,7 +55,7 @@ def test_old_short_names_are_database_aliases():
 
 
 def test_unknown_gpu_lists_known_ones():
-    with pytest.raises(PipeperfError, match="unknown GPU 'gtx9999'.*gtx480"):
+    with pytest.raises(PipeperfError, match=r"unknown GPU 'gtx9999'.*gtx480"):
         load_peaks("gtx9999")
 
 

@@ -281,7 +281,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             alt = map_memory(ideal, base, spec, labels,
                              dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)),
                              scale, min(spec.cores, n_blocks))
-            classes = {pc: c for pc, c in alt.classes.items()}
+            classes = dict(alt.classes.items())
             if what == "atomics combined per warp":
                 classes.update((pc, warp_combined(c, spec)) for pc, c in classes.items()
                                if ideal[pc] is not mm.stats[pc])

@@ -133,7 +133,7 @@ def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
         try:
             number = float(raw)
         except (TypeError, ValueError):
-            raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file)
+            raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file) from None
         if not math.isfinite(number) or number <= 0:
             raise PipeperfError(f"GPU {name!r}: {key} must be positive and finite, got {raw!r}",
                                 file=file)
@@ -153,11 +153,11 @@ def read_peaks_file(path: str | Path) -> dict[str, GpuPeaks]:
     try:
         data = yaml.safe_load(file.read_text())
     except OSError as exc:
-        raise PipeperfError(f"cannot read GPU peaks file: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read GPU peaks file: {exc.strerror}", file=file) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line)
+        raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line) from exc
     if not isinstance(data, dict) or not isinstance(data.get("gpus"), dict) or not data["gpus"]:
         raise PipeperfError("a GPU peaks file needs a non-empty top-level 'gpus:' mapping",
                             file=file)

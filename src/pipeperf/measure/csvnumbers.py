@@ -98,6 +98,6 @@ def csv_records(text: str, file: str | None = None) -> list[tuple[int, list[str]
         try:
             fields = next(csv.reader([line], strict=True))
         except csv.Error as exc:
-            raise PipeperfError(f"malformed CSV line: {exc}", file=file, line=number)
+            raise PipeperfError(f"malformed CSV line: {exc}", file=file, line=number) from exc
         out.append((number, fields))
     return out

@@ -232,7 +232,7 @@ def compile_cubins(build_dir: str | Path, archs: list[str], benches: list[microb
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         cubins = list(pool.map(one, work))
     result: dict[str, list[Path]] = {a: [] for a in archs}
-    for (src, arch), cubin in zip(work, cubins):
+    for (_src, arch), cubin in zip(work, cubins):
         result[arch].append(cubin)
     return result
 

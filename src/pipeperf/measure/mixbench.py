@@ -219,7 +219,7 @@ def read_benchmark_file(path: str | Path, name: str | None = None, t_add: float 
     try:
         text = file.read_text(errors="replace")
     except OSError as exc:
-        raise PipeperfError(f"cannot read benchmark output: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read benchmark output: {exc.strerror}", file=file) from exc
     first = next((l for l in text.splitlines() if l.strip()), "")
     if "GFLOPS - SP" in first:
         peaks = parse_gpuroofperf_csv(text, str(file))
