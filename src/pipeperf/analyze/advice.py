@@ -356,7 +356,7 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
 
     after = _simulate(ctx, ctx.warps_per_block, pred.blocks_per_sm, ctx.n_blocks, split)
     ins = ctx.func.instructions
-    lines = {}
+    lines: dict[str, None] = {}              # ordered set
     for pc in pcs:
         loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
         lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None

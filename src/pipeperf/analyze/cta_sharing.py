@@ -109,7 +109,7 @@ class _CtaEvaluator:
     def __init__(self, func: Function, defuse: DefUse, ctas: np.ndarray, grid: tuple[int, int, int],
                  block: tuple[int, int, int], params: dict[str, int | float]):
         self.func, self.du, self.params = func, defuse, params
-        self.special = {f"%ctaid.{d}": ctas[:, k].astype(np.int64) for k, d in enumerate(DIMS)}
+        self.special: dict[str, np.ndarray | int] = {f"%ctaid.{d}": ctas[:, k].astype(np.int64) for k, d in enumerate(DIMS)}
         self.special.update({f"%nctaid.{d}": int(grid[k]) for k, d in enumerate(DIMS)})
         self.special.update({f"%ntid.{d}": int(block[k]) for k, d in enumerate(DIMS)})
         self.memo: dict[int, object] = {}

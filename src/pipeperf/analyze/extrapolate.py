@@ -97,14 +97,15 @@ def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: 
     busy_a = busy_cycles(r)
     busy_full: dict[str, float] = {}
     for s, b in busy_a.items():
-        short = [x.busy.get(s, 0.0) if x.busy is not None else None for x in shorter]
+        short = [x.busy.get(s, 0.0) for x in shorter if x.busy is not None]
         v = extrapolation_slopes(b, info, shorter, skipped, short, sums=True) \
-            if all(x is not None for x in short) else None
+            if len(short) == len(shorter) else None
         busy_full[s] = b if v is None else v
     issued = None
-    if all(x.issued is not None for x in shorter):
+    short_issued = [float(x.issued) for x in shorter if x.issued is not None]
+    if len(short_issued) == len(shorter):
         issued = extrapolation_slopes(float(r.instructions_on_core), info, shorter, skipped,
-                                      [float(x.issued) for x in shorter], sums=True)
+                                      short_issued, sums=True)
     floor = max(busy_full.values(), default=0.0)
     if issued is not None and math.isfinite(issue_limit) and issue_limit > 0:
         floor = max(floor, issued / issue_limit)
