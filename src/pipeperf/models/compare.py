@@ -67,7 +67,7 @@ class Evaluation:
         }
 
 
-def evaluate(kernel: KernelGraph, gpu: GPUSpec, warps: Sequence[float], models: Sequence[str] | None = None,
+def evaluate(kernel: KernelGraph, gpu: GPUSpec, warps: Sequence[float] | np.ndarray, models: Sequence[str] | None = None,
              scheduler: str = "rr", runs: int | None = None) -> Evaluation:
     """Evaluate ``models`` (default: all) at each occupancy in ``warps``."""
     w = as_warps(warps)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -22,7 +23,7 @@ from pipeperf.models.compare import Evaluation
 FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
 FIG14 = ("roofline", "volkov", "mwp_cwp_corr", "wfg_corr", "gpumech_rr_corr", "gpumech_gto", "pipeline")
 
-STYLE = {
+STYLE: dict[str, dict[str, Any]] = {
     "roofline": dict(color="0.55", ls="--", lw=1.2),
     "volkov": dict(color="black", lw=2.0),
     "transit": dict(color="#8c564b", ls=":", lw=1.6),
