@@ -115,6 +115,7 @@ def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
     sources: dict[str, str] = {}
     estimates: dict[str, str] = {}
     for key, attr in PARAMETERS.items():
+        raw: Any
         item = entry.get(key)
         if item is None:
             raise PipeperfError(f"GPU {name!r}: missing parameter {key} ({UNITS[key]})", file=file)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -51,10 +52,12 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
     for ax, (panel_title, names) in zip(axes[0], panels):
         for n in names:
             c = ev.curves[n]
-            ax.plot(ev.warps, c.warps_per_cycle, label=c.label, **STYLE.get(n, {}))
-            if c.warps_per_cycle.max() > top:
-                k = int((c.warps_per_cycle <= top).sum()) - 1
-                ax.annotate(f"{c.label} \u2192 {c.warps_per_cycle.max():.3g}", xy=(ev.warps[max(k, 0)], top),
+            wpc = c.warps_per_cycle
+            assert wpc is not None                  # panels hold only the models with a curve
+            ax.plot(ev.warps, wpc, label=c.label, **STYLE.get(n, {}))
+            if wpc.max() > top:
+                k = int(np.sum(wpc <= top)) - 1
+                ax.annotate(f"{c.label} \u2192 {wpc.max():.3g}", xy=(ev.warps[max(k, 0)], top),
                             xytext=(8, -14), textcoords="offset points", fontsize=8,
                             color=STYLE.get(n, {}).get("color", "black"))
         ax.set_title(panel_title, fontsize=10)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.files import read_text
@@ -62,10 +62,11 @@ class Document:
     :meth:`line_of` by parsing ``text`` again with the line-tracking loader.
     """
 
-    def __init__(self, data: Any, path: str, lines: dict[int, int] | None = None, text: str | None = None):
+    def __init__(self, data: Any, path: str, lines: Mapping[int, int | None] | None = None,
+                 text: str | None = None):
         self.data = data
         self.path = path
-        self._lines = lines
+        self._lines: Mapping[int, int | None] | None = lines
         self._text = text
 
     def line_of(self, obj: Any) -> int | None:
@@ -150,9 +151,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _own_lines(tracked: Any) -> dict[int, int]:
+def _own_lines(tracked: Any) -> dict[int, int | None]:
     """``id`` -> line of every LineMap in a tree of the line-tracking loader."""
-    out: dict[int, int] = {}
+    out: dict[int, int | None] = {}
     stack = [tracked]
     while stack:
         t = stack.pop()
@@ -165,7 +166,7 @@ def _own_lines(tracked: Any) -> dict[int, int]:
     return out
 
 
-def _match_lines(data: Any, text: str | None) -> dict[int, int]:
+def _match_lines(data: Any, text: str | None) -> dict[int, int | None]:
     """``id`` -> line of every mapping of ``data``, found by parsing ``text`` (YAML, or JSON,
     which is YAML too) with line tracking and walking both trees side by side; a mapping the
     two parses disagree on gets no line."""
@@ -174,7 +175,7 @@ def _match_lines(data: Any, text: str | None) -> dict[int, int]:
     tracked = _tracked(text) if text is not None else None
     if tracked is None:
         return {}
-    out: dict[int, int] = {}
+    out: dict[int, int | None] = {}
     stack = [(data, tracked)]
     while stack:
         a, t = stack.pop()
