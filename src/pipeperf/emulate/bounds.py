@@ -20,7 +20,7 @@ guard the analysis cannot read never yields a false error (the CTA is emulated, 
 from __future__ import annotations
 
 import itertools
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

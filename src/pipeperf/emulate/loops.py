@@ -237,7 +237,7 @@ class LoopSkipper:
         """Jump the most iterations a probe confirms (0: none) and account for them."""
         changed = w.delta[0]
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
-        ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)   # noqa: E731
+        ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
         if est is not None:
             # the exit compare is solved: its count is the answer (a probe confirms it); past it the

@@ -6,7 +6,8 @@ import csv
 import io
 from collections import Counter as _C
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 
 from pipeperf.emulate.counters import FLOPS, Counters

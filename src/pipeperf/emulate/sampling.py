@@ -19,7 +19,7 @@ read-only; global memory written only by the host is the same in every run.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain, repeat
 from operator import add, lt
-from typing import TYPE_CHECKING, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Union
+from collections.abc import Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
 
@@ -50,28 +51,28 @@ class IDG:
     dep_ptr_buf: Buffer
     dep_idx_buf: Buffer
     barrier_buf: Buffer
-    pcs: "np.ndarray | None" = None   # int64 PTX instruction index per node (graphs built from traces)
+    pcs: np.ndarray | None = None   # int64 PTX instruction index per node (graphs built from traces)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     @cached_property
-    def cls(self) -> "np.ndarray":
+    def cls(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.cls_buf, np.int32)
 
     @cached_property
-    def dep_ptr(self) -> "np.ndarray":
+    def dep_ptr(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.dep_ptr_buf, np.int64)
 
     @cached_property
-    def dep_idx(self) -> "np.ndarray":
+    def dep_idx(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.dep_idx_buf, np.int32)
 
     @cached_property
-    def barrier(self) -> "np.ndarray":
+    def barrier(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.barrier_buf, np.bool_)
 
@@ -86,7 +87,7 @@ class IDG:
     def class_of(self, i: int) -> str:
         return self.classes[int(self.cls_buf[i])]
 
-    def deps_of(self, i: int) -> "np.ndarray":
+    def deps_of(self, i: int) -> np.ndarray:
         return self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]
 
     def class_counts(self) -> dict[str, int]:
@@ -98,7 +99,7 @@ class IDG:
         counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))
         return {c: counts[k] for k, c in enumerate(self.classes) if counts[k]}
 
-    def longest_path(self, weight: "np.ndarray") -> float:
+    def longest_path(self, weight: np.ndarray) -> float:
         """Length of the heaviest dependence chain when node i costs ``weight[i]``."""
         import numpy as np
         finish = np.zeros(len(self), dtype=np.float64)
@@ -131,7 +132,7 @@ class IDG:
         *,
         where: str | None = None,
         lines: Sequence[int | None] | None = None,
-    ) -> "IDG":
+    ) -> IDG:
         """Build and validate an IDG from per-node lists (ids, class names, dependence ids).
 
         Dependences may point forward in the list; nodes are then put in a stable
@@ -207,7 +208,7 @@ class IDG:
 
     @classmethod
     def from_columns(cls, name: str, ids: tuple[str, ...], class_names: tuple[str, ...], cls_bytes: bytes,
-                     ptr_bytes: bytes, idx_bytes: bytes) -> "IDG":
+                     ptr_bytes: bytes, idx_bytes: bytes) -> IDG:
         """An IDG from io's C node pass (``_columns.columns``): the ids, the classes in order of
         first appearance, and the int32 class per node, int64 CSR pointers and int32 targets as
         bytes, checked there (known ids, each row backward, sorted and without repeats)."""
@@ -220,9 +221,9 @@ class IDG:
         return cls(name, ids, class_names, cls_arr, ptr, flat, bar)
 
     @classmethod
-    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
-                    dep_idx: "np.ndarray", barrier: "np.ndarray | None" = None,
-                    ids: Sequence[str] | None = None, pcs: "np.ndarray | None" = None) -> "IDG":
+    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
+                    dep_idx: np.ndarray, barrier: np.ndarray | None = None,
+                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None) -> IDG:
         """Fast constructor for generated graphs already in topological order (deps < node)."""
         import numpy as np
         n = len(cls_arr)

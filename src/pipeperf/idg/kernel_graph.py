@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
@@ -131,7 +132,7 @@ class KernelGraph:
                                     "weights must be positive", file=self.source or None)
 
     @classmethod
-    def single(cls, idg: IDG, source: str = "") -> "KernelGraph":
+    def single(cls, idg: IDG, source: str = "") -> KernelGraph:
         return cls(idg.name, (WarpClass(idg, 1.0),), source)
 
     @property
@@ -150,7 +151,7 @@ class KernelGraph:
             used.update(g.class_counts())
         return used
 
-    def assign(self, n_warps: int, group_size: int | None = None) -> "np.ndarray":
+    def assign(self, n_warps: int, group_size: int | None = None) -> np.ndarray:
         """:meth:`assign_buffer` as a NumPy array."""
         import numpy as np
         return np.frombuffer(self.assign_buffer(n_warps, group_size), np.int64)

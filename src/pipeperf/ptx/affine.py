@@ -25,7 +25,7 @@ not overflow.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pipeperf.ptx.defuse import DefUse
 from pipeperf.ptx.ir import Address, Function, Immediate, Register, SpecialRegister, Symbol
@@ -41,20 +41,20 @@ class Affine:
     const: int = 0
 
     @staticmethod
-    def of(coef: Mapping[str, int], const: int = 0) -> "Affine":
+    def of(coef: Mapping[str, int], const: int = 0) -> Affine:
         return Affine(tuple(sorted((k, int(v)) for k, v in coef.items() if v)), int(const))
 
     @property
     def terms(self) -> dict[str, int]:
         return dict(self.coef)
 
-    def plus(self, o: "Affine", sign: int = 1) -> "Affine":
+    def plus(self, o: Affine, sign: int = 1) -> Affine:
         t = self.terms
         for k, v in o.coef:
             t[k] = t.get(k, 0) + sign * v
         return Affine.of(t, self.const + sign * o.const)
 
-    def times(self, k: int) -> "Affine":
+    def times(self, k: int) -> Affine:
         return Affine.of({a: v * k for a, v in self.coef}, self.const * k)
 
     @property
@@ -153,7 +153,7 @@ class AffineAddresses:
     def _evaluate(self, j: int) -> Affine | None:
         x = self.ins[j]
         r, mods, s = x.op.root, x.op.modifiers, x.srcs
-        ev = lambda o: self._operand(j, o)  # noqa: E731
+        ev = lambda o: self._operand(j, o)
         if r == "ld" and x.op.space == "param":
             a = next((o for o in s if type(o) is Address), None)
             if a is None or type(a.base) is not Symbol:

@@ -223,9 +223,7 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
             v = int(n)
             if what == "smem":
                 current["shared_bytes"] = v
-            elif what == "lmem":
-                current["local_bytes"] = max(current["local_bytes"], v)
-            elif what == "stack frame":
+            elif what == "lmem" or what == "stack frame":
                 current["local_bytes"] = max(current["local_bytes"], v)
             elif what == "spill stores":
                 current["spill_stores"] = v

@@ -25,7 +25,7 @@ survives in threads whose predicate is false.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from pipeperf.ptx.cfg import CFG
 from pipeperf.ptx.ir import Address, Function, Instruction, ParamList, Register, Symbol, registers_in
@@ -127,7 +127,7 @@ class DefUse:
     users: list[tuple[int, ...]]
 
     @classmethod
-    def of(cls, func: Function, cfg: CFG | None = None) -> "DefUse":
+    def of(cls, func: Function, cfg: CFG | None = None) -> DefUse:
         """The def-use graph of ``func`` by reaching definitions over its CFG."""
         cfg = cfg if cfg is not None else CFG(func)
         resolve = _Resolver(func).key

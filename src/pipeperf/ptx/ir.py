@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Union
+from collections.abc import Iterator
 
 # --------------------------------------------------------------------------- operands
 

@@ -32,7 +32,7 @@ SPECIAL_REGISTERS = frozenset("""
     %globaltimer_lo %globaltimer_hi %total_smem_size %aggr_smem_size %dynamic_smem_size
     %current_graph_exec %reserved_smem_offset_begin %reserved_smem_offset_end
     %reserved_smem_offset_cap %reserved_smem_offset_0 %reserved_smem_offset_1
-""".split()) | frozenset(f"%envreg{i}" for i in range(32)) | frozenset({"WARP_SZ"})
+""".split()) | frozenset(f"%envreg{i}" for i in range(32)) | frozenset({"WARP_SZ"})  # noqa: SIM905 -- a word list
 #: Predefined identifiers without a ``%`` (PTX ISA 4.4 / 10): ``WARP_SZ``, the warp size as a
 #: run-time constant (what CUDA's ``warpSize`` compiles to). Read like a special register.
 PREDEFINED_CONSTANTS = frozenset({"WARP_SZ"})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.cuda_names import base_name, cuda_param_names

@@ -34,7 +34,8 @@ branch slices decides every branch itself, so the path is known.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Callable, Iterable, Sequence
+from typing import AbstractSet
+from collections.abc import Callable, Iterable, Sequence
 
 from pipeperf.ptx.cfg import CFG
 from pipeperf.ptx.defuse import DefUse

@@ -38,11 +38,11 @@ ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 class ExecutionProfile:
     """Issue and completion time of every instruction of every warp (for Gantt charts)."""
 
-    warp: "np.ndarray"
-    instr: "np.ndarray"
-    issue: "np.ndarray"
-    complete: "np.ndarray"
-    subsystem: "np.ndarray"      # subsystem index per record
+    warp: np.ndarray
+    instr: np.ndarray
+    issue: np.ndarray
+    complete: np.ndarray
+    subsystem: np.ndarray      # subsystem index per record
     subsystems: list[str]
     group_size: int
     class_name: list[str]        # class name per record
@@ -292,7 +292,7 @@ class PreparedKernel:
         )
 
     @cached_property
-    def class_names(self) -> "np.ndarray":
+    def class_names(self) -> np.ndarray:
         """The class name of every node (object array), for execution profiles."""
         import numpy as np
         return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],
@@ -362,7 +362,7 @@ def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_
                                            check_limits)
 
 
-def occupancy_sweep(kernel: "KernelGraph | PreparedKernel", gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
+def occupancy_sweep(kernel: KernelGraph | PreparedKernel, gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
                     group_size: int = 1, runs: int = 1, groups: int | None = None) -> list[SimResult]:
     """Simulate at each occupancy (in warps) with groups of ``group_size`` warps.
 
