@@ -35,8 +35,7 @@ MAX_EXTREME_CTAS = 32
 
 def launch_affine(func: Function, launch) -> AffineAddresses:
     """Affine address forms of ``func`` under ``launch`` (grid, block, integer arguments folded)."""
-    params = {n: v for n, v in zip(getattr(launch, "names", []) or [p.name for p in func.params],
-                                   launch.args)}
+    params = dict(zip(getattr(launch, "names", []) or [p.name for p in func.params], launch.args))
     params.update({p.name: v for p, v in zip(func.params, launch.args)})
     return AffineAddresses(func, launch.grid, launch.block, params)
 

@@ -261,10 +261,8 @@ def cta_disjoint(a: Affine | None, b: Affine | None, width: int, ranges, budget:
         last = (hi + rest) // c
         if limit[i] is not None:
             first, last = max(first, -limit[i]), min(last, limit[i])
-        for d in range(first, last + 1):
-            if collision(i + 1, lo - c * d, hi - c * d, moved or (cta[i] and d != 0)):
-                return True
-        return False
+        return any(collision(i + 1, lo - c * d, hi - c * d, moved or (cta[i] and d != 0))
+                   for d in range(first, last + 1))
 
     w = max(1, int(width)) - 1
     try:

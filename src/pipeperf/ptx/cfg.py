@@ -46,7 +46,7 @@ class CFG:
         ins = func.instructions
         n = len(ins)
         leaders = {0} if n else set()
-        for name, idx in func.labels.items():
+        for idx in func.labels.values():
             if idx < n:
                 leaders.add(idx)
         for i, x in enumerate(ins):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Union
 from collections.abc import Iterator
 
 # --------------------------------------------------------------------------- operands
@@ -140,8 +139,8 @@ class ParamList:
         return "(" + ", ".join(map(str, self.items)) + ")"
 
 
-Operand = Union[Register, SpecialRegister, Immediate, Symbol, Label, Sink, NotPred,
-                Address, Vector, HandleRef, ParamList]
+Operand = (Register | SpecialRegister | Immediate | Symbol | Label | Sink | NotPred |
+           Address | Vector | HandleRef | ParamList)
 
 
 def registers_in(op: Operand | tuple) -> Iterator[Register]:
@@ -444,8 +443,8 @@ class Scope:
     parent: int
 
 
-BodyItem = Union[Instruction, Loc, LabelDef, ScopeBegin, ScopeEnd, Pragma, BranchTargets,
-                 CallPrototype, RegDecl, Variable]
+BodyItem = (Instruction | Loc | LabelDef | ScopeBegin | ScopeEnd | Pragma | BranchTargets |
+            CallPrototype | RegDecl | Variable)
 
 
 @dataclass(slots=True)
@@ -523,7 +522,7 @@ class Section:
     line: int = field(default=0, compare=False)
 
 
-ModuleItem = Union[Function, Variable, FileDirective, Section, Pragma]
+ModuleItem = Function | Variable | FileDirective | Section | Pragma
 
 
 @dataclass(slots=True)
