@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain, repeat
 from operator import add, lt
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Protocol, Union
 from collections.abc import Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 
 #: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array
 Buffer = Union[array, "np.ndarray"]
+
+class _Lines(Protocol):
+    """Each node's source line (None if unknown), by index: a sequence, or a lazy look-up."""
+
+    def __getitem__(self, i: int, /) -> int | None: ...
+
 
 #: Class names that are barriers even without ``barrier: true``.
 BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
@@ -82,7 +88,7 @@ class IDG:
 
     @cached_property
     def n_barriers(self) -> int:
-        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)
+        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)  # type: ignore[arg-type]  # an ndarray is a buffer (NumPy's stubs: from Python 3.12)
 
     def class_of(self, i: int) -> str:
         return self.classes[int(self.cls_buf[i])]
@@ -96,7 +102,7 @@ class IDG:
 
     @cached_property
     def _class_counts(self) -> dict[str, int]:
-        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))
+        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))  # type: ignore[arg-type]  # an ndarray is a buffer (NumPy's stubs: from Python 3.12)
         return {c: counts[k] for k, c in enumerate(self.classes) if counts[k]}
 
     def longest_path(self, weight: np.ndarray) -> float:
@@ -131,7 +137,7 @@ class IDG:
         barrier: Sequence[bool] | None = None,
         *,
         where: str | None = None,
-        lines: Sequence[int | None] | None = None,
+        lines: _Lines | None = None,
     ) -> IDG:
         """Build and validate an IDG from per-node lists (ids, class names, dependence ids).
 
@@ -256,7 +262,7 @@ def _csr_in_order(deps: Sequence[Iterable[str]], lookup, n: int) -> tuple[array,
         flat = list(map(lookup, chain.from_iterable(deps)))
     except (KeyError, TypeError):
         return None
-    lens = list(map(len, deps))
+    lens = list(map(len, deps))  # type: ignore[arg-type]  # each node's deps: a list or tuple
     if not all(map(lt, flat, chain.from_iterable(map(repeat, range(n), lens)))):
         return None
     keys = list(map(add, chain.from_iterable(map(repeat, range(0, n * n, n), lens)), flat))

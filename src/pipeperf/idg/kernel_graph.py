@@ -69,13 +69,13 @@ def smooth_round_robin(weights: Sequence[float], n: int) -> array:
             credit[j] -= period
     else:
         wf = [x / total for x in w]
-        credit = [0.0] * len(wf)
+        fcredit = [0.0] * len(wf)
         for k in range(m):
             for j in range(len(wf)):
-                credit[j] += wf[j]
-            j = max(range(len(wf)), key=credit.__getitem__)
+                fcredit[j] += wf[j]
+            j = max(range(len(wf)), key=fcredit.__getitem__)
             out[k] = j
-            credit[j] -= 1.0
+            fcredit[j] -= 1.0
     if m == n:
         return out
     return (out * -(-n // m))[:n]
@@ -178,6 +178,7 @@ class KernelGraph:
         if not self.group_classes:
             return smooth_round_robin([c.weight for c in self.warp_classes], n_warps)
         gs = self.group_size if group_size is None else group_size
+        assert gs is not None                  # group classes come with their group size
         if gs < 1:
             raise PipeperfError(f"group size must be >= 1, got {gs}")
         if gs != self.group_size:

@@ -198,16 +198,16 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
     work = list(range(len(blocks)))
     on = [True] * len(blocks)
     while work:
-        b = work.pop()
-        on[b] = False
+        bi = work.pop()
+        on[bi] = False
         x = 0
-        for p in blocks[b].preds:
+        for p in blocks[bi].preds:
             x |= out[p]
-        inn[b] = x
-        o = gen[b] | (x & ~kill[b])
-        if o != out[b]:
-            out[b] = o
-            for s in blocks[b].succs:
+        inn[bi] = x
+        o = gen[bi] | (x & ~kill[bi])
+        if o != out[bi]:
+            out[bi] = o
+            for s in blocks[bi].succs:
                 if not on[s]:
                     on[s] = True
                     work.append(s)

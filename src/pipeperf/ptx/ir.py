@@ -151,7 +151,7 @@ def registers_in(op: Operand | tuple) -> Iterator[Register]:
         yield op  # type: ignore[misc]
     elif t is Address:
         if type(op.base) is Register:  # type: ignore[union-attr]
-            yield op.base  # type: ignore[misc,union-attr]
+            yield op.base  # type: ignore[union-attr]
     elif t is NotPred:
         yield op.reg  # type: ignore[union-attr]
     elif t is Vector or t is HandleRef or t is ParamList:

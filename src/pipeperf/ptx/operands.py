@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Container
 
 from pipeperf.ptx.ir import (
     Address,
@@ -115,7 +116,7 @@ def split_operands(text: str) -> list[str]:
     return parts
 
 
-def parse_operand(text: str, regs_without_percent: frozenset[str] | set[str] = frozenset()):
+def parse_operand(text: str, regs_without_percent: Container[str] = frozenset()):
     """Parse one operand's text into an IR operand object (raises :class:`BadOperand`)."""
     c = text[:1]
     if c == "%":

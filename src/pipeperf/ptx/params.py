@@ -133,6 +133,7 @@ def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = Non
                                 file=file)
         return spec
     kind = p.type[0]                             # f(loat), s/u (integer), b(its)
+    assert spec.number is not None               # not a struct or a buffer: a number
     if spec.type:
         if TYPES[spec.type] != size:
             raise PipeperfError(f"{where} is .{p.type} ({size} bytes): '{spec.text}' is {TYPES[spec.type]} "

@@ -33,7 +33,7 @@ def summarize_function(func: Function) -> dict:
     ins = func.instructions
     branches = list(cfg.branch_instructions())
     conditional = sum(1 for i in branches if ins[i].guard is not None or ins[i].op.root == "brx")
-    union = set()
+    union: set[int] = set()
     for s in slices.values():
         union |= s.instructions
     return {

@@ -37,7 +37,7 @@ from typing import Any
 from pipeperf.errors import PipeperfError
 
 try:
-    from pipeperf.simulate import _engine
+    from pipeperf.simulate import _engine  # type: ignore[attr-defined]  # the C extension: no stub
 except ImportError as exc:              # a source tree whose extension was never built
     _engine = None
     _MISSING = str(exc)

@@ -182,12 +182,12 @@ class PreparedKernel:
             for k, c in enumerate(g.classes):
                 if c in used:
                     self.minlam[sub_c[k]] = min(self.minlam[sub_c[k]], lam_c[k])
-            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())
-            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
+            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
+            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
             engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
         self.dep_ptr[n] = ptr_base
-        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))
+        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
         for k, v in enumerate(self.minlam):
             if not math.isfinite(v):
                 self.minlam[k] = 1.0
@@ -195,7 +195,7 @@ class PreparedKernel:
         rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
         self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
         self.dep_reasons: list[str] = []
-        self.dep_col = None              # per node, its producer's column of the attribution (lazy)
+        self.dep_col: np.ndarray | None = None  # per node, its producer's column of the attribution (lazy)
 
     def name_producers(self, kinds: list[str]) -> None:
         """Name what a warp waiting on each node's result waits for (one word per node, e.g. from
@@ -295,7 +295,7 @@ class PreparedKernel:
     def class_names(self) -> np.ndarray:
         """The class name of every node (object array), for execution profiles."""
         import numpy as np
-        return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],
+        return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
                         dtype=object)
 
     def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
@@ -330,9 +330,9 @@ class PreparedKernel:
         if profile:
             import numpy as np
             i64, f64 = np.int64, np.float64
-            rw, ri, ris, rc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
-            g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[rw]] + ri
-            prof = ExecutionProfile(rw, ri, ris, rc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
+            pw, pi, pis, pc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
+            g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[pw]] + pi
+            prof = ExecutionProfile(pw, pi, pis, pc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
                                     group_size, list(self.class_names[g_off]))
         attr = None
         if att is not None:
