@@ -52,7 +52,7 @@ class Profile:
         return self.counts[key]
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"name": self.name, "file": self.file, "ptx_version": self.ptx_version,
+        d: dict[str, Any] = {"name": self.name, "file": self.file, "ptx_version": self.ptx_version,
              "target": self.target, "address_size": self.address_size,
              "grid": list(self.grid), "block": list(self.block), "mode": self.mode}
         d.update(self.counts)
@@ -118,7 +118,7 @@ def _tally(c: Counters) -> tuple[_C, dict, dict]:
     cat_t: _C = _C()
     op_w: _C = _C()
     op_t: _C = _C()
-    totals = _C()
+    totals: _C = _C()
     for prog, w, t, on in c.per_prog.values():
         for i, x in enumerate(prog.func.instructions):
             if not t[i]:
@@ -181,7 +181,7 @@ def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
     """Branch and memory statistics; without addresses (hybrid, ``memory=False``) the memory
     ones are None, "unknown", never a wrong 0."""
     b, d = c.branches, c.divergent_branches
-    counts = {
+    counts: dict[str, Any] = {
         "branches": b, "divergent_branches": d,
         # nvprof branch_efficiency = 100 * (branches - divergent) / branches
         "branch_efficiency": 100.0 * (b - d) / b if b else 100.0,

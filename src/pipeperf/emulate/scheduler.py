@@ -103,8 +103,8 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
                 cur, pc = advance(cur, tgt, waiting, heap)
                 continue
             if non:
-                c.divergent_branches += divergent(wid, cur, gmask)
-                rest = G.subset(cur, ~gmask)
+                c.divergent_branches += divergent(wid, cur, gmask)  # type: ignore[arg-type]  # gd: not None
+                rest = G.subset(cur, ~gmask)  # type: ignore[operator]  # gd, so gmask, not None here
                 push(on, tgt, waiting, heap)
                 cur, pc = advance(rest, pc + 1, waiting, heap)
             else:
@@ -279,7 +279,7 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
     sub.wid, sub.cta, sub.tix, sub.lane = st.wid[a], st.cta[a], st.tix[a], st.lane[a]
     sub.smem_base = st.smem_base[a]
     if st.traced_any:
-        sub.trace_wid, sub.traced_any = st.trace_wid[a], True
+        sub.trace_wid, sub.traced_any = st.trace_wid[a], True  # type: ignore[index]  # set when traced
     sub.special = {k: (v[a] if isinstance(v, np.ndarray) else v) for k, v in st.special.items()}
     for p, arg in zip(callee.params, args.items):
         for (name, off), arr in st.params.items():
