@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 
 from pipeperf.emulate.counters import FLOPS, Counters
+from pipeperf.emulate.tracelog import TraceLog
 
 #: HyPA's CSV columns (Sec. IV, Table of results), then ours.
 CSV_COLUMNS = ["file", "ptx_version", "target", "address_size", "kernel", "ctas", "threads",
@@ -42,9 +43,9 @@ class Profile:
     counts: dict[str, Any] = field(default_factory=dict)
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
     by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
-    traces: Mapping[int, list] = field(default_factory=dict)   # a TraceLog from the emulator
+    traces: Mapping[int, list[dict[str, Any]]] = field(default_factory=dict)   # a TraceLog from the emulator
     #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
-    memory_log: list = field(default_factory=list)
+    memory_log: list[Any] = field(default_factory=list)
     #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
     params: dict[str, int | float] = field(default_factory=dict)
 
@@ -93,7 +94,7 @@ def csv_text(profiles: list[Profile], header: bool = True) -> str:
     return out.getvalue()
 
 
-def build_profile(machine, seconds: float) -> Profile:
+def build_profile(machine: Any, seconds: float) -> Profile:
     """Derive every metric from the machine's per-instruction counters."""
     c: Counters = machine.counters
     totals, by_category, by_opcode = _tally(c)
@@ -111,14 +112,14 @@ def build_profile(machine, seconds: float) -> Profile:
         traces=_with_lengths(c), memory_log=c.memory_log)
 
 
-def _tally(c: Counters) -> tuple[_C, dict, dict]:
+def _tally(c: Counters) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """Totals over every executed instruction (warp, thread and per-class counts, FLOPs), and the
     warp and thread counts by category and by opcode."""
-    cat_w: _C = _C()
-    cat_t: _C = _C()
-    op_w: _C = _C()
-    op_t: _C = _C()
-    totals: _C = _C()
+    cat_w: _C[str] = _C()
+    cat_t: _C[str] = _C()
+    op_w: _C[str] = _C()
+    op_t: _C[str] = _C()
+    totals: _C[str] = _C()
     for prog, w, t, on in c.per_prog.values():
         for i, x in enumerate(prog.func.instructions):
             if not t[i]:
@@ -157,7 +158,7 @@ def _tally(c: Counters) -> tuple[_C, dict, dict]:
             {"warp": dict(op_w), "thread": dict(op_t)})
 
 
-def _instruction_counts(totals: _C) -> dict[str, Any]:
+def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
     emulated_t = totals["emulated"]
     return {
         "inst_executed_warp": totals["warp"],
@@ -205,7 +206,7 @@ def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
     return counts
 
 
-def _with_lengths(c):
+def _with_lengths(c: Counters) -> TraceLog:
     """The trace log, told how many entries each traced warp executed (beyond a cap, if any)."""
     c.trace.lengths = c._tlen
     c.trace.length_ids = c.trace_ids

@@ -111,7 +111,7 @@ class SimResult:
     kernel: str
     profile: ExecutionProfile | None = field(default=None, repr=False)
     issue_cycles: float = 0.0        # cycles in which at least one instruction issued
-    fast_forward: dict | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
+    fast_forward: dict[str, Any] | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
     clock_ghz: float = 0.0           # the clock cycles were converted with (GPUSpec.clock_at)
     attribution: Attribution | None = field(default=None, repr=False)   # with run(attribute=True)
 
@@ -208,12 +208,13 @@ class PreparedKernel:
         col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
         self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
 
-    def dependency_columns(self):
+    def dependency_columns(self) -> np.ndarray:
         """Each node's producer column for the attribution: named by :meth:`name_producers`, else
         from its class and subsystem (computed on the first attributed run only, so a plain run
         does not pay for it)."""
         if self.dep_col is None:
             self.name_producers([producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)])
+        assert self.dep_col is not None        # name_producers set it
         return self.dep_col
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
@@ -267,6 +268,7 @@ class PreparedKernel:
             attr = None
             if attribute:
                 a1, a2 = e1[5], e2[5]
+                assert a1 is not None and a2 is not None   # both runs attributed
                 attr = Attribution(a2.cells + f * (a2.cells - a1.cells), a2.reasons,
                                    {k: v + f * (v - a1.idle[k]) for k, v in a2.idle.items()}, a2.slots)
             ff = {"rounds": int(fast_forward), "simulated_groups": [k1, k2]}
@@ -308,8 +310,9 @@ class PreparedKernel:
         total = sum(busy_share[s] * min(1.0, ref / self.minlam[idx[s]]) for s in ARITHMETIC if s in idx)
         return min(1.0, total)
 
-    def _engine(self, warp_cls: array, group_size: int, n_groups: int, groups_per_core: int,
-                scheduler: str, profile: bool, attribute: bool = False):
+    def _engine(self, warp_cls: array[int], group_size: int, n_groups: int, groups_per_core: int,
+                scheduler: str, profile: bool, attribute: bool = False
+                ) -> tuple[float, list[float], int, int, ExecutionProfile | None, Attribution | None]:
         """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None,
         Attribution | None)."""
         att = None
@@ -341,7 +344,7 @@ class PreparedKernel:
         return float(end), list(busy), int(issued), int(issue_cycles), prof, attr
 
 
-def _barrier_before(barrier: bytes) -> array:
+def _barrier_before(barrier: bytes) -> array[int]:
     """The index of the most recent barrier strictly before each node (-1 if none), from one
     byte per node; a slice per barrier, so a barrier-free IDG costs one allocation."""
     out = array("q", [-1]) * len(barrier)
