@@ -29,7 +29,8 @@ from pipeperf.errors import PipeperfError
 if TYPE_CHECKING:
     import numpy as np
 
-#: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array
+#: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array (NumPy's stubs make an
+#: ndarray a buffer from Python 3.12 only: ``memoryview()`` of one carries a type: ignore)
 Buffer = Union[array, "np.ndarray"]
 
 class _Lines(Protocol):
@@ -88,7 +89,7 @@ class IDG:
 
     @cached_property
     def n_barriers(self) -> int:
-        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)  # type: ignore[arg-type]  # an ndarray is a buffer (NumPy's stubs: from Python 3.12)
+        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)  # type: ignore[arg-type]  # ndarray: see Buffer
 
     def class_of(self, i: int) -> str:
         return self.classes[int(self.cls_buf[i])]
@@ -102,7 +103,7 @@ class IDG:
 
     @cached_property
     def _class_counts(self) -> dict[str, int]:
-        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))  # type: ignore[arg-type]  # an ndarray is a buffer (NumPy's stubs: from Python 3.12)
+        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))  # type: ignore[arg-type]  # ndarray: see Buffer
         return {c: counts[k] for k, c in enumerate(self.classes) if counts[k]}
 
     def longest_path(self, weight: np.ndarray) -> float:

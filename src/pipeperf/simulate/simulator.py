@@ -182,12 +182,15 @@ class PreparedKernel:
             for k, c in enumerate(g.classes):
                 if c in used:
                     self.minlam[sub_c[k]] = min(self.minlam[sub_c[k]], lam_c[k])
-            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
-            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
+            bar = memoryview(g.barrier_buf)  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+            self.bar_prev[nodes] = _barrier_before(bar.cast("B").tobytes())
+            ptrs = memoryview(g.dep_ptr_buf)  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+            engine.widen(ptrs[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
             engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
         self.dep_ptr[n] = ptr_base
-        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
+        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B")  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+                                          for g in idgs))
         for k, v in enumerate(self.minlam):
             if not math.isfinite(v):
                 self.minlam[k] = 1.0
@@ -297,7 +300,8 @@ class PreparedKernel:
     def class_names(self) -> np.ndarray:
         """The class name of every node (object array), for execution profiles."""
         import numpy as np
-        return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],  # type: ignore[arg-type]  # an ndarray is a buffer (stubs: from 3.12)
+        return np.array([g.classes[c] for g in self.kernel.idgs
+                         for c in memoryview(g.cls_buf).cast("B").cast("i")],  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
                         dtype=object)
 
     def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
