@@ -12,8 +12,9 @@ instruction) into a temporary directory; each file is then
   --group-size 2 --groups-per-core 32`` (64 warps: Pascal allows 32 resident groups, so 64
   warps are 32 groups of 2),
 
-best of ``--repeat`` runs each (the machine may be busy). ``python3 -c pass`` is timed the same
-way: the floor no command can go under. The first simulate (not counted) fills the user cache with
+best of ``--repeat`` runs each (the machine may be busy), as wall time and as the child's CPU time
+(user + system, from ``getrusage(RUSAGE_CHILDREN)``: on a shared machine the steadier figure, though it still grows with
+the load). ``python3 -c pass`` is timed the same way: the floor no command can go under. The first simulate (not counted) fills the user cache with
 the GPU spec as JSON, as a user's first command does; from then on the JSON path imports neither
 NumPy nor PyYAML. Run it with and without ``PYTHONDONTWRITEBYTECODE=1`` to see what compiling
 pipeperf's modules on every start costs (an installed package has its ``.pyc`` files)::
@@ -90,22 +91,40 @@ def time_load(path: Path) -> tuple[float, float, int]:
     return float(out[0]), float(out[1]), int(out[2])
 
 
-def time_simulate(path: Path) -> tuple[float, int]:
+def _run(cmd: list[str]) -> tuple[float, int, str, str]:
+    """(wall s, return code, stdout, stderr) of one fresh process."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, check=False)
+    return time.perf_counter() - t0, proc.returncode, proc.stdout, proc.stderr
+
+
+def _children_cpu() -> float:
+    import resource
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _timed(cmd: list[str]) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of one fresh process; exits naming the command if it fails. The CPU
+    time is the growth of this process's reaped-children totals (user + system) across the run."""
+    c0 = _children_cpu() if os.name == "posix" else float("nan")
+    wall, rc, out, err = _run(cmd)
+    cpu = _children_cpu() - c0 if os.name == "posix" else float("nan")
+    if rc:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
+    return wall, cpu, out
+
+
+def time_simulate(path: Path) -> tuple[float, float, int]:
     cmd = [sys.executable, "-m", "pipeperf", "simulate", str(path), "--gpu", GPU,
            "--group-size", "2", "--groups-per-core", "32", "--json"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
-    return wall, int(json.loads(proc.stdout)["instructions_on_core"])
+    wall, cpu, out = _timed(cmd)
+    return wall, cpu, int(json.loads(out)["instructions_on_core"])
 
 
-def time_floor() -> float:
-    """Wall time of a fresh ``python3 -c pass``: interpreter start-up and ``site``."""
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], env=_env(), check=True)
-    return time.perf_counter() - t0
+def time_floor() -> tuple[float, float]:
+    """Wall and CPU time of a fresh ``python3 -c pass``: interpreter start-up and ``site``."""
+    return _timed([sys.executable, "-c", "pass"])[:2]
 
 
 def main() -> None:
@@ -119,16 +138,17 @@ def main() -> None:
         where.mkdir(parents=True, exist_ok=True)
         files = write_files(args.n, where)
         time_simulate(files["json"])                                   # the OS file cache warm
-        floor = min(time_floor() for _ in range(args.repeat))
+        floors = [time_floor() for _ in range(args.repeat)]
         print(f"{args.n} instructions, 64 warps on {GPU}; best of {args.repeat} fresh processes "
-              f"(python3 -c pass: {floor:.3f} s)")
-        print(f"{'file':<6} {'size':>9} {'import s':>9} {'load s':>8} {'wall s':>8} "
+              f"(python3 -c pass: {min(f[0] for f in floors):.3f} s wall, {min(f[1] for f in floors):.3f} s cpu)")
+        print(f"{'file':<6} {'size':>9} {'import s':>9} {'load s':>8} {'wall s':>8} {'cpu s':>7} "
               f"{'warp-instr':>11} {'M warp-instr/s':>15}")
         for fmt, path in files.items():
             loads = [time_load(path) for _ in range(args.repeat)]
             imp, load = min(x[0] for x in loads), min(x[1] for x in loads)
-            wall, issued = min(time_simulate(path) for _ in range(args.repeat))
-            print(f"{fmt:<6} {path.stat().st_size / 1e6:>7.2f}MB {imp:>9.3f} {load:>8.3f} {wall:>8.3f} "
+            runs = [time_simulate(path) for _ in range(args.repeat)]
+            wall, cpu, issued = min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2]
+            print(f"{fmt:<6} {path.stat().st_size / 1e6:>7.2f}MB {imp:>9.3f} {load:>8.3f} {wall:>8.3f} {cpu:>7.3f} "
                   f"{issued:>11} {issued / wall / 1e6:>15.2f}")
         print("warp-instr: warp instructions issued on the simulated core (64 warps x the IDG);\n"
               "M warp-instr/s: those over the whole process's wall time (start-up and load included)")

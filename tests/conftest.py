@@ -1,5 +1,10 @@
 """Shared fixtures: run the CLI in-process and capture its output and exit code. The suite's
-on-disk cache (compiled PTX, ptxas reports) is a temporary folder, never the user's home."""
+on-disk cache (compiled PTX, ptxas reports) is a temporary folder, never the user's home.
+
+Without nvcc and ptxas (none installed, or ``PIPEPERF_NO_CUDA=1``) the suite compiles from its
+store of recorded compiles, ``tests/fixtures/compiled`` (``$PIPEPERF_PREBUILT_DIR``; rewritten by
+``scripts/refresh_test_ptx.py``), and skips only the tests marked ``requires_nvcc``: those that
+run the tools themselves (compile errors, the cache, ptxas accepting a text)."""
 
 from __future__ import annotations
 
@@ -13,8 +18,34 @@ import pytest
 
 from pipeperf.cli.main import main
 
+COMPILED = Path(__file__).resolve().parent / "fixtures" / "compiled"
+
 _CACHE = tempfile.mkdtemp(prefix="pipeperf-test-cache-")
 os.environ["PIPEPERF_CACHE_DIR"] = _CACHE       # set before any test, and inherited by subprocesses
+os.environ["PIPEPERF_PREBUILT_DIR"] = str(COMPILED)
+
+
+def cuda_tools_missing() -> str | None:
+    """Why nvcc or ptxas cannot be run here (as pipeperf looks for them), or None."""
+    from pipeperf.errors import PipeperfError
+    from pipeperf.ptx.toolkit import find_tool
+
+    for tool in ("nvcc", "ptxas"):
+        try:
+            find_tool(tool)
+        except PipeperfError as exc:
+            return str(exc)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """``@pytest.mark.requires_nvcc`` tests are skipped, with the reason, where the tools are missing."""
+    marked = [item for item in items if item.get_closest_marker("requires_nvcc")]
+    why = cuda_tools_missing() if marked else None
+    if why:
+        skip = pytest.mark.skip(reason=f"requires_nvcc: {why.split(':')[0]}")
+        for item in marked:
+            item.add_marker(skip)
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -36,9 +67,12 @@ def cli(capsys):
 @pytest.fixture
 def no_cuda(monkeypatch, tmp_path):
     """No CUDA tool anywhere pipeperf looks: PATH is the host compiler's folders only, no
-    $CUDA_HOME, no NVIDIA wheels on sys.path, no /usr/local/cuda."""
+    $CUDA_HOME, no NVIDIA wheels on sys.path, no /usr/local/cuda; and no stored compiles
+    ($PIPEPERF_PREBUILT_DIR), nor $PIPEPERF_NO_CUDA (the tests add tools back one way or another)."""
     from pipeperf.ptx import toolkit
 
+    monkeypatch.delenv("PIPEPERF_PREBUILT_DIR", raising=False)
+    monkeypatch.delenv("PIPEPERF_NO_CUDA", raising=False)
     monkeypatch.setenv("PATH", os.pathsep.join(d for d in ("/usr/bin", "/bin") if not Path(d, "nvcc").exists()))
     monkeypatch.delenv("CUDA_HOME", raising=False)
     monkeypatch.delenv("CUDA_PATH", raising=False)

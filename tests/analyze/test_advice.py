@@ -4,15 +4,12 @@ with padding), uncoalesced reads (a copy down columns / along rows), occupancy t
 size (32 vs 256 threads), serialised same-address atomics (per element / combined per warp) and a
 long dependency chain (one accumulator / two)."""
 
-import shutil
 
 import pytest
 
 from pipeperf.analyze import analyze
 from pipeperf.analyze.advice import MIN_GAIN
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 K = "tests/analyze/kernels/"
 
 

@@ -3,7 +3,6 @@ issue names: the six seed GPUs (Fermi, Kepler, Maxwell, Pascal, Turing, AMD R9 3
 A100, H100; the JSON schema; the occupancy sweep and its plot; 64-wide AMD wavefronts."""
 
 import json
-import shutil
 
 import pytest
 
@@ -12,8 +11,6 @@ from pipeperf.analyze.wavefronts import wide_warp_traces
 from pipeperf.cli.main import main
 from pipeperf.hardware.spec import load_gpu
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 EXAMPLE = "examples/analyze/matmul_tiled.cu"
 N = 128
 ARGS = [f"A=rand:f32:{N * N}", f"B=rand:f32:{N * N}", f"C=zeros:f32:{N * N}", f"n={N}"]

@@ -4,7 +4,6 @@ Its warp classes reach 10 or 19 barriers; mixed per warp they were refused as a 
 Built per block (group classes), every simulated group is one traced block shape."""
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -17,8 +16,6 @@ from pipeperf.idg.build import kernel_graph_from_profile
 from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import simulate
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 CU = "tests/kernels/reduce_threadfence.cu"
 ARGS = ["in=rand:i32:1024", "partial=zeros:i32:4", "total=zeros:i32:1", "n=1000"]
 

@@ -1,7 +1,6 @@
 """`pipeperf analyze` end to end: CUDA/PTX -> emulation traces -> IDGs -> occupancy -> simulator."""
 
 import json
-import shutil
 
 import pytest
 
@@ -13,8 +12,6 @@ from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel_graph import KernelGraph
 from pipeperf.simulate import simulate
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 GPUS = ["pascal_gtx1060", "fermi_c2050"]
 SAXPY_ARGS = ["n=2000", "a=2", "x=rand:f32:2048", "y=zeros:f32:2048"]
 MATMUL_ARGS = ["A=rand:f32:1024", "B=rand:f32:1024", "C=zeros:f32:1024", "n=32"]

@@ -1,7 +1,6 @@
 """Address structure: which %ctaid dimensions a global access depends on, from the PTX's def-use
 slices, and how many CTAs of a wave therefore read the same sectors."""
 
-import shutil
 
 import pytest
 
@@ -10,18 +9,15 @@ from pipeperf.emulate import load_module, select_kernel
 from pipeperf.hardware.memory import PcMemory
 from pipeperf.ptx.defuse import DefUse
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
-
 
 def global_pcs(f):
     return [i for i, x in enumerate(f.instructions)
             if x.op.root in ("ld", "st", "atom", "red") and x.op.space in ("global", None, "generic")]
 
 
-@needs_nvcc
 def test_matmul_rows_of_a_and_columns_of_b():
     f = select_kernel(load_module("tests/kernels/matmul_tiled.cu"), None)
-    du = DefUse(f)
+    du = DefUse.of(f)
     dims = {f.instructions[pc].opcode + f"@{pc}": address_cta_dims(f, pc, du) for pc in global_pcs(f)}
     # A[row * n + t * TILE + tx]: row from blockIdx.y; B[(t * TILE + ty) * n + col]: col from blockIdx.x
     assert sorted(map(sorted, dims.values())) == [["x"], ["x", "y"], ["y"]]
@@ -30,10 +26,9 @@ def test_matmul_rows_of_a_and_columns_of_b():
     assert sorted(s for _, s in by_pc.values()) == [1.0, 10.0, 64.0]
 
 
-@needs_nvcc
 def test_addresses_loaded_from_memory_depend_on_everything():
     f = select_kernel(load_module("tests/kernels/histogram_global.cu"), None)
-    du = DefUse(f)
+    du = DefUse.of(f)
     atoms = [pc for pc in global_pcs(f) if f.instructions[pc].op.root in ("atom", "red")]
     assert atoms and all(address_cta_dims(f, pc, du) == {"x", "y", "z"} for pc in atoms)
 

@@ -9,9 +9,6 @@ from pipeperf.analyze.cta_sharing import cta_keys, random_replacement_hit_rate, 
 from pipeperf.ptx import parse_ptx
 from pipeperf.ptx.compile import compile_cu
 
-import shutil
-
-nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 SRC = r'''
 extern "C" __global__ void modk(const double* B, double* out, int k)
@@ -34,7 +31,6 @@ def _loads(func):
     return [i for i, x in enumerate(func.instructions) if x.op.root == "ld" and x.op.space == "global"]
 
 
-@nvcc
 def test_blockidx_mod_k_gives_k_keys(module):
     f = next(fn for fn in module.functions if fn.name == "modk")
     pcs = _loads(f)
@@ -43,7 +39,6 @@ def test_blockidx_mod_k_gives_k_keys(module):
     assert (keys[:8] != keys[0]).sum() == 7 and keys[8] == keys[0] and keys[17] == keys[1]
 
 
-@nvcc
 def test_an_address_of_blockidx_y_only_is_shared_along_x(module):
     f = next(fn for fn in module.functions if fn.name == "rows")
     pcs = _loads(f)
@@ -51,7 +46,6 @@ def test_an_address_of_blockidx_y_only_is_shared_along_x(module):
     assert keys.tolist() == [keys[0]] * 4 + [keys[4]] * 4 + [keys[8]] * 4 and len(set(keys.tolist())) == 3
 
 
-@nvcc
 def test_an_address_from_loaded_values_has_no_key(module):
     f = next(fn for fn in module.functions if fn.name == "gather")
     pcs = _loads(f)

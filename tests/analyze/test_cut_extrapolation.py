@@ -4,13 +4,11 @@ extrapolated from two cuts (the first half and the whole budget) to the whole tr
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 CU = r"""
 extern "C" __global__ void nbody(int n, const float* x, const float* m, float* a)

@@ -4,14 +4,12 @@ every iteration emulated and simulated, whole traces, every block), and says wha
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 ROOT = Path(__file__).resolve().parents[2]
 T, V, B = ROOT / "tests" / "kernels", ROOT / "validation" / "kernels", ROOT / "benchmarks" / "kernels"

@@ -5,7 +5,6 @@ guards reach the grid's extremes are emulated too. Correct kernels with legal la
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,6 @@ import pytest
 from pipeperf.emulate import run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 

@@ -4,14 +4,12 @@ atomics serialised at the L2, an L1 hit on a neighbour's load, the sampled last 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 KERNELS = r'''
 extern "C" __global__ void copy(const float* a, float* b, int n)

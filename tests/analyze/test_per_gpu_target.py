@@ -5,7 +5,6 @@ one emulation per distinct code. --arch keeps one build for all."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,7 +14,6 @@ import pipeperf.analyze as analyze_mod
 from pipeperf.analyze import analyze
 from pipeperf.ptx.compile import ptxas_resources, compile_cu
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 ARGS = ["A=rand:f32:16384", "B=rand:f32:16384", "C=zeros:f32:16384", "n=128"]
 
@@ -36,6 +34,7 @@ def test_each_gpu_gets_its_own_targets_registers(tmp_path):
     assert "from a build for" not in fixed.predictions[0].occupancy_source   # --arch: one build for all
 
 
+@pytest.mark.requires_nvcc
 def test_each_gpu_emulates_the_code_built_for_it(monkeypatch, tmp_path):
     """async_copy compiles to cp.async on sm_80+ and to a load and a store on sm_75 (V100's target)."""
     monkeypatch.setenv("PIPEPERF_CACHE_DIR", str(tmp_path))           # compiles counted from empty

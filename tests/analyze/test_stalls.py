@@ -3,14 +3,11 @@ instruction, summed per CUDA line; the lines and the idle slots add up to the si
 and a transpose with 32-way bank conflicts spends most of it on its shared-memory load's line."""
 
 import json
-import shutil
 
 import pytest
 
 from pipeperf.analyze import analyze
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 N = 1024
 ARGS = [f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"]
 GPUS = ["pascal_gtx1060", "volta_v100"]

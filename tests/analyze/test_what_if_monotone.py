@@ -7,7 +7,6 @@ hit's to DRAM's. A coalesced request still waits for the same data from the same
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -46,7 +45,6 @@ def test_coalescing_never_raises_lambda_or_latency(requests, per_request, hit, l
         assert dram_after == pytest.approx(dram_before, abs=1e-6)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 @pytest.mark.parametrize("kernel, grid", [("gather_cols", "4,4"), ("gather_cols", "64,64"),
                                           ("transpose_naive", "4,4"), ("transpose_naive", "64,64")])
 def test_coalesced_what_if_is_never_a_slowdown(cli, kernel, grid):

@@ -3,12 +3,7 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-
-import pytest
-
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 KERNEL = Path(__file__).resolve().parents[1] / "kernels" / "matmul_tiled.cu"
 LAUNCH = ["analyze", str(KERNEL), "--grid", "4,4", "--block", "16,16", "--arg", "A=rand:f32:4096",

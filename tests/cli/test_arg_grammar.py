@@ -14,7 +14,6 @@ import pytest
 
 from pipeperf.errors import PipeperfError
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 no_gpu = pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU may be present")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +35,6 @@ def _args(specs):
 
 # ---------------------------------------------------------------- the same specs everywhere
 
-@needs_nvcc
 @pytest.mark.parametrize("specs", [SPECS, SYNONYMS])
 @pytest.mark.parametrize("shared", ["--shared", "--smem"])
 def test_profile_and_analyze_take_every_spelling(cli, specs, shared):
@@ -49,7 +47,6 @@ def test_profile_and_analyze_take_every_spelling(cli, specs, shared):
     assert json.loads(out)["kernels"][0]["predictions"]["pipeline"]["seconds"] > 0
 
 
-@needs_nvcc
 @no_gpu
 @pytest.mark.parametrize("specs", [SPECS, SYNONYMS])
 @pytest.mark.parametrize("shared", ["--shared", "--smem"])
@@ -60,7 +57,7 @@ def test_measure_takes_every_spelling(cli, specs, shared):
     assert rc == 2 and err.startswith("pipeperf: error: no CUDA GPU found"), err
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 def test_measure_binds_specs_like_the_emulator(tmp_path):
     """measure binds the specs to the compiled kernel's parameters by CUDA name, types the untyped
     numbers by them, and gives the launcher the canonical spelling, which its C++ parser reads
@@ -98,7 +95,6 @@ def test_measure_binds_specs_like_the_emulator(tmp_path):
     assert out.stdout.splitlines()[2:] == [launcher.parse_arg(s).describe() for s in canonical]
 
 
-@needs_nvcc
 def test_synonyms_and_typed_scalars_give_identical_values():
     """`iota` is `arange`, `scale=0.5` is `scale=f32:0.5`, `ny=0x20` is `ny=32`: the kernel writes
     the same output; `rand:...:LO:HI` draws in [LO, HI)."""
@@ -170,7 +166,6 @@ def test_a_parameter_given_twice_is_an_error(cli):
 
 # ---------------------------------------------------------------- CUDA names in errors and options
 
-@needs_nvcc
 @pytest.mark.parametrize("command", ["profile", "analyze"])
 def test_a_missing_argument_is_named_by_its_cuda_name(cli, command):
     extra = ["--gpu", "volta_v100"] if command == "analyze" else []
@@ -179,13 +174,11 @@ def test_a_missing_argument_is_named_by_its_cuda_name(cli, command):
     assert f"kernel stencil5: no value for parameter ny (PTX {ENTRY}_param_3)" in err
 
 
-@needs_nvcc
 def test_unknown_names_list_the_cuda_names(cli):
     rc, _, err = cli("profile", STENCIL, *LAUNCH, *_args(SPECS), "--arg", "width=3")
     assert rc == 2 and "kernel stencil5 has no parameter 'width' (parameters: in, out, nx, ny, scale, offset)" in err
 
 
-@needs_nvcc
 def test_out_of_bounds_names_the_cuda_buffer(cli):
     small = ["out=zeros:f32:100" if s.startswith("out=") else s for s in SPECS]
     rc, _, err = cli("profile", STENCIL, *LAUNCH, *_args(small))
@@ -194,7 +187,6 @@ def test_out_of_bounds_names_the_cuda_buffer(cli):
     assert f"`out` ({ENTRY}_param_1) has 400 bytes" in err
 
 
-@needs_nvcc
 def test_reports_name_the_kernel_by_its_cuda_name(cli):
     rc, out, err = cli("profile", STENCIL, "--grid", "2,2", "--block", "16,16", *_args(SPECS))
     assert rc == 0, err

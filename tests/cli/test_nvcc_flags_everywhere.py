@@ -3,11 +3,10 @@ tested with the grammar; here the others: roofline and ptx)."""
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+pytestmark = pytest.mark.requires_nvcc
 
 KERNEL = """#include "scale.cuh"
 #ifndef N

@@ -7,7 +7,6 @@ the CTA's shared memory."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ import pytest
 from pipeperf.emulate import load_module, run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 B = 16          # the tile (Rodinia's BLOCK_SIZE)
 PENALTY = 10

@@ -4,14 +4,12 @@ and with zeros for .u32/.u64 (and when ``len`` is 0). nvcc emits it for inline `
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
 
 from pipeperf.emulate import run_kernel
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 CU = r'''
 extern "C" __global__ void bfe32(const int* a, const int* pos, const int* len, int* s, unsigned* u)

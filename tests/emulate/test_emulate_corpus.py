@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from kernel_corpus import load_manifest, make_case
 
-KERNELS = Path(__file__).resolve().parents[1] / "kernels"
-sys.path.insert(0, str(KERNELS))
-from kernel_corpus import load_manifest, make_case  # noqa: E402
-
-from pipeperf.emulate import run_kernel  # noqa: E402
-from pipeperf.errors import PipeperfError  # noqa: E402
+from pipeperf.emulate import run_kernel
+from pipeperf.errors import PipeperfError
 
 #: Every corpus kernel is emulated (wmma, mma.sync and cp.async included).
 UNSUPPORTED: set[str] = set()

@@ -65,7 +65,7 @@ def test_hybrid_without_memory_keeps_instruction_and_branch_counts(name):
 
 
 def test_hybrid_without_memory_is_smaller_on_saxpy(cli):
-    from test_emulate_corpus import KERNELS
+    from kernel_corpus import CORPUS_DIR as KERNELS
     rc, out, err = cli("profile", str(KERNELS / "ptx" / "saxpy.sm_80.ptx"), "--grid", "4",
                        "--block", "256", "--arg", "1000", "--arg", "2", "--arg",
                        "rand:f32:1000", "--arg", "zeros:f32:1000", "--mode", "hybrid",

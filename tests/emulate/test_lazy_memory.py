@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_emulate_corpus import KERNELS
+from kernel_corpus import CORPUS_DIR as KERNELS
 
 from pipeperf.emulate import Launch, load_module, run_kernel, select_kernel
 from pipeperf.emulate.launch import PAGE_BYTES, GeneratedBuffer, bind_args, dim3, parse_arg_value

@@ -4,7 +4,6 @@ emulating every iteration; loops that write memory are emulated in full, per-thr
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from pipeperf.emulate import run_kernel
 from pipeperf.emulate.tracelog import block_head
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 CU = r"""
 extern "C" __global__ void strided(const float* x, float* y, int n)

@@ -3,20 +3,13 @@ only when their traces provably equal the full launch's)."""
 
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from kernel_corpus import make_case
 
-KERNELS = Path(__file__).resolve().parents[1] / "kernels"
-sys.path.insert(0, str(KERNELS))
-from kernel_corpus import make_case  # noqa: E402
-
-from pipeperf.emulate import load_module, run_kernel, select_kernel  # noqa: E402
-from pipeperf.emulate.sampling import sampling_safe, spread_ctas, warps_of  # noqa: E402
-from pipeperf.errors import PipeperfError  # noqa: E402
+from pipeperf.emulate import load_module, run_kernel, select_kernel
+from pipeperf.emulate.sampling import sampling_safe, spread_ctas, warps_of
+from pipeperf.errors import PipeperfError
 
 ARCH = "sm_80"
 
@@ -158,7 +151,6 @@ extern "C" __global__ void tid_only(int* buf)
 """
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_shared_memory_is_followed_to_global_loads(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(CU)
@@ -194,7 +186,6 @@ extern "C" __global__ void async_in(float* out, const float* in)
 """
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_async_copies_into_shared_are_followed_to_their_source(tmp_path):
     src = tmp_path / "a.cu"
     src.write_text(ASYNC)

@@ -5,7 +5,6 @@ predicts."""
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -15,7 +14,6 @@ from pipeperf.emulate.launch import Launch
 from pipeperf.emulate.sampling import sampling_safe
 from pipeperf.ptx.affine import Affine, cta_disjoint
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 
 CU = r"""
 extern "C" __global__ void guard(int seed, int* g)            // mixbench's impossible-value guard

@@ -4,7 +4,6 @@ rather than packed into the first byte (issue 17)."""
 
 from __future__ import annotations
 
-import shutil
 
 import numpy as np
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from pipeperf.emulate import run_kernel
 from pipeperf.errors import PipeperfError
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 
 CU = r"""
 struct P { double a; int n; float w[10]; };      // offsets 0, 8, 12..51; 56 bytes with padding

@@ -1,6 +1,5 @@
 """TraceLog: columnar per-warp traces read as a mapping, entries built on access."""
 
-import shutil
 
 import numpy as np
 import pytest
@@ -54,7 +53,6 @@ def test_head_builds_only_the_prefix_asked_for():
     assert log[1] == log.head(1, None) and [e["active"] for e in log[1]] == [0x3] * len(pcs)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_emulator_traces_group_by_pc_signature():
     # divergent: warps whose threads take different branches have different pc sequences
     m = load_module("tests/kernels/divergent.cu")

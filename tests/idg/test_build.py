@@ -1,14 +1,10 @@
 """IDGs built from the emulator's per-warp traces (pipeperf.idg.build)."""
 
-import shutil
-
 import numpy as np
-import pytest
 
 from pipeperf.emulate import load_module, run_kernel, select_kernel
 from pipeperf.idg.build import kernel_graph_from_profile, kernel_graph_from_traces
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 SAXPY = "tests/kernels/saxpy.cu"
 
 

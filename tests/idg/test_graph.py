@@ -14,6 +14,47 @@ def test_forward_references_are_topologically_sorted():
     assert list(g.deps_of(1)) == [0] and list(g.deps_of(2)) == [1]
 
 
+def test_loading_in_columns_gives_the_per_node_result(tmp_path):
+    """A well-formed file is read by the C node pass (io._c_columns) or column by column
+    (io._columns, graph._csr_in_order); anything else (unsorted or repeated deps, numeric ids,
+    barrier keys) by the per-node path: the same IDG."""
+    import json
+    import random
+
+    from pipeperf.idg import io
+
+    rng = random.Random(3)
+    nodes = [{"id": f"n{i}", "class": rng.choice(["a", "b", "bar_sync"])} for i in range(300)]
+    for i, n in enumerate(nodes[1:], 1):
+        n["deps"] = [f"n{j}" for j in sorted(rng.sample(range(max(0, i - 6), i), min(i, rng.randint(0, 3))))]
+    variants = {"plain": nodes,
+                "unsorted": [dict(n, deps=n.get("deps", [])[::-1] * 2) for n in nodes],
+                "barrier key": [dict(n, barrier=True) if i % 50 == 7 else n for i, n in enumerate(nodes)],
+                "forward": nodes[1:] + nodes[:1]}
+    assert io._columns(nodes) is not None and io._columns(variants["barrier key"]) is None
+    if io._c_columns is not None:       # the C node pass takes the plain file only
+        assert io._c_columns(nodes) is not None
+        odd = [nodes[:5] + [{"id": "x", "class": "a", "deps": ["nowhere"]}], nodes[:5] + nodes[4:6],
+               nodes[:5] + [{"id": 7, "class": "a"}], nodes[:5] + [{"id": "x", "class": "a", "deps": "n1"}],
+               nodes[:5] + [{"id": "x", "class": "a", "deps": ["n2", "n2"]}], ({"id": "a", "class": "a"},)]
+        assert all(io._c_columns(v) is None for v in [*odd, *list(variants.values())[1:]])
+    base = None
+    for name, ns in variants.items():
+        p = tmp_path / f"{name.replace(' ', '_')}.json"
+        p.write_text(json.dumps({"name": "k", "instructions": ns}))
+        g = load_kernel(p).idgs[0]
+        slow = IDG.from_nodes("k", [n["id"] for n in ns], [n["class"] for n in ns],
+                              [n.get("deps", []) for n in ns],
+                              [bool(n.get("barrier")) for n in ns])
+        for h in (g, slow):
+            got = (h.ids, h.classes, bytes(h.cls_buf), bytes(h.dep_ptr_buf), bytes(h.dep_idx_buf), bytes(h.barrier_buf))
+            if name in ("plain", "unsorted"):
+                base = base or got
+                assert got == base, name
+            else:
+                assert got[0] == slow.ids and got[3:5] == (bytes(slow.dep_ptr_buf), bytes(slow.dep_idx_buf)), name
+
+
 def test_example_kernel_structure_and_longest_path():
     g = example_kernel().idgs[0]
     assert g.class_counts() == {"comp": 4, "mem": 2}

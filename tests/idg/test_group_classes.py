@@ -1,6 +1,5 @@
 """Group classes (block shapes) of a KernelGraph: assignment, barrier checks, building from traces."""
 
-import shutil
 from fractions import Fraction
 
 import numpy as np
@@ -154,7 +153,6 @@ def test_build_without_a_complete_block_has_no_group_classes():
         kernel_graph_from_traces("k", {0: A}, lambda e: CLS[e["opcode"]], warps_per_group=0)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_profile_takes_warps_per_block_from_the_launch():
     from pipeperf.emulate import load_module, run_kernel, select_kernel
 

@@ -7,6 +7,7 @@ are listed in HOST_UNSUPPORTED and not checked here.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -32,6 +33,9 @@ C_TYPES = {"i32": "int", "u32": "unsigned", "i64": "long long", "u64": "unsigned
 
 
 def have_compiler() -> bool:
+    """g++ and the CUDA headers (none with ``PIPEPERF_NO_CUDA=1``, which stands for a machine without CUDA)."""
+    if os.environ.get("PIPEPERF_NO_CUDA", "") not in ("", "0"):
+        return False
     return shutil.which("g++") is not None and (Path("/usr/local/cuda/include") / "vector_types.h").exists()
 
 

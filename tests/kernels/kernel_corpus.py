@@ -3,9 +3,9 @@
 Why it exists: the emulator, the parser and the measurement tests all need the same facts about
 each corpus kernel (parameter order and types, launch shape, buffer sizes, expected outputs).
 They live in ``manifest.yaml`` (declarative) and ``kernel_references.py`` (executable NumPy
-references); this module joins the two so a test can do::
+references); this module joins the two so a test can do (``tests/kernels`` is on pytest's
+``pythonpath``, pyproject.toml)::
 
-    import sys; sys.path.insert(0, "tests/kernels")
     from kernel_corpus import load_manifest, make_case
     case = make_case("saxpy")          # args in .param order, expected outputs, tolerances
     ptx = case.spec.ptx_path("sm_90")  # tests/kernels/ptx/saxpy.sm_90.ptx

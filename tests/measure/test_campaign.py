@@ -150,8 +150,7 @@ def test_the_sweeps_are_at_least_twelve_corpus_kernels():
     assert saxpy.grid == (4 * 4096, 1, 1) and "n=4096000" in saxpy.args and "x=rand:f32:4096000" in saxpy.args
 
 
-@pytest.mark.nvcc
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+@pytest.mark.requires_nvcc
 def test_dry_run_compiles_every_benchmark_for_sm_90(cli):
     rc, out, err = cli("campaign", "--dry-run", "--arch", "sm_90")
     assert rc == 0, err
@@ -185,8 +184,7 @@ blocks_per_sm,warps_per_sm,dyn_smem,reps,ms_median,ms_min,ms_max
 """
 
 
-@pytest.mark.nvcc
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+@pytest.mark.requires_nvcc
 def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, tmp_path):
     """The GPU backend on recorded launcher output: the benchmarks compile for sm_90, the specs
     bind to their parameters, the command line is the launcher's, and the CSV it would write is

@@ -10,7 +10,6 @@ from pipeperf.cli.main import main
 from pipeperf.errors import PipeperfError
 from pipeperf.measure import harness, launcher
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 no_gpu = pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU may be present")
 
 SPECS = ["n=1048576", "x=rand:f32:1048576", "y=zeros:f32:1048576", "a=f32:2.5", "k=-3", "s=0.5",
@@ -76,7 +75,7 @@ def launch_exe(tmp_path_factory):
     return launcher.build(tmp_path_factory.mktemp("launcher"))
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 def test_cpp_parser_agrees_with_python(launch_exe):
     cmd = [str(launch_exe), "--parse-only", "--grid", "64,2", "--block", "256"]
     for s in SPECS:
@@ -88,7 +87,7 @@ def test_cpp_parser_agrees_with_python(launch_exe):
     assert lines[2:] == [launcher.parse_arg(s).describe() for s in SPECS]
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("spec", ["x=rand:q32:5", "x=abc", "x=rand:f32:0", "x=rand:f32:8:5:1"])
 def test_cpp_parser_rejects_what_python_rejects(launch_exe, spec):
     out = subprocess.run([str(launch_exe), "--parse-only", "--arg", spec], capture_output=True, text=True, timeout=60)
@@ -97,14 +96,14 @@ def test_cpp_parser_rejects_what_python_rejects(launch_exe, spec):
         launcher.parse_arg(spec)
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 @no_gpu
 def test_launcher_without_a_gpu_exits_4(launch_exe):
     out = subprocess.run([str(launch_exe), "--info"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 4 and "no CUDA device" in out.stderr
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 def test_compile_kernel_finds_the_mangled_entry(tmp_path):
     cu = tmp_path / "saxpy.cu"
     cu.write_text("__global__ void saxpy(int n, float a, const float* x, float* y) {\n"
@@ -116,7 +115,7 @@ def test_compile_kernel_finds_the_mangled_entry(tmp_path):
     assert launcher.resolve_kernel(entries, "scale") == "scale"
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 def test_compile_errors_are_one_line(tmp_path):
     cu = tmp_path / "bad.cu"
     cu.write_text("__global__ void k() { undefined_thing(); }\n")

@@ -13,7 +13,7 @@ import pytest
 from pipeperf.measure import harness
 from pipeperf.measure import microbench as mb
 
-pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")]
+pytestmark = pytest.mark.requires_nvcc
 
 
 @pytest.fixture(scope="module")

@@ -2,19 +2,15 @@
 counts gives the same quantitative-roofline prediction (no GPU needed)."""
 
 import csv
-import sys
 from pathlib import Path
 
 import pytest
+from kernel_corpus import make_case
 
 from pipeperf.emulate import profile
 from pipeperf.hardware.peaks import builtin_names, load_peaks
 from pipeperf.measure.ncu_csv import read_ncu_csv
 from pipeperf.models.quantitative import metrics_from_profile, predict
-
-KERNELS = Path(__file__).resolve().parents[1] / "kernels"
-sys.path.insert(0, str(KERNELS))
-from kernel_corpus import make_case  # noqa: E402
 
 # ncu metric <- pipeperf profile key (the profile's global sectors stand in for DRAM sectors)
 NCU_FROM_PROFILE = {

@@ -6,7 +6,6 @@ or header compiles again, and a damaged entry is recompiled, never trusted."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,8 +16,6 @@ from pipeperf.ptx import toolkit
 from pipeperf.ptx.compile import compile_cu, ptxas_resources
 from pipeperf.util import cache
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="needs nvcc and ptxas")
 
 KERNEL = """#include "scale.h"
 extern "C" __global__ void scale(float *x, int n) {
@@ -63,6 +60,7 @@ def kernel(tmp_path) -> Path:
     return cu
 
 
+@pytest.mark.requires_nvcc
 def test_second_analysis_compiles_nothing(runs, kernel):
     args = ["x=ones:f32:256", "n=256"]
     first = analyze(kernel, 2, 128, args, ["ampere_a100", "hopper_h100"], what_if=False)
@@ -76,6 +74,7 @@ def test_second_analysis_compiles_nothing(runs, kernel):
     assert [p.cycles for p in second.predictions] == [p.cycles for p in first.predictions]
 
 
+@pytest.mark.requires_nvcc
 def test_changed_define_or_header_recompiles(runs, kernel):
     assert "0f40400000" in compile_cu(kernel, "sm_80")                            # 3.0f
     assert "0f40A00000" in compile_cu(kernel, "sm_80", extra_args=("-DSCALE=5.0f",))
@@ -91,6 +90,7 @@ def test_changed_define_or_header_recompiles(runs, kernel):
     assert len(_compiles(runs)) == 4
 
 
+@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("damage", ["edit", "truncate"])
 def test_damaged_entries_are_recompiled_not_trusted(runs, kernel, tmp_path, damage):
     ptx = compile_cu(kernel, "sm_80")

@@ -3,18 +3,15 @@ executable references. These checks need no GPU and, except the regeneration che
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_corpus import CORPUS_DIR, PTX_DIR, corpus_archs, load_manifest, make_case
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "kernels"))
-
-from kernel_corpus import CORPUS_DIR, PTX_DIR, corpus_archs, load_manifest, make_case  # noqa: E402
 
 SPECS = load_manifest()
 ARCHS = corpus_archs()
@@ -140,7 +137,7 @@ def test_check_reports_a_wrong_element():
     assert case.check({}) == ["y: missing"]
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+@pytest.mark.requires_nvcc
 def test_committed_ptx_is_what_gen_ptx_produces():
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_ptx.py"), "--check", "saxpy"],
                           capture_output=True, text=True)

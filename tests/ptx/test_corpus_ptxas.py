@@ -2,7 +2,6 @@
 PTX, not just text that looks like it)."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,8 +18,7 @@ SAMPLE = [  # one per interesting feature, across all three targets
 ]
 
 
-@pytest.mark.nvcc
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("name", SAMPLE)
 def test_committed_ptx_assembles(name, tmp_path):
     arch = name.split(".")[1]

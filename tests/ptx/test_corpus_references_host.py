@@ -3,13 +3,7 @@ through tests/kernels/host/cuda_host_shim.h (a few kernels here; all of them wit
 `python3 scripts/check_references_host.py`)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "kernels"))
-
 from host_check import HOST_UNSUPPORTED, have_compiler, run_on_host
 from kernel_corpus import load_manifest
 

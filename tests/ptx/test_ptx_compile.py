@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -12,8 +11,6 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx import parse_ptx
 from pipeperf.ptx.compile import compile_cu, parse_ptxas_verbose, ptxas_resources
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
-needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
 
 CU = """
 __global__ void scale(float *x, float a, int n) {
@@ -23,7 +20,6 @@ __global__ void scale(float *x, float a, int n) {
 """
 
 
-@needs_nvcc
 def test_compile_cu_and_cli(tmp_path, capsys):
     cu = tmp_path / "scale.cu"
     cu.write_text(CU)
@@ -39,7 +35,7 @@ def test_compile_cu_and_cli(tmp_path, capsys):
     assert out["functions"][0]["branches"]["conditional"] == 1
 
 
-@needs_nvcc
+@pytest.mark.requires_nvcc
 def test_nvcc_failure_is_one_line(tmp_path, capsys):
     cu = tmp_path / "broken.cu"
     cu.write_text("__global__ void k() { undeclared_thing = 1; }\n")
@@ -66,7 +62,6 @@ def test_bad_arch(tmp_path):
         compile_cu(cu, "volta")
 
 
-@needs_ptxas
 def test_ptxas_resources_on_fixture(fixtures_dir):
     res = ptxas_resources(fixtures_dir / "memslice.ptx")
     r = res["memslice"]
@@ -84,8 +79,6 @@ __global__ void loc(float *o, int k) {
 """
 
 
-@needs_nvcc
-@needs_ptxas
 def test_ptxas_resources_local_memory(tmp_path):
     cu = tmp_path / "loc.cu"
     cu.write_text(LOCAL_CU)

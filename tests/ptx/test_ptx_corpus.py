@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from collections import Counter
@@ -44,7 +43,7 @@ def test_corpus_analyses(modules):
             cfg = CFG(f)
             covered = sum(len(b) for b in cfg.blocks)
             assert covered == len(f.instructions), (path, f.name)
-            slicer = Slicer(f, DefUse(f, cfg))
+            slicer = Slicer(f, DefUse.of(f, cfg))
             for s in slicer.branch_slices().values():
                 assert s.branch in s.instructions
                 for i in s.instructions:
@@ -97,7 +96,7 @@ def _ptxas(path: Path, text: str, tmp: str) -> str | None:
     return None if r.returncode == 0 else f"{path.name}: {r.stderr.strip()[:300]}"
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
+@pytest.mark.requires_nvcc
 def test_printed_corpus_assembles(modules):
     """ptxas accepts the printed PTX of every file, for its own target (two workers)."""
     chosen = list(modules)

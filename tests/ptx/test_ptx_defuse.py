@@ -10,11 +10,11 @@ HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
 def du_of(body: str) -> DefUse:
     text = HEAD + (".visible .entry k(.param .u32 k_p)\n{\n.reg .pred %p<4>;\n.reg .b32 %r<8>;\n"
                    + body + "\n}\n")
-    return DefUse(parse_ptx(text).function("k"))
+    return DefUse.of(parse_ptx(text).function("k"))
 
 
 def test_loop_carried_and_diamond(branches):
-    du = DefUse(branches)
+    du = DefUse.of(branches)
     assert du.deps[10] == (5, 7, 9, 10)          # %r5 from init and back edge, %r3 from both arms
     assert du.reaching[10] == {"%r5": (9, 10), "%r3": (5, 7)}
     assert du.deps[19] == (10, 15, 18)           # guard %p3, address %rd2, value %r5
@@ -47,7 +47,7 @@ def test_carry_flag_chain():
 
 def test_values_flow_through_call_parameters(features_module):
     f = features_module.function("features")
-    du = DefUse(f)
+    du = DefUse.of(f)
     ins = f.instructions
     st = next(i for i in ins if i.opcode == "st.param.b32")
     call = next(i for i in ins if i.root == "call")
@@ -58,7 +58,7 @@ def test_values_flow_through_call_parameters(features_module):
 
 def test_vector_and_pair_destinations(features_module):
     f = features_module.function("features")
-    du = DefUse(f)
+    du = DefUse.of(f)
     ins = f.instructions
     shfl = next(i for i in ins if i.root == "shfl")
     vote = next(i for i in ins if i.root == "vote")
@@ -72,7 +72,7 @@ def test_wgmma_accumulators_are_read_and_written(fixtures_dir):
     from pipeperf.ptx import parse_file
 
     f = parse_file(fixtures_dir / "hopper.ptx").function("hopper")
-    du = DefUse(f)
+    du = DefUse.of(f)
     wg = next(i for i in f.instructions if i.root == "wgmma.mma_async")
     movs = {i.dsts[0].name: i.index for i in f.instructions
             if i.root == "mov" and i.opcode == "mov.f32"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 from pipeperf.ptx import format_instruction, parse_file, parse_ptx, print_module
 
 FIXTURE_NAMES = ["branches.ptx", "memslice.ptx", "features.ptx", "hopper.ptx"]
-needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
@@ -44,7 +42,7 @@ def test_format_instruction(features_module):
     assert str(f.instructions[-1]) == "ret;"
 
 
-@needs_ptxas
+@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_printed_fixture_assembles(fixtures_dir, tmp_path, name):
     m = parse_file(fixtures_dir / name)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
@@ -15,8 +14,6 @@ from pipeperf.ptx import parse_ptx
 from pipeperf.ptx.compile import compile_cu
 from pipeperf.ptx.source_map import SourceMap, at_source, is_system_header, plain_name
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc and ptxas not on PATH")
 
 # the issue's 12-line reduce.cu: a read at line 8, an atomicAdd (sm_20_atomic_functions.hpp) at 9
 REDUCE = """\

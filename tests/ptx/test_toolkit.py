@@ -5,6 +5,7 @@ install. (The whole extra in a fresh venv: ``scripts/check_cuda_extra.sh``, not 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -50,10 +51,8 @@ def _installed_wheel_site() -> Path | None:
 
 def _mirror_wheels(site: Path) -> Path:
     """``site/nvidia/cu13`` laid out as NVIDIA's CUDA 13 wheels unpack, made of links to the toolkit
-    of the nvcc on PATH (found from ``nvcc --dryrun``), with the wheel's own nvcc.profile."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("neither NVIDIA's CUDA wheels nor nvcc here to lay them out from")
+    of the nvcc pipeperf finds (found from ``nvcc --dryrun``), with the wheel's own nvcc.profile."""
+    nvcc = toolkit.find_tool("nvcc")
     dry = subprocess.run([nvcc, "--dryrun", "-ptx", str(SAXPY)], capture_output=True, text=True).stderr
     here = Path(re.search(r"^#\$ _HERE_=(.+)$", dry, re.M).group(1))
     target_dir = re.findall(r"^#\$ _TARGET_DIR_=(.*)$", dry, re.M)[-1]
@@ -71,10 +70,22 @@ def _mirror_wheels(site: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def wheel_site(tmp_path_factory) -> Path:
-    """A site folder holding the CUDA wheels: this Python's, when installed, else a mirror."""
+    """A site folder holding the CUDA wheels: this Python's, when installed, else a mirror (the
+    tests using it are marked ``requires_nvcc``: one or the other is there)."""
     return _installed_wheel_site() or _mirror_wheels(tmp_path_factory.mktemp("site"))
 
 
+@pytest.fixture
+def wheel_layout(tmp_path) -> Path:
+    """A site folder with the files the lookup checks for in a wheel tree (empty: nothing runs them)."""
+    top = tmp_path / "layout" / "nvidia" / "cu13"
+    for part in ("bin/nvcc", "bin/ptxas", *toolkit._WHEEL_PARTS):
+        (top / part).parent.mkdir(parents=True, exist_ok=True)
+        (top / part).write_text("")
+    return tmp_path / "layout"
+
+
+@pytest.mark.requires_nvcc
 def test_wheels_found_and_compile_when_nothing_on_path(wheel_site, no_cuda, monkeypatch, tmp_path):
     with pytest.raises(PipeperfError, match="nvcc not found"):
         toolkit.find_tool("nvcc")
@@ -89,17 +100,22 @@ def test_wheels_found_and_compile_when_nothing_on_path(wheel_site, no_cuda, monk
     assert ptxas_resources(tmp_path / "saxpy.ptx")[m.kernels[0].name]["registers"] > 0
 
 
-def test_path_comes_first(wheel_site, monkeypatch):
-    if shutil.which("nvcc") is None:
-        pytest.skip("no nvcc on PATH")
-    monkeypatch.syspath_prepend(str(wheel_site))
-    assert toolkit.find_tool("nvcc") == shutil.which("nvcc")
+def test_path_comes_first(no_cuda, monkeypatch):
+    """An nvcc on PATH wins over the wheels' (both stand-ins here: the lookup only looks for files)."""
+    on_path, wheel_bin = no_cuda / "bin", no_cuda / "site" / "nvidia" / "cu13" / "bin"
+    for d in (on_path, wheel_bin):
+        d.mkdir(parents=True)
+        (d / "nvcc").write_text("#!/bin/sh\n")
+        (d / "nvcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{on_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.syspath_prepend(str(no_cuda / "site"))
+    assert toolkit.find_tool("nvcc") == shutil.which("nvcc") == str(on_path / "nvcc")
 
 
-def test_incomplete_wheel_tree_names_the_missing_wheel(wheel_site, no_cuda, monkeypatch, tmp_path):
+def test_incomplete_wheel_tree_names_the_missing_wheel(wheel_layout, no_cuda, monkeypatch, tmp_path):
     bare = tmp_path / "site" / "nvidia" / "cu13" / "bin"
     bare.mkdir(parents=True)
-    (bare / "nvcc").symlink_to(wheel_site / "nvidia" / "cu13" / "bin" / "nvcc")
+    (bare / "nvcc").symlink_to(wheel_layout / "nvidia" / "cu13" / "bin" / "nvcc")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     with pytest.raises(PipeperfError) as e:
         toolkit.find_tool("nvcc")
@@ -107,12 +123,12 @@ def test_incomplete_wheel_tree_names_the_missing_wheel(wheel_site, no_cuda, monk
     assert "nvvm/bin/cicc" in msg and "nvidia-nvvm" in msg and toolkit.INSTALL_HINT in msg and "\n" not in msg
 
 
-def test_mixed_wheel_versions_refused(wheel_site, no_cuda, monkeypatch, tmp_path):
+def test_mixed_wheel_versions_refused(wheel_layout, no_cuda, monkeypatch, tmp_path):
     site = tmp_path / "site"
     top = site / "nvidia" / "cu13"
     top.mkdir(parents=True)
     for part in ("bin", "nvvm", "include"):
-        (top / part).symlink_to(wheel_site / "nvidia" / "cu13" / part)
+        (top / part).symlink_to(wheel_layout / "nvidia" / "cu13" / part)
     for name, version in (("nvidia_cuda_nvcc", "13.2.86"), ("nvidia_nvvm", "13.5.37")):
         info = site / f"{name}-{version}.dist-info"
         info.mkdir()

@@ -3,18 +3,11 @@ there is a what-if) on two GPUs, and its ``pipeperf analyze`` command line."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 TRANSPOSE = "tests/kernels/transpose_shared.cu"
 N = 512
 TRANSPOSE_LAUNCH = dict(grid=(N // 32, N // 32), block=(32, 8),
                         args=[f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"],
                         gpus=["volta_v100", "ampere_a100"])
-
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("ptxas") is None,
-                                reason="nvcc/ptxas not installed")
 
 
 def cli_args(*extra: str) -> list[str]:

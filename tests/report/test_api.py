@@ -12,7 +12,7 @@ import pytest
 import pipeperf
 from pipeperf.api import DATAFRAME_COLUMNS
 
-from report_launch import cli_args, needs_nvcc
+from report_launch import cli_args
 
 SRC = str(Path(pipeperf.__file__).parents[1])
 
@@ -34,7 +34,6 @@ def test_package_import_keeps_it_callable():
         pipeperf.no_such_thing                           # noqa: B018
 
 
-@needs_nvcc
 def test_to_dict_is_the_cli_json(transpose_report, cli):
     rc, out, err = cli(*cli_args("--json", "--sweep-occupancy"))
     assert rc == 0, err

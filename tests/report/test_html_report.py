@@ -14,7 +14,7 @@ import pytest
 
 from pipeperf.report.html_report import SECTIONS
 
-from report_launch import cli_args, needs_nvcc
+from report_launch import cli_args
 
 SECTION_IDS = [sid for sid, _ in SECTIONS]
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -50,7 +50,6 @@ def test_repr_html_is_the_body(transpose_report):
     assert all(f'id="{sid}"' in body for sid in SECTION_IDS)
 
 
-@needs_nvcc
 def test_cli_writes_the_page(cli, tmp_path):
     path = tmp_path / "report.html"
     rc, out, err = cli(*cli_args("--html", str(path)))

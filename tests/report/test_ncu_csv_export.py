@@ -9,7 +9,7 @@ import pytest
 from pipeperf.measure.ncu_csv import read_ncu_csv
 from pipeperf.report.ncu_csv import COLUMNS, NCU_SECTION, analysis_csv
 
-from report_launch import cli_args, needs_nvcc
+from report_launch import cli_args
 
 NCU_HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
               "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit",
@@ -53,7 +53,6 @@ def test_round_trip_through_the_ncu_importer(transpose_report, tmp_path):
         assert read.m_tran_r > 0 and read.m_ldst > 0
 
 
-@needs_nvcc
 def test_cli_writes_csv_that_roofline_reads(cli, tmp_path):
     path = tmp_path / "pred.csv"
     rc, out, err = cli(*cli_args("--csv", str(path)))

@@ -11,12 +11,10 @@ import pytest
 
 import pipeperf
 
-from report_launch import needs_nvcc
 
 NOTEBOOK = Path(__file__).parents[2] / "examples" / "analyze.ipynb"
 
 
-@needs_nvcc
 def test_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="nbformat not installed (the test extra)")
     nbclient = pytest.importorskip("nbclient", reason="nbclient not installed (the test extra)")

@@ -3,8 +3,8 @@ replaced it and must reproduce them bit for bit): IDGs with and without barriers
 group classes, schedulers rr and gto, issue limits 1, 1.5, 2, 4 and none, block dispatch
 costs, several rounds of groups and the per-instruction profile.
 
-``python3 tests/simulate/engine_cases.py`` rewrites ``tests/fixtures/engine/reference.json``
-with the engine in use (only ever needed if the simulator's semantics change on purpose).
+``PYTHONPATH=src python3 tests/simulate/engine_cases.py`` rewrites
+``tests/fixtures/engine/reference.json`` with the engine in use (only ever needed if the simulator's semantics change on purpose).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,6 +107,5 @@ def record() -> dict[str, dict]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "src"))
     REFERENCE.write_text(json.dumps(record(), indent=1, sort_keys=True) + "\n")
     print(f"wrote {REFERENCE}")

@@ -16,6 +16,24 @@ def test_same_results_as_recorded(name, kernel, gpu, run):
     assert outcome(kernel, gpu, run) == _RECORDED[name]
 
 
+@pytest.mark.parametrize("isa", ["sse", "avx2", "avx512"])
+def test_every_scan_width_gives_the_recorded_results(isa):
+    """The candidate scan's vector widths (picked by cpuid at import) agree bit for bit."""
+    from pipeperf.simulate import _engine
+
+    was = _engine.scan_isa()
+    try:
+        _engine.scan_isa(isa)
+    except ValueError:
+        pytest.skip(f"{isa} is not available on this CPU")
+    try:
+        for name, kernel, gpu, run in cases():
+            if name.startswith(("random", "mix_issue", "iterative")):
+                assert outcome(kernel, gpu, run) == _RECORDED[name], name
+    finally:
+        _engine.scan_isa(was)
+
+
 def test_every_recorded_case_is_run():
     assert sorted(name for name, *_ in cases()) == sorted(_RECORDED)
 

@@ -93,7 +93,6 @@ def test_l2_hits_share_the_measured_l2_bandwidth_among_active_sms():
     assert l2_class(bare, 10).cpi == bare.classes["ld_global_l2"].cpi
 
 
-@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="needs nvcc")
 def test_an_in_place_update_larger_than_l2_writes_back_at_dram_bandwidth():
     """saxpy y = a*x + y: the store hits the sector its load brought in. L2 is write-back: over a
     stream far larger than the L2 (3 x 256 MB against the H200's 50 MB) each dirty sector is

@@ -20,6 +20,7 @@ import numpy as np
 
 from pipeperf.ptx.defuse import DefUse
 from pipeperf.ptx.ir import Address, Function, Immediate, Register, SpecialRegister
+from pipeperf.ptx.slices import address_registers
 
 DIMS = ("x", "y", "z")
 _LOADS = frozenset({"ld", "ldu", "atom", "ldmatrix", "suld", "tex", "tld4"})
@@ -29,14 +30,9 @@ def address_cta_dims(func: Function, pc: int, defuse: DefUse) -> frozenset[str]:
     """The ``%ctaid`` dimensions the address of instruction ``pc`` depends on (all three when
     it depends on a value loaded from non-constant memory)."""
     ins = func.instructions
-    x = ins[pc]
-    bases = [op.base.name for op in x.operands if type(op) is Address and op.base is not None
-             and hasattr(op.base, "name") and op.base.name.startswith("%")]
-    stack = [w for b in bases for w in defuse.reaching[pc].get(b, ())]
-    seen = set(stack)
+    reaching = defuse.reaching[pc]
     dims: set[str] = set()
-    while stack:
-        i = stack.pop()
+    for i in defuse.backward(w for b in address_registers(ins[pc]) for w in reaching.get(b, ())):
         y = ins[i]
         if y.op.root in _LOADS and y.op.space not in ("param", "const"):
             return frozenset(DIMS)
@@ -45,10 +41,6 @@ def address_cta_dims(func: Function, pc: int, defuse: DefUse) -> frozenset[str]:
                 dims.add(op.name[-1])
             elif type(op) is SpecialRegister and op.name.startswith(("%clusterid", "%cluster_ctaid", "%smid")):
                 return frozenset(DIMS)
-        for j in defuse.deps[i]:
-            if j not in seen:
-                seen.add(j)
-                stack.append(j)
     return frozenset(dims)
 
 
@@ -71,7 +63,7 @@ def sharing_by_pc(func: Function, pcs: Iterable[int], grid: tuple[int, int, int]
     pcs = list(pcs)
     if not pcs:
         return {}
-    du = DefUse(func)
+    du = DefUse.of(func)
     out = {}
     for pc in pcs:
         d = address_cta_dims(func, pc, du)
@@ -207,7 +199,7 @@ def cta_keys(func: Function, pcs: Iterable[int], grid: tuple[int, int, int], blo
     """Per global memory PC, an int64 key for each of the first ``n_ctas`` CTAs (launch order):
     CTAs with equal keys address the same memory there (for the same thread and iteration);
     None when the address depends on loaded values."""
-    du = defuse or DefUse(func)
+    du = defuse or DefUse.of(func)
     c = np.arange(min(int(n_ctas), math.prod(grid)), dtype=np.int64)
     ctas = np.stack([c % grid[0], (c // grid[0]) % grid[1], c // (grid[0] * grid[1])], axis=1)
     out: dict[int, np.ndarray | None] = {}

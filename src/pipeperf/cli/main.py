@@ -101,7 +101,8 @@ def _command_of(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    set_verbosity(args)
+    if getattr(args, "logs", True):     # a command that never logs spares logging's import
+        set_verbosity(args)
     try:
         rc = args.func(args)
     except PipeperfError as exc:

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (a list for a sweep)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the occupancy curve of a sweep")
     p.add_argument("--gantt", metavar="FILE.png", help="draw the execution profile of a single run")
-    p.set_defaults(func=run)
+    # nothing on simulate's path logs or shows a progress bar: no logging to set up (its import
+    # is a few percent of a simulation's whole process)
+    p.set_defaults(func=run, logs=False)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -56,66 +56,25 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why).
     ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
     counts are extrapolated over them and ``prof.traces.skips`` says where."""
-    from pipeperf.emulate.machine import Machine
     from pipeperf.emulate.profile import build_profile
+    from pipeperf.ptx.params import ParamNames
     from pipeperf.util.alloc import steady_allocator
 
     steady_allocator()
     module = load_module(path, arch, nvcc_flags)
     func = select_kernel(module, kernel)
-    from pipeperf.ptx.params import ParamNames
-
     param_names = ParamNames.for_file(func, module.file)
     values, names = bind_args(func, args, file=module.file, names=param_names)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
-    from pipeperf.emulate.machine import HybridFallback
-    from pipeperf.emulate import sampling as S
-
     nblocks = launch.num_blocks
-    warps_per_cta = -(-launch.threads_per_block // 32)
-    trace = traced_ctas = None
-    if trace_blocks is not None:
-        if isinstance(trace_blocks, str):
-            if trace_blocks != "spread":
-                raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
-            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // warps_per_cta))
-        else:
-            traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
-            if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
-                raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
-        trace = S.warps_of(traced_ctas, warps_per_cta)
-    elif trace_warps:
-        traced_ctas = np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
-    sample = S.resolve_ctas(ctas, nblocks, traced_ctas)
-    why = "all CTAs requested"
-    if sample is not None:
-        safe, why = S.sampling_safe(func, module, memory=memory or mode == "full", launch=launch)
-        if not safe:
-            sample = None
-            why = "emulated every CTA: " + why
-    elif ctas is not None:
-        why = "the sample is the whole grid"
-
+    trace, traced_ctas = _traced(trace_blocks, trace_warps, nblocks, -(-launch.threads_per_block // 32))
+    sample, why = _sample(ctas, traced_ctas, func, module, launch, memory or mode == "full")
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
               fast_loops=fast_loops)
-    fallback = False
-    try:
-        try:
-            m = Machine(module, func, launch, optimistic=True, **kw)
-            m.run()
-        except HybridFallback:
-            fallback = True
-            m = Machine(module, func, launch, optimistic=False, **kw)
-            m.run()
-        checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
-            (memory or mode == "full") else 0
-    except PipeperfError as e:                   # a fault at a PTX line: say its source line
-        from pipeperf.ptx.source_map import at_source
-
-        raise at_source(e, module) from None
+    m, fallback, checked = _emulate(module, func, launch, sample, kw)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
     if checked:
@@ -131,6 +90,67 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["sampling"] = why
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return prof
+
+
+def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks: int,
+            warps_per_cta: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(launch-wide warp ids to trace or None for the first ``trace_warps``, the traced CTAs)."""
+    from pipeperf.emulate import sampling as S
+
+    if trace_blocks is not None:
+        if isinstance(trace_blocks, str):
+            if trace_blocks != "spread":
+                raise PipeperfError(f"unknown trace selection {trace_blocks!r} (spread, or CTA indices)")
+            traced_ctas = S.spread_ctas(nblocks, max(1, int(trace_warps) // warps_per_cta))
+        else:
+            traced_ctas = np.unique(np.asarray(list(trace_blocks), np.int64))
+            if len(traced_ctas) and (traced_ctas[0] < 0 or traced_ctas[-1] >= nblocks):
+                raise PipeperfError(f"traced CTA index outside the grid of {nblocks} blocks")
+        return S.warps_of(traced_ctas, warps_per_cta), traced_ctas
+    if trace_warps:
+        return None, np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
+    return None, None
+
+
+def _sample(ctas: str | Sequence[int] | None, traced_ctas: np.ndarray | None, func: Function,
+            module: Module, launch: Launch, memory: bool) -> tuple[np.ndarray | None, str]:
+    """The CTAs to emulate (None: all) and why, the sample kept only when it is safe."""
+    from pipeperf.emulate import sampling as S
+
+    sample = S.resolve_ctas(ctas, launch.num_blocks, traced_ctas)
+    why = "all CTAs requested"
+    if sample is not None:
+        safe, why = S.sampling_safe(func, module, memory=memory, launch=launch)
+        if not safe:
+            sample = None
+            why = "emulated every CTA: " + why
+    elif ctas is not None:
+        why = "the sample is the whole grid"
+    return sample, why
+
+
+def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray | None, kw: dict):
+    """Run the launch (optimistic hybrid first, rerun conservatively on a fallback) and the
+    bounds-check CTAs; (machine, whether it fell back, CTAs checked). Faults name source lines."""
+    from pipeperf.emulate.errors import HybridFallback
+    from pipeperf.emulate.machine import Machine
+
+    fallback = False
+    try:
+        try:
+            m = Machine(module, func, launch, optimistic=True, **kw)
+            m.run()
+        except HybridFallback:
+            fallback = True
+            m = Machine(module, func, launch, optimistic=False, **kw)
+            m.run()
+        checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
+            (kw["memory"] or kw["mode"] == "full") else 0
+    except PipeperfError as e:                   # a fault at a PTX line: say its source line
+        from pipeperf.ptx.source_map import at_source
+
+        raise at_source(e, module) from None
+    return m, fallback, checked
 
 
 def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.ndarray, kw: dict) -> int:

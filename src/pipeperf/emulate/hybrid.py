@@ -12,28 +12,33 @@ the slice).
 
 from __future__ import annotations
 
-from pipeperf.ptx.ir import Address, Function, Symbol, registers_in
-
-_MEM = ("ld", "st", "atom", "red", "cp.async", "wmma.load", "wmma.store")
-_STORES = ("st", "atom", "red", "cp.async", "wmma.store")
-_PURE_STORES = ("st", "red", "cp.async", "wmma.store")  # write no register
-
-
-def _regs(ops) -> set[str]:
-    return {r.name for op in ops for r in registers_in(op)}
+from pipeperf.emulate.registry import LOAD_ROOTS
+from pipeperf.emulate.registry import MEMORY_ROOTS as _MEM
+from pipeperf.emulate.registry import PURE_STORE_ROOTS as _PURE_STORES
+from pipeperf.emulate.registry import STORE_ROOTS as _STORES
+from pipeperf.ptx.ir import Address, Function, Symbol
+from pipeperf.ptx.slices import (
+    MEMORY,
+    address_registers,
+    register_names,
+    register_slice,
+    written_registers,
+)
 
 
 def needed_instructions(func: Function, memory: bool = True, optimistic: bool = False) -> set[int]:
     """Indices of ``func``'s instructions the hybrid mode executes; ``memory=False`` leaves
     addresses out of the slice (HyPA's own setting: no memory statistics). ``optimistic``
     keeps stores out even when a load is in the slice; the machine then checks at run time
-    that no needed load reads bytes a skipped store wrote (else it reruns conservatively)."""
+    that no needed load reads bytes a skipped store wrote (else it reruns conservatively).
+    Memory is one location (:data:`~pipeperf.ptx.slices.MEMORY`) that every store writes and
+    a slice load reads, so one load in the slice brings in every store."""
     ins = func.instructions
-    writes = [_regs(x.dsts) if x.root not in _PURE_STORES else set() for x in ins]
+    writes = [(set(written_registers(x)) if x.root not in _PURE_STORES else set())
+              | ({MEMORY} if x.root in _STORES else set()) for x in ins]
     kernel_params = {p.name for p in func.params}
     need: set[int] = set()
     regs: set[str] = set()
-    memory_matters = False
 
     def add(i: int, srcs: set[str]) -> None:
         need.add(i)
@@ -43,36 +48,20 @@ def needed_instructions(func: Function, memory: bool = True, optimistic: bool = 
         if x.guard is not None:
             regs.add(x.guard.name)
         if x.root in _MEM and memory:
-            for op in x.operands:
-                if type(op) is Address and op.base is not None and type(op.base) is not Symbol:
-                    regs.add(op.base.name)
+            regs |= address_registers(x)
             if x.space == "param" and not (x.root == "ld" and type(x.srcs[0]) is Address and
                                            type(x.srcs[0].base) is Symbol and
                                            x.srcs[0].base.name in kernel_params):
-                add(i, _regs(x.operands))  # call-sequence argument passing
+                add(i, register_names(x.operands))  # call-sequence argument passing
         if x.root == "call":
             add(i, set())
         if x.root in ("bra", "brx"):
-            add(i, _regs(x.srcs))
-    changed = True
-    while changed:
-        changed = False
-        for i, x in enumerate(ins):
-            if i in need:
-                continue
-            hit = writes[i] & regs
-            if x.root in _STORES and memory_matters:
-                hit = {"<memory>"}
-            if hit:
-                if x.root in ("ld", "wmma.load") and x.space != "param" and not optimistic:
-                    memory_matters = True
-                add(i, _regs(x.srcs) | _regs(x.dsts if x.root in _STORES else ()))
-                if x.root in _STORES:
-                    add(i, _regs(x.operands))
-                changed = True
-        if memory_matters:
-            for i, x in enumerate(ins):
-                if i not in need and x.root in _STORES:
-                    add(i, _regs(x.operands))
-                    changed = True
-    return need
+            add(i, register_names(x.srcs))
+
+    def join(i: int, x) -> set[str]:
+        reads = register_names(x.operands if x.root in _STORES else x.srcs)
+        if x.root in LOAD_ROOTS and x.space != "param" and not optimistic:
+            reads.add(MEMORY)              # what it loads matters: every store joins
+        return reads
+
+    return register_slice(func, regs, need, writes, join)

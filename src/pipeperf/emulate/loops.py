@@ -28,6 +28,7 @@ import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.tracelog import Skip, SynthBlock
+from pipeperf.ptx.slices import written_registers
 
 #: consecutive identical iterations needed before a loop is skipped (and kept in the trace);
 #: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
@@ -131,9 +132,9 @@ class LoopSkipper:
                 if k == BRA and i != p and not t <= prog.target[i] <= p:
                     ok = False                      # a jump out of the loop (break): not periodic here
                 if x.root in DATA_ROOTS:
-                    data.update(_reg_names(x.dsts))
+                    data.update(written_registers(x))
                 if guard is not None and x.root == "setp" and i < p and \
-                        guard[0] in _reg_names(x.dsts):
+                        guard[0] in written_registers(x):
                     setp = x
             lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)))
         return lp
@@ -292,7 +293,7 @@ class LoopSkipper:
         s = ds[0] - ds[1]                              # per iteration, a - b grows by s
         rel = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}.get(cmp, cmp)
         name, neg = guard
-        taken_if_true = (name == _reg_names(setp.dsts[:1])[0]) != neg   # p, or its complement q
+        taken_if_true = (name == written_registers(setp)[0]) != neg   # p, or its complement q
         if not taken_if_true:
             rel = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "ne": "eq"}[rel]
         if rel in ("gt", "ge"):                        # a - b > e' <=> (b - a) < -... : flip sides
@@ -454,18 +455,6 @@ def _monotone(setp) -> bool:
     """An ordered exit compare (not '!=' or '=='): one iteration's probe past its bound fails."""
     return setp is not None and bool(setp.modifiers) and setp.modifiers[0] in (
         "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs")
-
-
-def _reg_names(ops) -> list[str]:
-    from pipeperf.ptx.ir import Register, Vector
-
-    out = []
-    for o in ops:
-        if type(o) is Register:
-            out.append(o.name)
-        elif type(o) is Vector:
-            out += [i.name for i in o.items if type(i) is Register]
-    return out
 
 
 def _equal(a, b) -> bool:

@@ -95,13 +95,30 @@ def csv_text(profiles: list[Profile], header: bool = True) -> str:
 def build_profile(machine, seconds: float) -> Profile:
     """Derive every metric from the machine's per-instruction counters."""
     c: Counters = machine.counters
+    totals, by_category, by_opcode = _tally(c)
+    counts = {**_instruction_counts(totals), **_memory_counts(c, machine.memory),
+              "barriers": c.barriers, "ctas": c.ctas, "threads": c.threads, "warps": c.warps,
+              "seconds": seconds,
+              "thread_instructions_per_second": totals["thread_all"] / seconds if seconds else 0.0}
+    m = machine.module
+    return Profile(
+        name=machine.kernel.name, file=machine.file, ptx_version=m.version,
+        target=",".join(m.target), address_size=m.address_size, grid=machine.launch.grid,
+        block=machine.launch.block, mode=machine.mode, seconds=seconds,
+        static_instructions=len(machine.kernel.instructions), counts=counts,
+        by_category=by_category, by_opcode=by_opcode,
+        traces=_with_lengths(c), memory_log=c.memory_log)
+
+
+def _tally(c: Counters) -> tuple[_C, dict, dict]:
+    """Totals over every executed instruction (warp, thread and per-class counts, FLOPs), and the
+    warp and thread counts by category and by opcode."""
     cat_w: _C = _C()
     cat_t: _C = _C()
     op_w: _C = _C()
     op_t: _C = _C()
     totals = _C()
-    emulated_t = 0
-    for name, (prog, w, t, on) in c.per_prog.items():
+    for prog, w, t, on in c.per_prog.values():
         for i, x in enumerate(prog.func.instructions):
             if not t[i]:
                 continue
@@ -114,7 +131,7 @@ def build_profile(machine, seconds: float) -> Profile:
             totals["thread_all"] += t[i]
             totals["thread"] += on[i]
             if prog.emulated[i]:
-                emulated_t += t[i]
+                totals["emulated"] += t[i]
             fl = FLOPS.get(x.root, 0)
             if cat in ("fp32", "fp64", "fp16"):
                 key = {"fp32": "sp", "fp64": "dp", "fp16": "hp"}[cat]
@@ -135,8 +152,13 @@ def build_profile(machine, seconds: float) -> Profile:
             sp = x.space or "generic"
             if x.root in ("ld", "st") and sp in _LDST_SPACES:
                 totals["ldst"] += on[i]
-    b, d = c.branches, c.divergent_branches
-    counts = {
+    return (totals, {"warp": dict(cat_w), "thread": dict(cat_t)},
+            {"warp": dict(op_w), "thread": dict(op_t)})
+
+
+def _instruction_counts(totals: _C) -> dict[str, Any]:
+    emulated_t = totals["emulated"]
+    return {
         "inst_executed_warp": totals["warp"],
         "inst_executed_thread": totals["thread"],
         "inst_executed_thread_all": totals["thread_all"],
@@ -151,6 +173,14 @@ def build_profile(machine, seconds: float) -> Profile:
         "flop_count_sp_add": totals["add_sp"], "flop_count_sp_mul": totals["mul_sp"],
         "flop_count_dp_add": totals["add_dp"], "flop_count_dp_mul": totals["mul_dp"],
         "flop_count_sp_special": totals["flop_special"],
+    }
+
+
+def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
+    """Branch and memory statistics; without addresses (hybrid, ``memory=False``) the memory
+    ones are None, "unknown", never a wrong 0."""
+    b, d = c.branches, c.divergent_branches
+    counts = {
         "branches": b, "divergent_branches": d,
         # nvprof branch_efficiency = 100 * (branches - divergent) / branches
         "branch_efficiency": 100.0 * (b - d) / b if b else 100.0,
@@ -164,25 +194,14 @@ def build_profile(machine, seconds: float) -> Profile:
         "shared_store_requests": c.shared_store_requests,
         "shared_bank_conflicts": c.shared_bank_conflicts,
         "local_requests": c.local_requests, "atomic_requests": c.atomics,
-        "barriers": c.barriers, "ctas": c.ctas, "threads": c.threads, "warps": c.warps,
-        "seconds": seconds,
-        "thread_instructions_per_second": totals["thread_all"] / seconds if seconds else 0.0,
     }
-    if not machine.memory:  # hybrid without addresses: say "unknown", never a wrong 0
+    if not memory:
         for k in ("global_load_requests", "global_store_requests", "global_load_sectors",
                   "global_store_sectors", "global_sectors", "shared_requests",
                   "shared_load_requests", "shared_store_requests", "shared_bank_conflicts",
                   "local_requests", "atomic_requests"):
             counts[k] = None
-    m = machine.module
-    return Profile(
-        name=machine.kernel.name, file=machine.file, ptx_version=m.version,
-        target=",".join(m.target), address_size=m.address_size, grid=machine.launch.grid,
-        block=machine.launch.block, mode=machine.mode, seconds=seconds,
-        static_instructions=len(machine.kernel.instructions), counts=counts,
-        by_category={"warp": dict(cat_w), "thread": dict(cat_t)},
-        by_opcode={"warp": dict(op_w), "thread": dict(op_t)},
-        traces=_with_lengths(c), memory_log=c.memory_log)
+    return counts
 
 
 def _with_lengths(c):

@@ -23,14 +23,23 @@ from typing import Sequence
 
 import numpy as np
 
-from pipeperf.emulate.hybrid import _regs
 from pipeperf.ptx.ir import Address, Function, Instruction, Module, Symbol, registers_in
-from pipeperf.ptx.slices import _READS_MEMORY, _TEXTURE, _WRITES_MEMORY, _space, may_alias
+from pipeperf.ptx.slices import (
+    READ_ONLY_SPACES,
+    READS_MEMORY,
+    WRITES_MEMORY,
+    address_registers,
+    may_alias,
+    reads_writable_memory,
+    register_names,
+    register_slice,
+    space_of,
+    written_registers,
+)
 from pipeperf.ptx.source_map import SourceMap
 
 #: Address spaces private to one CTA (or thread): other CTAs never write them.
 _PRIVATE = ("shared", "local")
-_READ_ONLY = ("const", "param")
 
 
 #: most consecutive CTAs per cluster of a spread sample
@@ -95,16 +104,6 @@ def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
     return (c[:, None] * warps_per_cta + np.arange(warps_per_cta)[None, :]).reshape(-1)
 
 
-def _written(x) -> set[str]:
-    """Registers ``x`` writes (a store's address operand, listed among dsts, is read)."""
-    return {r.name for op in x.dsts if type(op) is not Address for r in registers_in(op)}
-
-
-def _address_regs(x) -> set[str]:
-    return {op.base.name for op in x.operands
-            if type(op) is Address and op.base is not None and type(op.base) is not Symbol}
-
-
 _UNKNOWN = "*"
 
 
@@ -122,14 +121,14 @@ def _provenance(func: Function) -> dict[str, set[str]]:
     while changed:
         changed = False
         for x in func.instructions:
-            outs = _written(x)
+            outs = written_registers(x)
             if not outs:
                 continue
             r = x.op.root
             wide = TYPE_BYTES.get(x.types[-1], 8) >= 8 if x.types else True
-            if r in _READS_MEMORY:
+            if r in READS_MEMORY:
                 a = next((o for o in x.srcs if type(o) is Address), None)
-                if (_space(x) == "param" and a is not None and type(a.base) is Symbol
+                if (space_of(x) == "param" and a is not None and type(a.base) is Symbol
                         and a.base.name in names):
                     new = {a.base.name} if a.base.name in pointers and wide else set()
                 else:
@@ -168,7 +167,7 @@ def _copy_source_conflict(copy, writers, prov: dict[str, set[str]]):
     """A global writer that may write what ``cp.async`` ``copy`` reads (its second operand)."""
     src = _operand_provenance(copy.srcs[1] if len(copy.srcs) > 1 else None, prov)
     for w in writers:
-        if _space(w) in _PRIVATE + _READ_ONLY or w.op.root == "cp.async":
+        if space_of(w) in _PRIVATE or space_of(w) in READ_ONLY_SPACES or w.op.root == "cp.async":
             continue                 # (plain cp.async writes shared memory)
         pw = _address_provenance(w, prov)
         if _UNKNOWN in src or _UNKNOWN in pw or src & pw:
@@ -203,7 +202,7 @@ def sampling_safe(func: Function, module: Module | None = None,
     if any(x.root == "call" for x in ins):
         return _whole_module_rule(func, module)
     sources = SourceMap(module) if module is not None else None
-    writers = [x for x in ins if x.op.root in _WRITES_MEMORY]
+    writers = [x for x in ins if x.op.root in WRITES_MEMORY]
     prov = _provenance(func)
     pc_of = {id(x): k for k, x in enumerate(ins)}
     own = _OwnSlices(func, launch) if launch is not None else None
@@ -213,40 +212,39 @@ def sampling_safe(func: Function, module: Module | None = None,
         if x.guard is not None:
             regs.add(x.guard.name)
         if x.root in ("bra", "brx"):
-            regs |= _regs(x.srcs)
-        if memory and x.op.root in _READS_MEMORY | _WRITES_MEMORY:
-            regs |= _address_regs(x)
-    need: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i, x in enumerate(ins):
-            if i in need:
+            regs |= register_names(x.srcs)
+        if memory and x.op.root in READS_MEMORY | WRITES_MEMORY:
+            regs |= address_registers(x)
+
+    def join(i: int, x: Instruction) -> set[str]:
+        """What ``x`` (in the slice) reads; the stores that fill the private memory it loads;
+        :class:`_Unsafe` when it may load global memory another CTA writes."""
+        reads = register_names(x.srcs) | address_registers(x)
+        if not reads_writable_memory(x):
+            return reads
+        for w in writers:
+            if not _may_alias(x, w, prov):
                 continue
-            if not _written(x) & regs:
-                continue
-            need.add(i)
-            changed = True
-            regs |= _regs(x.srcs) | _address_regs(x)
-            if x.op.root not in _READS_MEMORY or x.op.root in _TEXTURE or _space(x) in _READ_ONLY:
-                continue
-            for w in writers:
-                if not _may_alias(x, w, prov):
+            if own is not None and space_of(x) not in _PRIVATE and own.disjoint(i, pc_of[id(w)]):
+                own_slices[x.line] = x
+                continue                 # each CTA reads and writes only its own slice
+            if space_of(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
+                reads |= register_names(w.operands)   # the store's value and address join
+                g = _copy_source_conflict(w, writers, prov) if w.op.root == "cp.async" else None
+                if g is None:
                     continue
-                if own is not None and _space(x) not in _PRIVATE and own.disjoint(i, pc_of[id(w)]):
-                    own_slices[x.line] = x
-                    continue                 # each CTA reads and writes only its own slice
-                if _space(x) in _PRIVATE:  # only the CTA (thread) itself writes what x reads
-                    regs |= _regs(w.operands)   # the store's value and address join
-                    g = _copy_source_conflict(w, writers, prov) if w.op.root == "cp.async" \
-                        else None
-                    if g is None:
-                        continue
-                    x, w = w, g              # an async copy from global memory others write
-                return False, (f"`{x.opcode}` at {_at(x, func, sources)} feeds control flow or "
-                               f"addresses and may read global memory that `{w.opcode}` at "
-                               f"{_at(w, func, sources)} writes: "
-                               f"skipped CTAs' writes could change the sampled CTAs' paths")
+                raise _Unsafe(w, g)      # an async copy from global memory others write
+            raise _Unsafe(x, w)
+        return reads
+
+    try:
+        register_slice(func, regs, set(), [set(written_registers(x)) for x in ins], join)
+    except _Unsafe as u:
+        x, w = u.args
+        return False, (f"`{x.opcode}` at {_at(x, func, sources)} feeds control flow or "
+                       f"addresses and may read global memory that `{w.opcode}` at "
+                       f"{_at(w, func, sources)} writes: "
+                       f"skipped CTAs' writes could change the sampled CTAs' paths")
     if own_slices:
         lines = sorted(own_slices)
         src = [] if sources is None else [loc.where for loc in dict.fromkeys(
@@ -256,6 +254,10 @@ def sampling_safe(func: Function, module: Module | None = None,
                       f"{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
                       + (f", from {', '.join(dict.fromkeys(src))}" if src else "") + ")")
     return True, "no branch or address depends on memory that other CTAs write"
+
+
+class _Unsafe(Exception):
+    """Raised with (reader, writer): the reader may see what another CTA's writer wrote."""
 
 
 class _OwnSlices:
@@ -296,9 +298,8 @@ def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str
     funcs = [f for f in (module.functions if module is not None else [func]) if f.has_body]
     allins = [x for f in funcs for x in f.instructions]
     shared_ok = ("shared", "local")
-    readers = [x for x in allins if x.op.root in _READS_MEMORY and x.op.root not in _TEXTURE
-               and _space(x) not in _READ_ONLY + shared_ok]
-    writers = [x for x in allins if x.op.root in _WRITES_MEMORY and _space(x) not in shared_ok]
+    readers = [x for x in allins if reads_writable_memory(x) and space_of(x) not in shared_ok]
+    writers = [x for x in allins if x.op.root in WRITES_MEMORY and space_of(x) not in shared_ok]
     owner = {id(x): f for f in funcs for x in f.instructions}
     sources = SourceMap(module) if module is not None else None
     for r in readers:

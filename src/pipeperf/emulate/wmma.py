@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from pipeperf.emulate import groups as G
+from pipeperf.emulate.memops import count_access, resolve
+from pipeperf.emulate.operands import getter
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import Instruction, Vector
+from pipeperf.ptx.ir import Instruction, registers_in
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -25,100 +27,105 @@ def _shape_ok(x: Instruction) -> None:
 
 
 def _regs(op) -> list[str]:
-    return [r.name for r in op.items] if type(op) is Vector else [op.name]
+    """A fragment operand's register names in order (ptx.ir.registers_in, the one walker)."""
+    return [r.name for r in registers_in(op)]
 
 
-def build(m, x: Instruction):
-    """Handler of a wmma.load / wmma.mma / wmma.store instruction on machine ``m``."""
+def load(m, x: Instruction):
+    """wmma.load.{a,b,c}: each lane's fragment from a 16x16 tile of memory (row or column major)."""
     _shape_ok(x)
-    root = x.root
     col = "col" in x.modifiers
-    if root == "wmma.load":
-        frag = x.modifiers[0]
-        dt = F16 if x.types[0] == "f16" else F32
-        names = _regs(x.dsts[0])
-        ag = m._address(x.srcs[0], x.space or "generic")
-        stride_g = m.getter(x.srcs[1], np.dtype(np.uint32)) if len(x.srcs) > 1 else None
-        space = x.space or "generic"
-        per_lane = 16 if dt == F16 else 8
+    frag = x.modifiers[0]
+    dt = F16 if x.types[0] == "f16" else F32
+    names = _regs(x.dsts[0])
+    ag = m.layout.address(x.srcs[0], x.space or "generic")
+    stride_g = getter(x.srcs[1], np.dtype(np.uint32), m) if len(x.srcs) > 1 else None
+    space = x.space or "generic"
+    per_lane = 16 if dt == F16 else 8
 
-        def h(st, ix):
-            lane = st.lane[ix]
-            base = np.asarray(ag(st, ix), np.uint64)
-            stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
-            if dt == F16 or frag != "c":
-                r = lane % 16
-                c0 = np.zeros_like(lane)
-            else:
-                r, c0 = lane // 2, (lane % 2) * 8
-            cols = c0[:, None] + np.arange(per_lane)[None, :]
-            rows = np.broadcast_to(r[:, None], cols.shape)
-            el = cols * np.asarray(stride)[..., None] + rows if col else \
-                rows * np.asarray(stride)[..., None] + cols
-            addr = (np.broadcast_to(base, (G.size(ix),))[:, None]
-                    + (el * dt.itemsize).astype(np.uint64))
-            flat = addr.reshape(-1)
-            arena, bidx, sp = m._resolve(st, np.repeat(G.as_array(ix), per_lane), flat, space,
-                                         dt.itemsize, x)
-            m._stats(st, np.repeat(G.as_array(ix), per_lane), flat, sp, dt.itemsize, True)
-            vals = arena.view(dt)[bidx // dt.itemsize].reshape(-1, per_lane)
-            raw = np.ascontiguousarray(vals).view(np.uint32)  # (n, 8)
-            for k, nme in enumerate(names):
-                st.reg(nme, np.dtype(np.uint32))[ix] = raw[:, k]
-        return h
-    if root == "wmma.store":
-        ag = m._address(x.srcs[0], x.space or "generic")
-        names = _regs(x.srcs[1])
-        stride_g = m.getter(x.srcs[2], np.dtype(np.uint32)) if len(x.srcs) > 2 else None
-        space = x.space or "generic"
-        dt = F32 if x.types[0] == "f32" else F16
-        if dt != F32:
-            raise PipeperfError(f"{x.opcode}: only f32 accumulators are emulated", line=x.line)
-
-        def h(st, ix):
-            lane = st.lane[ix]
-            base = np.asarray(ag(st, ix), np.uint64)
-            stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
+    def h(st, ix):
+        lane = st.lane[ix]
+        base = np.asarray(ag(st, ix), np.uint64)
+        stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
+        if dt == F16 or frag != "c":
+            r = lane % 16
+            c0 = np.zeros_like(lane)
+        else:
             r, c0 = lane // 2, (lane % 2) * 8
-            cols = c0[:, None] + np.arange(8)[None, :]
-            rows = np.broadcast_to(r[:, None], cols.shape)
-            el = cols * np.asarray(stride)[..., None] + rows if col else \
-                rows * np.asarray(stride)[..., None] + cols
-            addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * 4).astype(np.uint64)
-            flat = addr.reshape(-1)
-            rep = np.repeat(G.as_array(ix), 8)
-            arena, bidx, sp = m._resolve(st, rep, flat, space, 4, x)
-            m._stats(st, rep, flat, sp, 4, False)
-            vals = np.stack([st.reg(nme, F32)[ix].view(F32) for nme in names], axis=1)
-            arena.view(F32)[bidx // 4] = vals.reshape(-1)
-        return h
-    if root == "wmma.mma":
-        d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
-        if x.types != ("f32", "f32"):
-            raise PipeperfError(f"{x.opcode}: only f32.f32 accumulation is emulated",
+        cols = c0[:, None] + np.arange(per_lane)[None, :]
+        rows = np.broadcast_to(r[:, None], cols.shape)
+        el = cols * np.asarray(stride)[..., None] + rows if col else \
+            rows * np.asarray(stride)[..., None] + cols
+        addr = (np.broadcast_to(base, (G.size(ix),))[:, None]
+                + (el * dt.itemsize).astype(np.uint64))
+        flat = addr.reshape(-1)
+        arena, bidx, sp = resolve(m, st, np.repeat(G.as_array(ix), per_lane), flat, space,
+                                  dt.itemsize, x)
+        count_access(m, st, np.repeat(G.as_array(ix), per_lane), flat, sp, dt.itemsize, True)
+        vals = arena.view(dt)[bidx // dt.itemsize].reshape(-1, per_lane)
+        raw = np.ascontiguousarray(vals).view(np.uint32)  # (n, 8)
+        for k, nme in enumerate(names):
+            st.reg(nme, np.dtype(np.uint32))[ix] = raw[:, k]
+    return h
+
+
+def store(m, x: Instruction):
+    """wmma.store.d (f32): each lane's accumulator fragment to its tile of memory."""
+    _shape_ok(x)
+    col = "col" in x.modifiers
+    ag = m.layout.address(x.srcs[0], x.space or "generic")
+    names = _regs(x.srcs[1])
+    stride_g = getter(x.srcs[2], np.dtype(np.uint32), m) if len(x.srcs) > 2 else None
+    space = x.space or "generic"
+    dt = F32 if x.types[0] == "f32" else F16
+    if dt != F32:
+        raise PipeperfError(f"{x.opcode}: only f32 accumulators are emulated", line=x.line)
+
+    def h(st, ix):
+        lane = st.lane[ix]
+        base = np.asarray(ag(st, ix), np.uint64)
+        stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
+        r, c0 = lane // 2, (lane % 2) * 8
+        cols = c0[:, None] + np.arange(8)[None, :]
+        rows = np.broadcast_to(r[:, None], cols.shape)
+        el = cols * np.asarray(stride)[..., None] + rows if col else \
+            rows * np.asarray(stride)[..., None] + cols
+        addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * 4).astype(np.uint64)
+        flat = addr.reshape(-1)
+        rep = np.repeat(G.as_array(ix), 8)
+        arena, bidx, sp = resolve(m, st, rep, flat, space, 4, x)
+        count_access(m, st, rep, flat, sp, 4, False)
+        vals = np.stack([st.reg(nme, F32)[ix].view(F32) for nme in names], axis=1)
+        arena.view(F32)[bidx // 4] = vals.reshape(-1)
+    return h
+
+
+def mma(m, x: Instruction):
+    """wmma.mma (f16 inputs, f32 accumulators): D = A B + C per warp."""
+    _shape_ok(x)
+    d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
+    if x.types != ("f32", "f32"):
+        raise PipeperfError(f"{x.opcode}: only f32.f32 accumulation is emulated",
+                            line=x.line)
+
+    def h(st, ix):
+        t = G.as_array(ix)
+        if len(t) % 32 or np.any(st.lane[t] != np.tile(np.arange(32), len(t) // 32)):
+            raise PipeperfError("wmma.mma needs all 32 lanes of each warp active",
                                 line=x.line)
-        a_col = x.modifiers[2] == "col" if len(x.modifiers) > 3 else False
-        b_col = x.modifiers[3] == "col" if len(x.modifiers) > 3 else False
+        nw = len(t) // 32
 
-        def h(st, ix):
-            t = G.as_array(ix)
-            if len(t) % 32 or np.any(st.lane[t] != np.tile(np.arange(32), len(t) // 32)):
-                raise PipeperfError("wmma.mma needs all 32 lanes of each warp active",
-                                    line=x.line)
-            nw = len(t) // 32
-
-            def frag(names):
-                raw = np.stack([st.reg(n, np.dtype(np.uint32))[ix] for n in names], axis=1)
-                h16 = np.ascontiguousarray(raw).view(F16).reshape(nw, 32, 16)[:, :16, :]
-                return h16.astype(F32)
-            A, B = frag(a), frag(b)
-            C = np.stack([st.reg(n, F32)[ix].view(F32) for n in c], axis=1).reshape(nw, 16, 16)
-            D = np.matmul(A, B).astype(F32) + C
-            D = D.reshape(nw, 32, 8).reshape(-1, 8)
-            for k, n in enumerate(d):
-                st.reg(n, F32)[ix] = D[:, k].view(np.uint32)
-        return h
-    raise PipeperfError(f"{x.opcode} is not emulated", line=x.line)
+        def frag(names):
+            raw = np.stack([st.reg(n, np.dtype(np.uint32))[ix] for n in names], axis=1)
+            h16 = np.ascontiguousarray(raw).view(F16).reshape(nw, 32, 16)[:, :16, :]
+            return h16.astype(F32)
+        A, B = frag(a), frag(b)
+        C = np.stack([st.reg(n, F32)[ix].view(F32) for n in c], axis=1).reshape(nw, 16, 16)
+        D = np.matmul(A, B).astype(F32) + C
+        D = D.reshape(nw, 32, 8).reshape(-1, 8)
+        for k, n in enumerate(d):
+            st.reg(n, F32)[ix] = D[:, k].view(np.uint32)
+    return h
 
 
 def _lane_map():

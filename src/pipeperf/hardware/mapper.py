@@ -109,6 +109,7 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
 from __future__ import annotations
 
 import re
+from typing import Callable, Iterable, NamedTuple
 
 from pipeperf.errors import PipeperfError
 
@@ -250,95 +251,119 @@ def _tensor(root: str, types: tuple[str, ...], modifiers: tuple[str, ...]) -> st
     return f"{prefix}_{_MMA_TYPE.get(a, a)}_{acc}_{shape}"
 
 
+class _Op(NamedTuple):
+    """What :func:`class_of` reads of one instruction."""
+
+    root: str
+    types: tuple[str, ...]
+    space: str | None
+    modifiers: tuple[str, ...]
+    fp: str | None              # :func:`_fp` of the types
+
+
+_Rule = Callable[[_Op], str]
+
+
+def _is(cls: str) -> _Rule:
+    return lambda o: cls
+
+
+def _no_class(o: _Op) -> str:
+    raise PipeperfError(f"no instruction class for PTX opcode '{o.root}' (types {'.'.join(o.types) or '-'})")
+
+
+def _by_fp(f64: str, f32: str, f16: str, integer: _Rule = _no_class) -> _Rule:
+    """The float class by the widest float type; ``integer`` for integer/bit types."""
+    return lambda o: integer(o) if o.fp is None else {"f64": f64, "f32": f32, "f16": f16}[o.fp]
+
+
+def _int_mul(o: _Op) -> str:
+    return "mul_s64" if _is_64bit_int(o.types) and "wide" not in o.modifiers else "mul_s32"
+
+
+def _cvt(o: _Op) -> str:
+    return ALU if o.fp is None else ("cvt_f64" if o.fp == "f64" else "cvt")
+
+
+def _rcp_sqrt(o: _Op) -> str:
+    approx = "approx" in o.modifiers
+    if o.fp == "f64":
+        return "rcp_approx_f64" if approx and o.root == "rcp" else f"{o.root}_f64"
+    if o.fp is None:
+        raise PipeperfError(f"'{o.root}' needs a float type (types {'.'.join(o.types) or '-'})")
+    return f"{o.root}_approx_f32" if approx else f"{o.root}_f32"
+
+
+def _div_rem(o: _Op) -> str:
+    if o.fp == "f64":
+        return "div_f64"
+    if o.fp is None:
+        return "div_s64" if _is_64bit_int(o.types) else "div_s32"
+    mods = set(o.modifiers)
+    if o.root == "div" and mods & _IEEE_ROUNDING:
+        return "div_f32"
+    if o.root == "div" and mods & {"approx", "full"}:
+        return "div_approx_f32"
+    raise PipeperfError(f"'{o.root}' with float type needs .rn/.rz/.rm/.rp, .approx or .full")
+
+
+def _roots(names: Iterable[str], rule: _Rule) -> dict[str, _Rule]:
+    return dict.fromkeys(names, rule)
+
+
+_ADD = _by_fp("add_f64", "add_f32", "add_f16")
+#: class rule of each instruction name (module docstring); later entries override earlier ones,
+#: so a name in two groups takes the more specific rule (``add``: float ALU, else integer ALU)
+_BY_ROOT: dict[str, _Rule] = {
+    **_roots(_INT_ALU, _is(ALU)),
+    **_roots(_INT_MUL, _int_mul),
+    **_roots(_FLOAT_ALU, _ADD),
+    **_roots(_FLOAT_ALU & _INT_ALU, _by_fp("add_f64", "add_f32", "add_f16", _is(ALU))),
+    "mul": _by_fp("mul_f64", "mul_f32", "mul_f16", _int_mul),
+    "fma": _by_fp("fma_f64", "fma_f32", "fma_f16"),
+    "mad": _by_fp("fma_f64", "fma_f32", "fma_f16", _int_mul),
+    **_roots(("div", "rem"), _div_rem),
+    **_roots(("rcp", "sqrt"), _rcp_sqrt),
+    **{r: _is(f"{r}_f32") for r in _SFU},
+    "cvt": _cvt,
+    "suld": _is("ld_global_s32"), "sust": _is("st_global"), "sured": _is("atom_global"),
+    **_roots(("tex", "tld4"), _is("tex")),
+    **_roots(("prefetch", "prefetchu", "discard", "applypriority"), _is("prefetch")),
+    "red.async": _is("atom_shared"),
+    **_roots(("atom", "red"), lambda o: _memory("atom", o.space)),
+    **_roots(("st.async", "st.bulk"), _is("st_shared")),
+    "st": lambda o: _memory("st", o.space),
+    **_roots(("ld", "ldu"), lambda o: _memory("ld", o.space)),
+    **_roots(_ASYNC_GROUP, _is(ALU)),
+    **_roots(_WARP, _is("shfl")),
+    **_roots(_CONTROL, _is("control")),
+    "cp.async.mbarrier.arrive": _is("atom_shared"),
+    **_roots(_FENCE, _is("membar")),
+    **_roots(_BARRIER, _is("bar_sync")),
+    "ldmatrix": _is("ld_shared_f32"), "stmatrix": _is("st_shared"),
+    "wmma.load": lambda o: _memory("ld", o.space),
+    "wmma.store": lambda o: _memory("st", o.space),
+    **_roots(("wmma.mma", "mma", "wgmma.mma_async"), lambda o: _tensor(o.root, o.types, o.modifiers)),
+}
+#: families of instruction names, tried in order for a name :data:`_BY_ROOT` lacks
+_BY_FAMILY: tuple[tuple[Callable[[str], object], _Rule], ...] = (
+    (lambda r: r.startswith("tcgen05"), _is("tcgen05")),
+    (lambda r: r.startswith("mbarrier."), _is("atom_shared")),
+    (lambda r: r.startswith("multimem."),
+     lambda o: {"multimem.ld_reduce": "ld_global_s32", "multimem.st": "st_global"}.get(o.root, "atom_global")),
+    (lambda r: ".prefetch" in r, _is("prefetch")),
+    (lambda r: r.startswith(("cp.async", "cp.reduce.async")), _is("cp_async")),
+    (_VIDEO_ALU.match, _is(ALU)),
+)
+
+
 def class_of(root: str, types: tuple[str, ...] = (), space: str | None = None,
              modifiers: tuple[str, ...] = ()) -> str:
     """The most specific database class of one PTX instruction (table: module docstring)."""
-    fp = _fp(types)
-    mods = set(modifiers)
-    # --- tensor cores and matrix moves
-    if root in ("wmma.mma", "mma", "wgmma.mma_async"):
-        return _tensor(root, types, modifiers)
-    if root.startswith("tcgen05"):
-        return "tcgen05"
-    if root == "wmma.load":
-        return _memory("ld", space)
-    if root == "wmma.store":
-        return _memory("st", space)
-    if root == "ldmatrix":
-        return "ld_shared_f32"
-    if root == "stmatrix":
-        return "st_shared"
-    # --- synchronisation and control
-    if root in _BARRIER:
-        return "bar_sync"
-    if root in _FENCE:
-        return "membar"
-    if root.startswith("mbarrier.") or root == "cp.async.mbarrier.arrive":
-        return "atom_shared"
-    if root in _CONTROL:
-        return "control"
-    if root in _WARP:
-        return "shfl"
-    if root in _ASYNC_GROUP:          # before the cp.async memory rule below
-        return ALU
-    # --- memory
-    if root in ("ld", "ldu"):
-        return _memory("ld", space)
-    if root in ("st", "st.async", "st.bulk"):
-        return _memory("st", "shared" if root != "st" else space)
-    if root in ("atom", "red"):
-        return _memory("atom", space)
-    if root == "red.async":
-        return "atom_shared"
-    if root.startswith("multimem."):
-        return {"multimem.ld_reduce": "ld_global_s32", "multimem.st": "st_global"}.get(root, "atom_global")
-    if root in ("prefetch", "prefetchu", "discard", "applypriority") or ".prefetch" in root:
-        return "prefetch"
-    if root.startswith(("cp.async", "cp.reduce.async")):
-        return "cp_async"
-    if root in ("tex", "tld4"):
-        return "tex"
-    if root in ("suld", "sust", "sured"):
-        return {"suld": "ld_global_s32", "sust": "st_global", "sured": "atom_global"}[root]
-    # --- conversions
-    if root == "cvt":
-        if fp is None:
-            return ALU
-        return "cvt_f64" if fp == "f64" else "cvt"
-    # --- SFU, division, reciprocal, square root
-    if root in _SFU:
-        return f"{root}_f32"
-    if root in ("rcp", "sqrt"):
-        approx = "approx" in mods
-        if fp == "f64":
-            return "rcp_approx_f64" if approx and root == "rcp" else f"{root}_f64"
-        if fp is None:
-            raise PipeperfError(f"'{root}' needs a float type (types {'.'.join(types) or '-'})")
-        return f"{root}_approx_f32" if approx else f"{root}_f32"
-    if root in ("div", "rem"):
-        if fp == "f64":
-            return "div_f64"
-        if fp is not None:
-            if root == "div" and mods & _IEEE_ROUNDING:
-                return "div_f32"
-            if root == "div" and mods & {"approx", "full"}:
-                return "div_approx_f32"
-            raise PipeperfError(f"'{root}' with float type needs .rn/.rz/.rm/.rp, .approx or .full")
-        return "div_s64" if _is_64bit_int(types) else "div_s32"
-    # --- arithmetic
-    if root in ("fma", "mad") and fp is not None:
-        return {"f64": "fma_f64", "f32": "fma_f32", "f16": "fma_f16"}[fp]
-    if root == "mul" and fp is not None:
-        return {"f64": "mul_f64", "f32": "mul_f32", "f16": "mul_f16"}[fp]
-    if root in _FLOAT_ALU and fp is not None:
-        return {"f64": "add_f64", "f32": "add_f32", "f16": "add_f16"}[fp]
-    if root in _INT_MUL:
-        if _is_64bit_int(types) and not ({"wide"} & mods):
-            return "mul_s64"
-        return "mul_s32"
-    if root in _INT_ALU or _VIDEO_ALU.match(root):
-        return ALU
-    raise PipeperfError(f"no instruction class for PTX opcode '{root}' (types {'.'.join(types) or '-'})")
+    rule = _BY_ROOT.get(root)
+    if rule is None:
+        rule = next((r for match, r in _BY_FAMILY if match(root)), _no_class)
+    return rule(_Op(root, types, space, modifiers, _fp(types)))
 
 
 def class_of_opcode(text: str) -> str:

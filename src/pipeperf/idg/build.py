@@ -3,7 +3,8 @@
 Nodes are the warp instructions in the order the warp executed them, so loops appear
 unrolled by their real trip counts and divergent paths serialised as executed. Edges are
 def-use dependences through registers: each node depends on the last earlier node of the
-same warp that wrote one of its source registers (or its guard predicate). Barriers
+same warp that wrote one of its source registers (or its guard predicate), the registers
+being the IR's operand objects' (:func:`pipeperf.ptx.slices.operand_registers`). Barriers
 (``bar.sync``/``barrier.sync``) are nodes of class ``bar_sync``. Warps with the same
 (opcode sequence, class sequence) form one warp class whose weight is their number.
 
@@ -23,8 +24,8 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -32,9 +33,11 @@ import numpy as np
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import BARRIER_CLASSES, IDG
 from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
+from pipeperf.ptx.operands import parse_operand
+from pipeperf.ptx.slices import operand_registers
 
-_REG = re.compile(r"%[A-Za-z_][\w$.]*")
-_SPECIAL = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%clock", "%smid")
+#: (registers read, registers written) by one trace entry
+Registers = tuple[Sequence[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -50,12 +53,39 @@ class BuildInfo:
     instructions_kept: int = 0    # of those, the ones in the IDGs (traces cut at ``max_nodes``)
 
 
-def _regs(text: str) -> list[str]:
-    return [r for r in _REG.findall(text) if not r.startswith(_SPECIAL)]
+@lru_cache(maxsize=4096)
+def _operand(text: str):
+    return parse_operand(text)
+
+
+def text_registers(e: Mapping) -> Registers:
+    """Registers of an entry known only by its operands' text (a trace written by hand):
+    each operand is parsed into its IR object, as the PTX parser would."""
+    return operand_registers(map(_operand, e["dsts"]), map(_operand, e["srcs"]))
+
+
+def ir_registers(func) -> Callable[[Mapping], Registers]:
+    """Registers of an emulator trace entry: those of instruction ``e["pc"]`` of ``func``.
+
+    Only ``%`` names: the bare names an inline-asm block declares (cuda_fp16.h's ``low``) are
+    not followed, as the builder before issue 21 (a regex over ``%`` names) did not; following
+    them adds true edges but changes IDGs, so it is a change of its own."""
+    ins = func.instructions
+    memo: dict[int, Registers] = {}
+
+    def of(e: Mapping) -> Registers:
+        pc = e["pc"]
+        r = memo.get(pc)
+        if r is None:
+            x = ins[pc]
+            r = memo[pc] = tuple([n for n in names if n[0] == "%"]
+                                 for names in operand_registers(x.dsts, x.srcs, x.guard))
+        return r
+    return of
 
 
 def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
-             guard_of: Callable[[Mapping], str | None] = lambda e: None) -> IDG:
+             registers_of: Callable[[Mapping], Registers] = text_registers) -> IDG:
     """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters)."""
     n = len(entries)
     names: dict[str, int] = {}
@@ -66,16 +96,8 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
     for i, e in enumerate(entries):
         c = class_of(e)
         cls[i] = names.setdefault(c, len(names))
-        srcs: list[str] = []
-        for s in e["srcs"]:
-            srcs += _regs(s)
-        writes: list[str] = []
-        for d in e["dsts"]:
-            (srcs if d.lstrip().startswith("[") else writes).extend(_regs(d))   # st [addr]: a read
-        g = guard_of(e)
-        if g:
-            srcs.append(g)
-        deps = sorted({last[r] for r in srcs if r in last})
+        reads, writes = registers_of(e)
+        deps = sorted({last[r] for r in reads if r in last})
         idx += deps
         ptr[i + 1] = len(idx)
         for r in writes:
@@ -90,12 +112,14 @@ _OPCODE = operator.itemgetter("opcode")
 
 def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              class_of: Callable[[Mapping], str],
-                             guard_of: Callable[[Mapping], str | None] = lambda e: None,
+                             registers_of: Callable[[Mapping], Registers] = text_registers,
                              max_nodes: int | None = None, source: str = "",
                              warps_per_group: int | None = None,
                              block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
+    ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
+    the emulator's traces, :func:`text_registers` by default).
 
     ``block_weights`` (block id -> weight, default 1 each) lets a sample of blocks stand for more
     blocks than it holds (a block spread sample): warp- and group-class weights sum them."""
@@ -116,11 +140,11 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, guard_of, source, warps_per_group, block_weights, full)
+                     class_of, registers_of, source, warps_per_group, block_weights, full)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
-              lengths: Mapping[int, int], truncated: int, class_of, guard_of, source: str,
+              lengths: Mapping[int, int], truncated: int, class_of, registers_of, source: str,
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
               full: int | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
@@ -138,7 +162,7 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, guard_of)
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
@@ -194,24 +218,21 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
             memo[pc] = map_instruction(ins[pc], available, gpu)
         return memo[pc]
 
-    def guard_of(e: Mapping) -> str | None:
-        g = ins[e["pc"]].guard
-        return str(g) if g is not None else None
-
+    registers_of = ir_registers(func)
     from pipeperf.emulate.tracelog import TraceLog
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
-        return _from_trace_log(prof.traces, func, class_of, guard_of, max_nodes, source, warps_per_group,
+        return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes, source, warps_per_group,
                                block_weights, drop_periods, fraction)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
-    return kernel_graph_from_traces(func.name, traces, class_of, guard_of, max_nodes, source, warps_per_group,
-                                    block_weights)
+    return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes, source,
+                                    warps_per_group, block_weights)
 
 
-def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_group, block_weights,
+def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_per_group, block_weights,
                     drop_periods: bool = False, fraction: float | None = None):
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
@@ -252,7 +273,7 @@ def _from_trace_log(log, func, class_of, guard_of, max_nodes, source, warps_per_
     if not kept:
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     truncated = sum(cut.values())
-    return _assemble(func.name, groups, rep, kept, truncated, class_of, guard_of, source, warps_per_group,
+    return _assemble(func.name, groups, rep, kept, truncated, class_of, registers_of, source, warps_per_group,
                      block_weights, sum(n for _, n in sig.values()))
 
 

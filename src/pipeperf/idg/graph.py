@@ -19,7 +19,8 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
+from operator import add, lt
 from typing import TYPE_CHECKING, Iterable, Sequence, Union
 
 from pipeperf.errors import PipeperfError
@@ -148,6 +149,18 @@ class IDG:
                     raise PipeperfError(f"duplicate instruction id '{node_id}'", file=where, line=line_of(i))
                 seen.add(node_id)
         lookup = index.__getitem__
+        csr = _csr_in_order(deps, lookup, n)
+        if csr is not None:             # the common case: every row sorted, unique and backward
+            ptr, flat = csr
+            class_names = {c: k for k, c in enumerate(dict.fromkeys(classes))}
+            cls_arr = array("i", map(class_names.__getitem__, classes))
+            is_bar = [c in BARRIER_CLASSES for c in class_names]
+            bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
+            if barrier is not None:
+                for i, b in enumerate(barrier):
+                    if b:
+                        bar[i] = 1
+            return cls(name, tuple(ids), tuple(class_names), cls_arr, ptr, flat, bar)
         dep_lists: list[list[int]] = []
         forward = False                 # some dependence points to a later node
         for i, ds in enumerate(deps):
@@ -193,6 +206,20 @@ class IDG:
         return cls(name, tuple(ordered_ids), tuple(class_names), cls_arr, ptr, flat, bar)
 
     @classmethod
+    def from_columns(cls, name: str, ids: tuple[str, ...], class_names: tuple[str, ...], cls_bytes: bytes,
+                     ptr_bytes: bytes, idx_bytes: bytes) -> "IDG":
+        """An IDG from io's C node pass (``_columns.columns``): the ids, the classes in order of
+        first appearance, and the int32 class per node, int64 CSR pointers and int32 targets as
+        bytes, checked there (known ids, each row backward, sorted and without repeats)."""
+        cls_arr, ptr, flat = array("i"), array("q"), array("i")
+        cls_arr.frombytes(cls_bytes)
+        ptr.frombytes(ptr_bytes)
+        flat.frombytes(idx_bytes)
+        is_bar = [c in BARRIER_CLASSES for c in class_names]
+        bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(len(ids)))
+        return cls(name, ids, class_names, cls_arr, ptr, flat, bar)
+
+    @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
                     dep_idx: "np.ndarray", barrier: "np.ndarray | None" = None,
                     ids: Sequence[str] | None = None, pcs: "np.ndarray | None" = None) -> "IDG":
@@ -215,6 +242,26 @@ class IDG:
         node_ids = tuple(ids) if ids is not None else tuple(f"i{k}" for k in range(n))
         return cls(name, node_ids, names, cls_arr, dep_ptr, dep_idx, bar,
                    None if pcs is None else np.asarray(pcs, dtype=np.int64))
+
+
+def _csr_in_order(deps: Sequence[Iterable[str]], lookup, n: int) -> tuple[array, array] | None:
+    """(dep_ptr, dep_idx) when every node's dependences name known ids, earlier nodes only, in
+    increasing order without repeats (what a machine-written file or a trace gives), checked in
+    C-level passes over all edges at once (operator functions: no per-edge bytecode): every
+    edge's target must be below its node (backward), and its key ``node * n + target`` below
+    the next edge's (rows sorted, without repeats). None otherwise: from_nodes' per-node path sorts, reorders or
+    names the error."""
+    try:
+        flat = list(map(lookup, chain.from_iterable(deps)))
+    except (KeyError, TypeError):
+        return None
+    lens = list(map(len, deps))
+    if not all(map(lt, flat, chain.from_iterable(map(repeat, range(n), lens)))):
+        return None
+    keys = list(map(add, chain.from_iterable(map(repeat, range(0, n * n, n), lens)), flat))
+    if not all(map(lt, keys, keys[1:])):
+        return None
+    return array("q", accumulate(lens, initial=0)), array("i", flat)
 
 
 def _stable_topological_order(deps: list[list[int]]) -> list[int] | None:

@@ -20,6 +20,8 @@ Formats (see README)::
 
 from __future__ import annotations
 
+from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 
 from pipeperf.idg.graph import IDG
@@ -27,7 +29,13 @@ from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.yamlio import Document, load_document
 
-_NODE_KEYS = {"id", "class", "deps", "barrier"}
+try:                                    # the node pass in C (setup.py builds it; else Python's)
+    from pipeperf.idg._columns import columns as _c_columns
+except ImportError:
+    _c_columns = None
+
+_NODE_KEYS = frozenset({"id", "class", "deps", "barrier"})
+_ID, _CLASS = itemgetter("id"), itemgetter("class")
 
 
 def load_kernel(path: str | Path) -> KernelGraph:
@@ -103,6 +111,14 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
     instrs = d.get("instructions")
     if not isinstance(instrs, list) or not instrs:
         raise doc.error("'instructions' must be a non-empty list of {id, class, deps}", d)
+    if _c_columns is not None:
+        got = _c_columns(instrs)
+        if got is not None:
+            return IDG.from_columns(str(d.get("name", default_name)), *got)
+    fast = _columns(instrs)
+    if fast is not None:
+        return IDG.from_nodes(str(d.get("name", default_name)), *fast, None,
+                              where=doc.path, lines=_NodeLines(doc, instrs))
     ids, classes, deps = [], [], []
     bars: list[bool] | None = None      # only when some node says ``barrier:``
     for k, node in enumerate(instrs):
@@ -138,6 +154,28 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
             bars.append(False)
     return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
                           where=doc.path, lines=_NodeLines(doc, instrs))
+
+
+def _columns(instrs: list) -> tuple[list, list, list] | None:
+    """(ids, classes, deps) of a list of well-formed nodes (mappings of text ids and classes, deps
+    lists of text, no ``barrier:`` key), each column taken by a C-level pass (map, itemgetter, set,
+    str.join) rather than a Python loop per node; None for anything else, which parse_idg's loop
+    then converts or names in an error."""
+    if set(map(type, instrs)) != {dict} or not all(map(_NODE_KEYS.issuperset, instrs)) \
+            or any(map(dict.__contains__, instrs, repeat("barrier"))):
+        return None
+    try:
+        ids, classes = list(map(_ID, instrs)), list(map(_CLASS, instrs))
+    except KeyError:
+        return None
+    deps = list(map(dict.get, instrs, repeat("deps"), repeat(())))
+    if set(map(type, ids)) != {str} or set(map(type, classes)) != {str} or not set(map(type, deps)) <= {list, tuple}:
+        return None
+    try:
+        "".join(chain.from_iterable(deps))
+    except TypeError:
+        return None
+    return ids, classes, deps
 
 
 class _NodeLines:

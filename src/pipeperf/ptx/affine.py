@@ -68,7 +68,7 @@ class AffineAddresses:
     def __init__(self, func: Function, grid: Sequence[int], block: Sequence[int],
                  params: Mapping[str, object] | None = None):
         self.func, self.ins = func, func.instructions
-        self.du = DefUse(func)
+        self.du = DefUse.of(func)
         self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
         self.block = tuple(int(b) for b in block) + (1,) * (3 - len(block))
         self.params = dict(params or {})

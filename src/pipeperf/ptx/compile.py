@@ -6,7 +6,9 @@ first error lines on one line. Results are kept in the on-disk cache (:mod:`pipe
 nvcc's PTX under a hash of the tool (path and ``--version``), the source's path and bytes, the
 target, ``-lineinfo`` and the flags, and checked against the bytes of every header it included
 (``nvcc -MMD``: the user's and the toolkit's, not the host compiler's system headers); ptxas'
-report under a hash of the tool, the PTX text, the target and the options.
+report under a hash of the tool, the PTX text, the target and the options. Where nvcc (or ptxas)
+is missing, a compile (or a resource report) is looked up in the stores of
+``$PIPEPERF_PREBUILT_DIR`` (:mod:`pipeperf.ptx.prebuilt`) before the tool's "not found" error.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx import prebuilt
 from pipeperf.ptx.toolkit import find_tool, supported_archs, tool_version
 from pipeperf.util import cache
 
@@ -79,12 +82,19 @@ def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = T
     cu = Path(cu_path).resolve()
     if not cu.is_file():
         raise PipeperfError("no such CUDA file", file=str(cu))
-    nvcc = find_tool("nvcc")
     check_arch(arch)
+    try:
+        nvcc = find_tool("nvcc")
+    except PipeperfError:
+        stored = prebuilt.load_ptx(cu, arch, lineinfo, tuple(extra_args))
+        if stored is None:
+            raise
+        return stored
     key = cache.digest("nvcc -ptx", nvcc, tool_version(nvcc), str(cu), cu.read_bytes(), arch,
                        "-lineinfo" if lineinfo else "", *extra_args)
     hit = cache.load("ptx", key)
     if hit is not None and isinstance(hit.get("ptx"), str) and _unchanged(hit.get("deps")):
+        prebuilt.record_ptx(cu, arch, lineinfo, tuple(extra_args), hit["ptx"], hit["deps"])
         return hit["ptx"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-nvcc-") as tmp:
         out, deps = Path(tmp) / (cu.stem + ".ptx"), Path(tmp) / "deps.d"
@@ -101,6 +111,7 @@ def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = T
         included = _dependencies(deps, tmp)
     if included is not None:
         cache.store("ptx", key, {"ptx": text, "deps": included})
+    prebuilt.record_ptx(cu, arch, lineinfo, tuple(extra_args), text, included)
     return text
 
 
@@ -131,8 +142,12 @@ def _unchanged(deps) -> bool:
 
 
 def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) -> str:
-    """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``)."""
-    ptxas = find_tool("ptxas")
+    """ptxas' report on ``ptx`` (cached under the tool, the PTX's bytes, the target and ``extra``;
+    without ptxas, from the stores of ``$PIPEPERF_PREBUILT_DIR``)."""
+    try:
+        ptxas = find_tool("ptxas")
+    except PipeperfError:
+        ptxas = None
     if arch is None:
         arch = _target_of(ptx)
     check_arch(arch)
@@ -140,9 +155,15 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) ->
         body = ptx.read_bytes()
     except OSError as exc:
         raise PipeperfError(f"cannot read PTX file: {exc.strerror}", file=str(ptx)) from None
+    if ptxas is None:
+        report = prebuilt.load_ptxas(body, arch, tuple(extra))
+        if report is None:
+            find_tool("ptxas")                  # its one-line "not found" error
+        return report
     key = cache.digest("ptxas", ptxas, tool_version(ptxas), arch, *extra, body)
     hit = cache.load("ptxas", key)
     if hit is not None and isinstance(hit.get("output"), str):
+        prebuilt.record_ptxas(body, arch, tuple(extra), hit["output"])
         return hit["output"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-ptxas-") as tmp:
         cmd = [ptxas, f"-arch={arch}", *extra, str(ptx), "-o", str(Path(tmp) / "out.cubin")]
@@ -153,6 +174,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) ->
     if r.returncode != 0:
         raise PipeperfError(f"ptxas failed: {_condense(r.stderr + r.stdout)}", file=str(ptx))
     cache.store("ptxas", key, {"output": r.stdout + r.stderr})
+    prebuilt.record_ptxas(body, arch, tuple(extra), r.stdout + r.stderr)
     return r.stdout + r.stderr
 
 

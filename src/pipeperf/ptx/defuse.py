@@ -24,18 +24,11 @@ survives in threads whose predicate is false.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
 from pipeperf.ptx.cfg import CFG
-from pipeperf.ptx.ir import (
-    Address,
-    Function,
-    HandleRef,
-    Instruction,
-    NotPred,
-    ParamList,
-    Register,
-    Symbol,
-    Vector,
-)
+from pipeperf.ptx.ir import Address, Function, Instruction, ParamList, Register, Symbol, registers_in
 
 CC = "%cc"
 _CARRY_USERS = frozenset({"addc", "subc", "madc"})
@@ -69,21 +62,8 @@ class _Resolver:
         return r
 
 
-def _regs(op, out: list[str]) -> None:
-    t = type(op)
-    if t is Register:
-        out.append(op.name)
-    elif t is Address:
-        if type(op.base) is Register:
-            out.append(op.base.name)
-    elif t is NotPred:
-        out.append(op.reg.name)
-    elif t is Vector or t is HandleRef or t is ParamList:
-        for item in op.items:
-            _regs(item, out)
-    elif t is tuple:
-        for item in op:
-            _regs(item, out)
+def _names(op) -> list[str]:
+    return [op.name] if type(op) is Register else [r.name for r in registers_in(op)]
 
 
 def _param_syms(op) -> list[str]:
@@ -104,24 +84,17 @@ def locations(ins: Instruction, resolve=None) -> tuple[list[str], list[str]]:
             if type(o) is ParamList:
                 uses += _param_syms(o)
             else:
-                _regs(o, uses)
+                uses += _names(o)
     else:
         for o in ins.dsts:
-            _regs(o, defs)
+            defs += _names(o)
         srcs = ins.srcs
         if ins.op.space == "param" and srcs and type(srcs[0]) is Address \
                 and type(srcs[0].base) is Symbol:
-            if root == "st":
-                defs.append("param:" + srcs[0].base.name)
-                for o in srcs[1:]:
-                    _regs(o, uses)
-            else:
-                uses.append("param:" + srcs[0].base.name)
-                for o in srcs[1:]:
-                    _regs(o, uses)
-        else:
-            for o in srcs:
-                _regs(o, uses)
+            (defs if root == "st" else uses).append("param:" + srcs[0].base.name)
+            srcs = srcs[1:]
+        for o in srcs:
+            uses += _names(o)
         if root == "wgmma.mma_async":
             uses += [d for d in defs if not d.startswith("param:")]
     if ins.guard is not None:
@@ -136,102 +109,135 @@ def locations(ins: Instruction, resolve=None) -> tuple[list[str], list[str]]:
     return defs, uses
 
 
+@dataclass(eq=False)
 class DefUse:
     """Def-use graph: ``deps[i]`` are the instructions whose writes reach a read
     of instruction ``i``; ``users[j]`` the instructions reading what ``j`` wrote;
     ``reaching[i][key]`` the writers per read location (empty tuple: the value
-    comes from outside -- an uninitialised register or a caller's argument)."""
+    comes from outside -- an uninitialised register or a caller's argument);
+    ``defs[i]``/``uses[i]`` the location keys instruction ``i`` writes/reads.
+    Built by :meth:`of` (the analysis), so the record itself is plain data."""
 
-    def __init__(self, func: Function, cfg: CFG | None = None):
-        self.func = func
-        self.cfg = cfg if cfg is not None else CFG(func)
-        ins = func.instructions
-        n = len(ins)
-        res = _Resolver(func)
-        resolve = res.key
-        self.defs: list[list[str]] = []
-        self.uses: list[list[str]] = []
-        for x in ins:
+    func: Function
+    cfg: CFG
+    defs: list[list[str]]
+    uses: list[list[str]]
+    reaching: list[dict[str, tuple[int, ...]]]
+    deps: list[tuple[int, ...]]
+    users: list[tuple[int, ...]]
+
+    @classmethod
+    def of(cls, func: Function, cfg: CFG | None = None) -> "DefUse":
+        """The def-use graph of ``func`` by reaching definitions over its CFG."""
+        cfg = cfg if cfg is not None else CFG(func)
+        resolve = _Resolver(func).key
+        defs: list[list[str]] = []
+        uses: list[list[str]] = []
+        for x in func.instructions:
             d, u = locations(x, resolve)
-            self.defs.append(d)
-            self.uses.append(u)
-        # number every definition; all_defs[key] = bit set of its definitions
-        def_ins: list[int] = []
-        all_defs: dict[str, int] = {}
-        def_bits: list[list[tuple[str, int]]] = []
-        for i in range(n):
-            row = []
-            for k in self.defs[i]:
-                bit = 1 << len(def_ins)
-                def_ins.append(i)
-                all_defs[k] = all_defs.get(k, 0) | bit
-                row.append((k, bit))
-            def_bits.append(row)
-        blocks = self.cfg.blocks
-        gen = [0] * len(blocks)
-        kill = [0] * len(blocks)
-        for b in blocks:
-            g = k_ = 0
-            for i in range(b.start, b.end):
-                guarded = ins[i].guard is not None
-                for key, bit in def_bits[i]:
-                    if guarded:
-                        g |= bit
-                    else:
-                        mask = all_defs[key]
-                        g = (g & ~mask) | bit
-                        k_ |= mask
-            gen[b.id] = g
-            kill[b.id] = k_
-        inn = [0] * len(blocks)
-        out = list(gen)
-        work = list(range(len(blocks)))
-        on = [True] * len(blocks)
-        while work:
-            b = work.pop()
-            on[b] = False
-            x = 0
-            for p in blocks[b].preds:
-                x |= out[p]
-            inn[b] = x
-            o = gen[b] | (x & ~kill[b])
-            if o != out[b]:
-                out[b] = o
-                for s in blocks[b].succs:
-                    if not on[s]:
-                        on[s] = True
-                        work.append(s)
-        self.reaching: list[dict[str, tuple[int, ...]]] = [{} for _ in range(n)]
-        self.deps: list[tuple[int, ...]] = [()] * n
-        users: list[list[int]] = [[] for _ in range(n)]
-        for b in blocks:
-            cur = inn[b.id]
-            for i in range(b.start, b.end):
-                r: dict[str, tuple[int, ...]] = {}
-                dep: set[int] = set()
-                for key in self.uses[i]:
-                    if key in r:
-                        continue
-                    x = cur & all_defs.get(key, 0)
-                    writers = []
-                    while x:
-                        low = x & -x
-                        writers.append(def_ins[low.bit_length() - 1])
-                        x ^= low
-                    r[key] = tuple(sorted(writers))
-                    dep.update(writers)
-                self.reaching[i] = r
-                self.deps[i] = tuple(sorted(dep))
-                for j in dep:
-                    users[j].append(i)
-                guarded = ins[i].guard is not None
-                for key, bit in def_bits[i]:
-                    if guarded:
-                        cur |= bit
-                    else:
-                        cur = (cur & ~all_defs[key]) | bit
-        self.users: list[tuple[int, ...]] = [tuple(sorted(set(u))) for u in users]
+            defs.append(d)
+            uses.append(u)
+        return cls(func, cfg, defs, uses, *_reaching(func, cfg, defs, uses))
 
     def edges(self) -> list[tuple[int, int]]:
         """All (writer, reader) instruction pairs (Definition 1's edge set E)."""
         return [(j, i) for i, deps in enumerate(self.deps) for j in deps]
+
+    def backward(self, starts: Iterable[int]) -> Iterator[int]:
+        """``starts`` and every instruction whose writes reach one of them, transitively (the
+        register slice of those instructions' results), each as it is reached, so a caller
+        that has its answer stops the walk."""
+        stack = list(starts)
+        seen = set(stack)
+        deps = self.deps
+        while stack:
+            i = stack.pop()
+            yield i
+            for j in deps[i]:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+
+
+def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[str]]):
+    """(reaching, deps, users) of :class:`DefUse`: every definition numbered, one bit each
+    (Python ints as bit sets), gen/kill per block, a worklist to the fixed point, then each
+    read's reaching writers."""
+    ins = func.instructions
+    n = len(ins)
+    # number every definition; all_defs[key] = bit set of its definitions
+    def_ins: list[int] = []
+    all_defs: dict[str, int] = {}
+    def_bits: list[list[tuple[str, int]]] = []
+    for i in range(n):
+        row = []
+        for k in defs[i]:
+            bit = 1 << len(def_ins)
+            def_ins.append(i)
+            all_defs[k] = all_defs.get(k, 0) | bit
+            row.append((k, bit))
+        def_bits.append(row)
+    blocks = cfg.blocks
+    gen = [0] * len(blocks)
+    kill = [0] * len(blocks)
+    for b in blocks:
+        g = k_ = 0
+        for i in range(b.start, b.end):
+            guarded = ins[i].guard is not None
+            for key, bit in def_bits[i]:
+                if guarded:
+                    g |= bit
+                else:
+                    mask = all_defs[key]
+                    g = (g & ~mask) | bit
+                    k_ |= mask
+        gen[b.id] = g
+        kill[b.id] = k_
+    inn = [0] * len(blocks)
+    out = list(gen)
+    work = list(range(len(blocks)))
+    on = [True] * len(blocks)
+    while work:
+        b = work.pop()
+        on[b] = False
+        x = 0
+        for p in blocks[b].preds:
+            x |= out[p]
+        inn[b] = x
+        o = gen[b] | (x & ~kill[b])
+        if o != out[b]:
+            out[b] = o
+            for s in blocks[b].succs:
+                if not on[s]:
+                    on[s] = True
+                    work.append(s)
+    reaching: list[dict[str, tuple[int, ...]]] = [{} for _ in range(n)]
+    deps: list[tuple[int, ...]] = [()] * n
+    users: list[list[int]] = [[] for _ in range(n)]
+    for b in blocks:
+        cur = inn[b.id]
+        for i in range(b.start, b.end):
+            r: dict[str, tuple[int, ...]] = {}
+            dep: set[int] = set()
+            for key in uses[i]:
+                if key in r:
+                    continue
+                x = cur & all_defs.get(key, 0)
+                writers = []
+                while x:
+                    low = x & -x
+                    writers.append(def_ins[low.bit_length() - 1])
+                    x ^= low
+                r[key] = tuple(sorted(writers))
+                dep.update(writers)
+            reaching[i] = r
+            deps[i] = tuple(sorted(dep))
+            for j in dep:
+                users[j].append(i)
+            guarded = ins[i].guard is not None
+            for key, bit in def_bits[i]:
+                if guarded:
+                    cur |= bit
+                else:
+                    cur = (cur & ~all_defs[key]) | bit
+    return reaching, deps, [tuple(sorted(set(u))) for u in users]

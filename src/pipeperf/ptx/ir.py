@@ -143,8 +143,9 @@ Operand = Union[Register, SpecialRegister, Immediate, Symbol, Label, Sink, NotPr
                 Address, Vector, HandleRef, ParamList]
 
 
-def registers_in(op: Operand) -> Iterator[Register]:
-    """All registers an operand reads or names (address bases, vector items...)."""
+def registers_in(op: Operand | tuple) -> Iterator[Register]:
+    """All registers an operand names (address bases, vector items, ``%r|%p`` pairs...), in
+    order: the one walker over operands, so every pass agrees on what an operand reads."""
     t = type(op)
     if t is Register:
         yield op  # type: ignore[misc]
@@ -155,6 +156,9 @@ def registers_in(op: Operand) -> Iterator[Register]:
         yield op.reg  # type: ignore[union-attr]
     elif t is Vector or t is HandleRef or t is ParamList:
         for item in op.items:  # type: ignore[union-attr]
+            yield from registers_in(item)
+    elif t is tuple:
+        for item in op:  # type: ignore[union-attr]
             yield from registers_in(item)
 
 

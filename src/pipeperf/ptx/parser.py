@@ -9,6 +9,10 @@ lists and ``.loc`` records are parsed once per distinct spelling (caches live
 for one parse, so timings are honest).
 
 Errors are :class:`PipeperfError` with the file and line of the statement.
+
+(About 550 lines: the statement loop and the readers it calls for every statement --
+operands, guards, branch targets, ``.loc``, body directives -- share the intern tables and
+stay together; declarations are read in :mod:`pipeperf.ptx.declarations`.)
 """
 
 from __future__ import annotations
@@ -16,8 +20,16 @@ from __future__ import annotations
 import gc
 import re
 from pathlib import Path
+from typing import ClassVar
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.declarations import (
+    _DECLCACHE,
+    LINKAGES,
+    VAR_SPACES,
+    DeclarationParser,
+    _normalise,
+)
 from pipeperf.ptx.ir import (
     BranchTargets,
     CallPrototype,
@@ -28,22 +40,24 @@ from pipeperf.ptx.ir import (
     LabelDef,
     Loc,
     Module,
-    Param,
     ParamList,
     Pragma,
     Register,
-    RegDecl,
     Scope,
     ScopeBegin,
     ScopeEnd,
     Section,
     Sink,
     Symbol,
-    Variable,
     Vector,
 )
 from pipeperf.ptx.opcodes import UnknownOpcode, decode_opcode
-from pipeperf.ptx.operands import SPECIAL_REGISTERS, BadOperand, parse_immediate, parse_operand, split_operands
+from pipeperf.ptx.operands import (
+    SPECIAL_REGISTERS,
+    BadOperand,
+    parse_operand,
+    split_operands,
+)
 
 _TOKEN = re.compile(r"""
 ([ \t\r\n]*)
@@ -60,34 +74,17 @@ _TOKEN = re.compile(r"""
  |(?P<DIR>(?P<dname>\.\w+)(?P<dargs>[^;{}"]*(?:(?:"[^"\n]*"|\{[^;{}]*(?:\{[^;{}]*\}[^;{}]*)*\})[^;{}"]*)*);)
  |(?P<LBL>(?P<label>[\w$%]+)[ \t]*:(?!:))
  |(?P<BRACE>[{}])
-)""", re.X)
+)""", re.VERBOSE)
 
 _COMMENT_RE = re.compile(r'"[^"\n]*"|//[^\n]*|/\*[\s\S]*?\*/')
 _LOC_RE = re.compile(
     r"(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+([\w$.]+))?"
     r"(?:\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?\s*\Z")
-_REG_DECL_RE = re.compile(r"\s*(?:\.(v2|v4|v8)\s+)?\.(\w+)\s+(.+?)\s*\Z", re.S)
-_REG_NAME_RE = re.compile(r"\s*([%\w$]+)\s*(?:<\s*(\d+)\s*>)?\s*\Z")
-_HDR_RE = re.compile(r"""
-    ((?:\.(?:visible|extern|weak)\s+)*)\.(entry|func)\s*
-    (?:\(\s*([^)]*?)\s*\)\s*)?
-    ([\w$]+)\s*
-    (?:\(\s*([^)]*?)\s*\))?
-    (.*)\Z""", re.X | re.S)
-_SIMPLE_PARAM_RE = re.compile(r"\s*\.(param|reg)\s+\.(?!align\b|ptr\b)(\w+)\s+([\w$%]+)\s*\Z")
-_PERF_RE = re.compile(r'\s*\.(\w+)((?:\s*(?:\d+|"[^"]*")\s*,?)*)')
-_DECL_HEAD_RE = re.compile(r"\s*(\.align\s+\d+|\.attribute\s*\([^)]*\)|\.[\w:]+)")
-_DECL_NAME_RE = re.compile(r"\s*([\w$%]+)((?:\s*\[\s*[^\]]*\])*)\s*(?:=\s*(.*?))?\s*\Z", re.S)
-_DIM_RE = re.compile(r"\[\s*([^\]]*?)\s*\]")
-_INIT_ITEM_RE = re.compile(r"generic\s*\(\s*[\w$]+\s*\)(?:\s*\+\s*\d+)?|[^,{}\s][^,{}]*")
-_FILE_RE = re.compile(r'\s*(\d+)\s+"([^"]*)"\s*(?:,\s*(.*?))?\s*\Z', re.S)
+_FILE_RE = re.compile(r'\s*(\d+)\s+"([^"]*)"\s*(?:,\s*(.*?))?\s*\Z', re.DOTALL)
 _NEWSTMT_RE = re.compile(r"\n\s*(?:@!?[%\w$]+\s+)?[a-z]\w*(?:\.\w+)+\s")
-_WS = re.compile(r"\s+")
 # a directive's text running into the next line's statement (missing ';')
 _RUNON_RE = re.compile(r"\n\s*(?:[.@$%]|[a-z]\w*(?:\.\w+)*\s)")
 
-VAR_SPACES = frozenset({"global", "shared", "local", "const", "param", "tex"})
-LINKAGES = frozenset({"visible", "extern", "weak", "common"})
 
 # How an instruction's first operand is treated.
 _FIRST_MAY_BE_DST, _NO_DST, _BRANCH, _CALL = 0, 1, 2, 3
@@ -96,10 +93,6 @@ _SRC_FIRST_ROOTS = frozenset({
     "trap", "ret", "exit", "brkpt", "tcgen05.dealloc", "griddepcontrol", "membar", "fence",
 })
 _DST_KINDS = (Register, Vector, Sink, tuple)
-
-
-def _normalise(text: str) -> str:
-    return _WS.sub(" ", text).strip()
 
 
 def strip_comments(text: str) -> str:
@@ -129,10 +122,6 @@ _OPNDCACHE: dict[str, object] = {}
 _LOCCACHE: dict[str, Loc] = {}
 _REGCACHE: dict[str, Register] = {}
 _LABELCACHE: dict[str, Label] = {}
-#: registers one ``%r<N>`` range may declare: every one becomes a name, so a mutated or hostile
-#: file with N = 2^32 would exhaust memory; nvcc's largest kernels declare about 10^5 (a limit of ours, said as such)
-MAX_REGISTER_RANGE = 1 << 20
-_DECLCACHE: dict[str, tuple] = {}
 _CACHES = (_OPCACHE, _ARGCACHE, _OPNDCACHE, _LOCCACHE, _REGCACHE, _LABELCACHE, _DECLCACHE)
 
 
@@ -148,7 +137,7 @@ def _trim_caches() -> None:
             c.clear()
 
 
-def _decode(opt: str, line: int, parser: "_Parser") -> tuple:
+def _decode(opt: str, line: int, parser: _Parser) -> tuple:
     try:
         info = decode_opcode(opt)
     except UnknownOpcode:
@@ -167,7 +156,7 @@ def _decode(opt: str, line: int, parser: "_Parser") -> tuple:
     return ent
 
 
-class _Parser:
+class _Parser(DeclarationParser):
     def __init__(self, text: str, file: str | None):
         self.file = file or "<ptx>"
         self.text = strip_comments(text).rstrip()
@@ -183,35 +172,30 @@ class _Parser:
         # text then reads as a register rather than a symbol; they are rare and short-lived.
         self.bare_regs: dict[str, int] = {}
 
-    # ------------------------------------------------------------------ errors
-    def error(self, message: str, line: int) -> PipeperfError:
-        return PipeperfError(_normalise(message), file=self.file, line=line)
-
     # ------------------------------------------------------------------ main loop
     def parse(self) -> Module:
+        """The statement loop: one regex match per statement; instructions (most statements)
+        are built here, with the open function's state in local variables, and every other
+        kind of statement by its step (:attr:`_STEPS`), after which those locals are re-read."""
         text = self.text
         n = len(text)
         match = _TOKEN.match
-        pos = 0
-        lpos = 0
+        pos = lpos = 0
         line = 1
-        module = Module(version="", target=(), file=self.file)
-        items = module.items
-        func: Function | None = None
-        body: list = []
-        instructions: list = []
-        scope_stack: list[int] = [0]
-        scope = 0
-        loc = None
-        opcache = self.opcache
-        argcache = self.argcache
-        loccache = self.loccache
-        bare_regs = self.bare_regs
+        self.module = Module(version="", target=(), file=self.file)
+        self.func: Function | None = None
+        self.body: list = []
+        self.instructions: list = []
+        self.scope_stack: list[int] = [0]
+        self.scope = 0
+        self.loc: Loc | None = None
+        self.func_line = 0
+        self.seen_version = False
+        func, body, instructions, scope, loc = None, self.body, self.instructions, 0, None
+        opcache, argcache, bare_regs = self.opcache, self.argcache, self.bare_regs
         gi = _TOKEN.groupindex
         g_guard, g_neg, g_op, g_args = gi["guard"], gi["neg"], gi["op"], gi["args"]
-        func_line = 0
-        seen_version = False
-
+        steps = {kind: getattr(self, step) for kind, step in self._STEPS.items()}
         while pos < n:
             m = match(text, pos)
             if m is None:
@@ -223,141 +207,155 @@ class _Parser:
             lpos = start
             pos = m.end()
             kind = m.lastgroup
+            if kind != "INS":
+                steps[kind](m, line)
+                func, body, instructions, scope, loc = self.func, self.body, self.instructions, self.scope, self.loc
+                continue
+            if func is None:
+                raise self.error(f"instruction '{m.group('op')}' outside a function body", line)
+            guard, neg, opt, args = m.group(g_guard, g_neg, g_op, g_args)
+            ent = opcache.get(opt)
+            if ent is None:
+                ent = _decode(opt, line, self)
+            info, mode = ent
+            ops = None if bare_regs else argcache.get(args)
+            if ops is None:
+                ops = self._operands(args, line)
+            if mode < 2:  # _FIRST_MAY_BE_DST or _NO_DST: precomputed split
+                dsts, srcs = ops[mode + 1]
+            elif mode == _BRANCH:
+                dsts = ()
+                srcs = self._branch_operands(ops[0], line)
+            else:
+                dsts, srcs = _call_operands(ops[0])
+            if guard is not None:
+                g = None if bare_regs else self.regcache.get(guard)
+                if g is None:
+                    g = self._guard(guard, line)
+                ins = Instruction(info, dsts, srcs, g, neg == "!", len(instructions), scope, loc, line)
+            else:
+                ins = Instruction(info, dsts, srcs, None, False, len(instructions), scope, loc, line)
+            instructions.append(ins)
+            body.append(ins)
+        return self._end_of_file(text, lpos, line)
 
-            if kind == "INS":
-                if func is None:
-                    raise self.error(
-                        f"instruction '{m.group('op')}' outside a function body", line)
-                guard, neg, opt, args = m.group(g_guard, g_neg, g_op, g_args)
-                ent = opcache.get(opt)
-                if ent is None:
-                    ent = _decode(opt, line, self)
-                info, mode = ent
-                ops = None if bare_regs else argcache.get(args)
-                if ops is None:
-                    ops = self._operands(args, line)
-                if mode < 2:  # _FIRST_MAY_BE_DST or _NO_DST: precomputed split
-                    dsts, srcs = ops[mode + 1]
-                elif mode == _BRANCH:
-                    dsts = ()
-                    srcs = self._branch_operands(ops[0], line)
-                else:  # call: (rets), func, (args)
-                    o = ops[0]
-                    if o and type(o[0]) is ParamList:
-                        dsts = o[:1]
-                        srcs = o[1:]
-                    else:
-                        dsts = ()
-                        srcs = o
-                if guard is not None:
-                    g = None if bare_regs else self.regcache.get(guard)
-                    if g is None:
-                        g = self._guard(guard, line)
-                    ins = Instruction(info, dsts, srcs, g, neg == "!", len(instructions),
-                                      scope, loc, line)
-                else:
-                    ins = Instruction(info, dsts, srcs, None, False, len(instructions),
-                                      scope, loc, line)
-                instructions.append(ins)
-                body.append(ins)
-            elif kind == "LOC":
-                a = m.group("locargs")
-                loc = loccache.get(a)
-                if loc is None:
-                    loc = self._loc(a, line)
-                if func is not None:
-                    body.append(loc)
-            elif kind == "LBL":
-                name = m.group("label")
-                if func is None:
-                    raise self.error(f"label '{name}' outside a function body", line)
-                if name in func.labels or name in func.branch_tables:
-                    raise self.error(f"label '{name}' defined twice", line)
-                func.labels[name] = len(instructions)
-                body.append(LabelDef(name, line))
-            elif kind == "BRACE":
-                if m.group("BRACE") == "{":
-                    if func is None:
-                        raise self.error("unexpected '{' outside a function", line)
-                    scope = len(func.scopes)
-                    func.scopes.append(Scope(scope, scope_stack[-1]))
-                    scope_stack.append(scope)
-                    body.append(ScopeBegin(scope, line))
-                else:
-                    if func is None:
-                        raise self.error("unexpected '}' outside a function", line)
-                    if len(scope_stack) > 1:
-                        closed = scope_stack.pop()
-                        body.append(ScopeEnd(closed, line))
-                        scope = scope_stack[-1]
-                        if self.bare_regs:
-                            self._drop_bare(closed)
-                    else:
-                        self._finish_function(func)
-                        func = None
-                        self.bare_regs.clear()
-            elif kind == "DIR":
-                d, dargs = m.group("dname", "dargs")
-                if "\n" in dargs and _RUNON_RE.search(dargs.split("=", 1)[0]):
-                    raise self.error(f"expected ';' after '{d}' directive", line)
-                if func is not None:
-                    self._body_directive(func, body, d, dargs, scope, line)
-                else:
-                    self._module_directive(module, d, dargs, line)
-            elif kind == "LDIR":
-                d, a = m.group("ldname", "ldargs")
-                if func is not None:
-                    raise self.error(f"directive '{d}' inside a function body", line)
-                if d == ".version":
-                    module.version = a.strip()
-                    seen_version = True
-                elif d == ".target":
-                    module.target = tuple(t.strip() for t in a.split(","))
-                elif d == ".address_size":
-                    try:
-                        module.address_size = int(a)
-                    except ValueError:
-                        raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'",
-                                         line) from None
-                else:
-                    fm = _FILE_RE.match(a)
-                    if not fm:
-                        raise self.error('expected .file N "name"', line)
-                    items.append(FileDirective(int(fm.group(1)), fm.group(2),
-                                               _normalise(fm.group(3) or ""), line))
-            elif kind == "HDR":
-                if func is not None:
-                    raise self.error("function definition inside a function body "
-                                     "(missing '}'?)", line)
-                if not seen_version:
-                    raise self.error("expected .version directive before the first function",
-                                     line)
-                f = self._header(m.group("hdr"), line)
-                items.append(f)
-                if m.group("hend") == "{":
-                    func = f
-                    func_line = line
-                    body = f.body
-                    instructions = f.instructions
-                    scope_stack = [0]
-                    scope = 0
-                    loc = None
-                else:
-                    f.has_body = False
-            else:  # SEC
-                if func is not None:
-                    raise self.error(".section inside a function body", line)
-                items.append(Section(m.group("secname"), m.group("secbody"), line))
+    #: statement kind (a group of :data:`_TOKEN`) -> the method parsing it (but instructions)
+    _STEPS: ClassVar[dict[str, str]] = {"LOC": "_loc_statement", "LBL": "_label", "BRACE": "_brace", "DIR": "_directive",
+              "LDIR": "_line_directive", "HDR": "_function_header", "SEC": "_section"}
 
-        if func is not None:
+    # ------------------------------------------------------------------ statements
+    def _loc_statement(self, m: re.Match, line: int) -> None:
+        a = m.group("locargs")
+        loc = self.loccache.get(a)
+        if loc is None:
+            loc = self._loc(a, line)
+        self.loc = loc
+        if self.func is not None:
+            self.body.append(loc)
+
+    def _label(self, m: re.Match, line: int) -> None:
+        name = m.group("label")
+        func = self.func
+        if func is None:
+            raise self.error(f"label '{name}' outside a function body", line)
+        if name in func.labels or name in func.branch_tables:
+            raise self.error(f"label '{name}' defined twice", line)
+        func.labels[name] = len(self.instructions)
+        self.body.append(LabelDef(name, line))
+
+    def _brace(self, m: re.Match, line: int) -> None:
+        """``{`` opens a scope; ``}`` closes one, or the function at its outermost level."""
+        func = self.func
+        if m.group("BRACE") == "{":
+            if func is None:
+                raise self.error("unexpected '{' outside a function", line)
+            self.scope = len(func.scopes)
+            func.scopes.append(Scope(self.scope, self.scope_stack[-1]))
+            self.scope_stack.append(self.scope)
+            self.body.append(ScopeBegin(self.scope, line))
+            return
+        if func is None:
+            raise self.error("unexpected '}' outside a function", line)
+        if len(self.scope_stack) > 1:
+            closed = self.scope_stack.pop()
+            self.body.append(ScopeEnd(closed, line))
+            self.scope = self.scope_stack[-1]
+            if self.bare_regs:
+                self._drop_bare(closed)
+        else:
+            self._finish_function(func)
+            self.func = None
+            self.bare_regs.clear()
+
+    def _directive(self, m: re.Match, line: int) -> None:
+        d, dargs = m.group("dname", "dargs")
+        if "\n" in dargs and _RUNON_RE.search(dargs.split("=", 1)[0]):
+            raise self.error(f"expected ';' after '{d}' directive", line)
+        if self.func is not None:
+            self._body_directive(self.func, self.body, d, dargs, self.scope, line)
+        else:
+            self._module_directive(self.module, d, dargs, line)
+
+    def _line_directive(self, m: re.Match, line: int) -> None:
+        """.version, .target, .address_size and .file: module-level, one line each."""
+        d, a = m.group("ldname", "ldargs")
+        module = self.module
+        if self.func is not None:
+            raise self.error(f"directive '{d}' inside a function body", line)
+        if d == ".version":
+            module.version = a.strip()
+            self.seen_version = True
+        elif d == ".target":
+            module.target = tuple(t.strip() for t in a.split(","))
+        elif d == ".address_size":
+            try:
+                module.address_size = int(a)
+            except ValueError:
+                raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'",
+                                 line) from None
+        else:
+            fm = _FILE_RE.match(a)
+            if not fm:
+                raise self.error('expected .file N "name"', line)
+            module.items.append(FileDirective(int(fm.group(1)), fm.group(2),
+                                              _normalise(fm.group(3) or ""), line))
+
+    def _function_header(self, m: re.Match, line: int) -> None:
+        """``.entry``/``.func`` header: a declaration (``;``) or the start of a body (``{``)."""
+        if self.func is not None:
+            raise self.error("function definition inside a function body "
+                             "(missing '}'?)", line)
+        if not self.seen_version:
+            raise self.error("expected .version directive before the first function", line)
+        f = self._header(m.group("hdr"), line)
+        self.module.items.append(f)
+        if m.group("hend") == "{":
+            self.func = f
+            self.func_line = line
+            self.body = f.body
+            self.instructions = f.instructions
+            self.scope_stack = [0]
+            self.scope = 0
+            self.loc = None
+        else:
+            f.has_body = False
+
+    def _section(self, m: re.Match, line: int) -> None:
+        if self.func is not None:
+            raise self.error(".section inside a function body", line)
+        self.module.items.append(Section(m.group("secname"), m.group("secbody"), line))
+
+    def _end_of_file(self, text: str, lpos: int, line: int) -> Module:
+        """The module, once no function is left open and the header directives were seen."""
+        if self.func is not None:
             line += text.count("\n", lpos)
             raise self.error(f"unexpected end of file: expected '}}' to close function "
-                             f"'{func.name}' opened at line {func_line}", line)
-        if not seen_version:
+                             f"'{self.func.name}' opened at line {self.func_line}", line)
+        if not self.seen_version:
             raise self.error("expected .version directive", 1)
-        if not module.target:
+        if not self.module.target:
             raise self.error("expected .target directive", 1)
-        return module
+        return self.module
 
     # ------------------------------------------------------------------ helpers
     def _no_statement(self, text: str, start: int, line: int, func) -> PipeperfError:
@@ -500,169 +498,6 @@ class _Parser:
             raise self.error('expected .pragma "text";', line)
         return t[1:-1]
 
-    def _reg_decl(self, dargs: str, scope: int, line: int) -> RegDecl:
-        key = ".reg" + dargs
-        hit = _DECLCACHE.get(key)
-        if hit is not None:
-            return RegDecl(*hit, scope, line)
-        m = _REG_DECL_RE.match(dargs)
-        if not m:
-            raise self.error(f"bad .reg declaration '.reg{_normalise(dargs)}'", line)
-        vec, typ, names = m.groups()
-        out = []
-        count = None
-        for i, part in enumerate(names.split(",")):
-            nm = _REG_NAME_RE.match(part)
-            if not nm:
-                raise self.error(f"bad register name '{part.strip()}' in .reg", line)
-            c = int(nm.group(2)) if nm.group(2) is not None else None
-            if c is not None and c > MAX_REGISTER_RANGE:
-                raise self.error(f"'.reg {nm.group(1)}<{c}>' declares {c:,} registers, more than pipeperf takes in "
-                                 f"one range ({MAX_REGISTER_RANGE:,}; nvcc's largest kernels declare ~10^5)", line)
-            if i and c != count:
-                raise self.error("mixed register ranges in one .reg declaration", line)
-            count = c
-            out.append(nm.group(1))
-        fields = (typ, tuple(out), count, vec)
-        _DECLCACHE[key] = fields
-        return RegDecl(*fields, scope, line)
-
-    def _decl_parts(self, text: str, line: int, what: str):
-        """Split a declaration into its dotted head tokens and name/dims/init."""
-        pos = 0
-        head: list[str] = []
-        while True:
-            hm = _DECL_HEAD_RE.match(text, pos)
-            if not hm:
-                break
-            head.append(hm.group(1))
-            pos = hm.end()
-        nm = _DECL_NAME_RE.match(text, pos)
-        if not nm or not head:
-            raise self.error(f"bad {what} '{_normalise(text)}'", line)
-        name, dims_text, init = nm.groups()
-        dims: list[int | None] = []
-        for dt in _DIM_RE.findall(dims_text or ""):
-            if dt == "":
-                dims.append(None)
-            else:
-                imm = parse_immediate(dt)
-                if imm is None or not isinstance(imm.value, int):
-                    raise self.error(f"bad array size '[{dt}]' in {what}", line)
-                dims.append(imm.value)
-        return head, name, tuple(dims), init
-
-    def _variable(self, text: str, line: int) -> Variable:
-        hit = _DECLCACHE.get(text)
-        if hit is not None:
-            return Variable(*hit, 0, line)
-        var = self._parse_variable(text, line)
-        _DECLCACHE[text] = (var.space, var.name, var.type, var.align, var.vector, var.dims,
-                            var.linkage, var.attributes, var.init, var.init_values)
-        return var
-
-    def _parse_variable(self, text: str, line: int) -> Variable:
-        head, name, dims, init = self._decl_parts(text, line, "variable declaration")
-        linkage: list[str] = []
-        attrs: list[str] = []
-        space = typ = vector = None
-        align = None
-        for tok in head:
-            t = tok[1:]
-            if t in LINKAGES:
-                linkage.append(t)
-            elif tok.startswith(".align"):
-                align = int(tok.split()[1])
-            elif tok.startswith(".attribute"):
-                attrs.append(_normalise(tok))
-            elif space is None and t in VAR_SPACES:
-                space = t
-            elif t in ("v2", "v4", "v8"):
-                vector = t
-            elif typ is None:
-                typ = t
-            else:
-                raise self.error(f"unexpected '{tok}' in declaration of '{name}'", line)
-        if space is None or typ is None:
-            raise self.error(f"declaration of '{name}' lacks a state space or type", line)
-        values: tuple = ()
-        if init is not None:
-            init = _normalise(init)
-            vals = []
-            for item in _INIT_ITEM_RE.findall(init):
-                item = item.strip()
-                imm = parse_immediate(item)
-                if imm is not None:
-                    vals.append(imm)
-                elif re.fullmatch(r"[\w$]+", item):
-                    vals.append(Symbol(item))
-                else:
-                    vals.append(_normalise(item))
-            values = tuple(vals)
-        return Variable(space, name, typ, align, vector, dims, tuple(linkage), tuple(attrs),
-                        init, values, 0, line)
-
-    def _param(self, text: str, line: int) -> Param:
-        m = _SIMPLE_PARAM_RE.match(text)
-        if m:  # the common '.param .u64 name' form
-            space, typ, name = m.groups()
-            return Param(name, typ, space)
-        head, name, dims, init = self._decl_parts(text, line, "parameter")
-        if init is not None:
-            raise self.error(f"parameter '{name}' cannot have an initialiser", line)
-        space = head[0][1:]
-        if space not in ("param", "reg"):
-            raise self.error(f"expected .param or .reg before parameter '{name}'", line)
-        p = Param(name, "", space)
-        after_ptr = False
-        for tok in head[1:]:
-            t = tok[1:]
-            if tok.startswith(".align"):
-                a = int(tok.split()[1])
-                if after_ptr:
-                    p.ptr_align = a
-                else:
-                    p.align = a
-            elif t == "ptr":
-                p.ptr = True
-                after_ptr = True
-            elif after_ptr and t in VAR_SPACES:
-                p.ptr_space = t
-            elif not p.type:
-                p.type = t
-            else:
-                raise self.error(f"unexpected '{tok}' in parameter '{name}'", line)
-        if not p.type:
-            raise self.error(f"parameter '{name}' lacks a type", line)
-        p.dims = dims
-        return p
-
-    def _header(self, hdr: str, line: int) -> Function:
-        m = _HDR_RE.match(hdr)
-        if not m:
-            raise self.error(f"bad function header '{_normalise(hdr)[:80]}'", line)
-        link, kind, rets, name, params, rest = m.groups()
-        f = Function(name, kind, tuple(t[1:] for t in link.split()), line=line)
-        if rets is not None:
-            if kind == "entry":
-                # '.entry (x) name' is not PTX
-                raise self.error("a .entry cannot have return parameters", line)
-            f.returns = [self._param(p, line) for p in rets.split(",") if p.strip()]
-        if params:
-            f.params = [self._param(p, line) for p in params.split(",") if p.strip()]
-        pos = 0
-        rest = rest.rstrip()
-        while pos < len(rest):
-            pm = _PERF_RE.match(rest, pos)
-            if not pm or pm.end() == pos:
-                raise self.error(f"unexpected '{rest[pos:].strip()[:40]}' after header of "
-                                 f"'{name}'", line)
-            f.directives.append((pm.group(1), _normalise(pm.group(2))))
-            pos = pm.end()
-            while pos < len(rest) and rest[pos].isspace():
-                pos += 1
-        return f
-
     def _finish_function(self, func: Function) -> None:
         """Check that every branch target exists (the CFG relies on it)."""
         labels = func.labels
@@ -683,6 +518,13 @@ class _Parser:
                 if t not in labels:
                     raise self.error(f"undefined label '{t}' in .branchtargets '{name}'",
                                      func.line)
+
+
+def _call_operands(o: tuple) -> tuple[tuple, tuple]:
+    """(dsts, srcs) of ``call``: ``(rets), func, (args)``, the first list optional."""
+    if o and type(o[0]) is ParamList:
+        return o[:1], o[1:]
+    return (), o
 
 
 def parse_ptx(text: str, file: str | Path | None = None) -> Module:

@@ -28,7 +28,7 @@ def register_counts(func: Function) -> dict[str, int]:
 
 def summarize_function(func: Function) -> dict:
     cfg = CFG(func)
-    slicer = Slicer(func, DefUse(func, cfg))
+    slicer = Slicer(func, DefUse.of(func, cfg))
     slices = slicer.branch_slices()
     ins = func.instructions
     branches = [i for i in cfg.branch_instructions()]

@@ -7,6 +7,8 @@ unpack into one toolkit-shaped tree, ``site-packages/nvidia/cu13/{bin, nvvm/bin,
 whose ``bin/nvcc.profile`` finds cicc and the headers relative to nvcc itself: nvcc runs from
 there with no flag or environment added (only the host compiler, gcc, must be on PATH). Wheels
 of mixed versions are refused: nvcc then emits PTX that its own ptxas rejects.
+``PIPEPERF_NO_CUDA=1`` hides every tool (as on a machine without CUDA: the test suite then runs
+from its stored compiles, :mod:`pipeperf.ptx.prebuilt`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from pipeperf.errors import PipeperfError
 
@@ -49,7 +52,9 @@ def wheel_bin_dirs() -> list[Path]:
 
 def find_tool(name: str) -> str:
     """The path of CUDA tool ``name`` (nvcc, ptxas, nvdisasm); a one-line PipeperfError saying how to
-    get it when it is nowhere."""
+    get it when it is nowhere (or hidden by ``$PIPEPERF_NO_CUDA``)."""
+    if _hidden():
+        _not_found(name)
     found = shutil.which(name)
     if found:
         return found
@@ -65,6 +70,15 @@ def find_tool(name: str) -> str:
     for root in FALLBACK_ROOTS:
         if Path(root, "bin", name).is_file():
             return str(Path(root, "bin", name))
+    _not_found(name)
+
+
+def _hidden() -> bool:
+    """``$PIPEPERF_NO_CUDA`` set (not '' or '0'): act as if no CUDA tool were installed."""
+    return os.environ.get("PIPEPERF_NO_CUDA", "") not in ("", "0")
+
+
+def _not_found(name: str) -> NoReturn:
     extra = " (or analyze a .ptx file)" if name == "nvcc" else ""
     raise PipeperfError(f"{name} not found on PATH, under $CUDA_HOME or in NVIDIA's CUDA wheels: "
                         f"{INSTALL_HINT} brings it{extra}")

@@ -30,6 +30,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WIDE_SCAN 1               /* AVX2 / AVX-512 candidate scans, chosen at run time */
+#endif
 
 enum { RR = 0, GTO = 1 };
 enum { OK = 0, DEADLOCK = 1 };
@@ -48,7 +52,25 @@ typedef struct {                  /* per-slot state, one resident warp per slot 
     double *start, *est, *lastiss, *wake;
     int64_t *grp_unissued, *grp_arrivals, *sub_count;
     double *grp_last_arrival, *grp_max_comp;
+    /* per subsystem, nwords words each: the warps with an instruction left whose next one goes to
+     * it, as bits by slot (hmask) and by position in the age order (hmask_pos, for GTO's scan) */
+    uint64_t *hmask, *hmask_pos;
+    int64_t nwords;
 } State;
+
+static inline void hmask_set(State *S, int64_t su, int64_t s)
+{
+    S->hmask[su * S->nwords + (s >> 6)] |= 1ull << (s & 63);
+    int64_t p = S->pos[s];
+    S->hmask_pos[su * S->nwords + (p >> 6)] |= 1ull << (p & 63);
+}
+
+static inline void hmask_clear(State *S, int64_t su, int64_t s)
+{
+    S->hmask[su * S->nwords + (s >> 6)] &= ~(1ull << (s & 63));
+    int64_t p = S->pos[s];
+    S->hmask_pos[su * S->nwords + (p >> 6)] &= ~(1ull << (p & 63));
+}
 
 /* Earliest time the next instruction of slot s may issue: its operands are ready and a cycle
  * has passed since the warp's previous issue (inf: none left, or waiting at a barrier). */
@@ -94,6 +116,7 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
             S->wake[s] = t0;
             S->hsub[s] = G->sub[G->off[c]];
             S->sub_count[S->hsub[s]] += 1;
+            S->hmask[S->hsub[s] * S->nwords + (s >> 6)] |= 1ull << (s & 63);
         } else {
             S->est[s] = INFINITY;
             S->wake[s] = INFINITY;
@@ -110,6 +133,15 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
         for (int64_t i = 0; i < S->n_slots; i++)
             S->pos[S->order[i]] = i;
     }
+    /* the age order may have changed: the masks by position follow the masks by slot */
+    int64_t n_sub = G->n_sub, nw = S->nwords;
+    memset(S->hmask_pos, 0, (size_t)(n_sub * nw) * sizeof(uint64_t));
+    for (int64_t su = 0; su < n_sub; su++)
+        for (int64_t k = 0; k < nw; k++)
+            for (uint64_t bits = S->hmask[su * nw + k]; bits; bits &= bits - 1) {
+                int64_t p = S->pos[k * 64 + __builtin_ctzll(bits)];
+                S->hmask_pos[su * nw + (p >> 6)] |= 1ull << (p & 63);
+            }
 }
 
 /* Pass 1 of a cycle: the warps that can issue within [t, t+1), bucketed by the subsystem of
@@ -119,6 +151,15 @@ typedef struct {
     int64_t kk, unresolved;       /* warps bucketed so far; pipelines with slots left and waiters */
     double *tfree, *navail;
     int64_t *bucket, *brank, *bcnt, *bqual, *bskip, n_slots;
+    /* A pipeline whose slots this cycle are all claimed by warps earlier in priority order is
+     * full: every later warp waiting for it would be skipped one by one (bskip), so its warps are
+     * dropped from the scan at once: drop (nwords, in the scan's bit order) gathers the masks
+     * (hm: hmask or hmask_pos) of the full pipelines, listed in full[0..nfull). */
+    uint64_t *drop;
+    const uint64_t *hm;
+    int64_t *full, nfull, nwords;
+    const int64_t *busy;          /* the pipelines busy past the cycle (their warps dropped) */
+    int64_t nbusy;
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -135,7 +176,7 @@ static inline int consider(State *S, Scan *c, int64_t s)
     }
     if ((double)c->bqual[su] >= c->navail[su]) {
         /* enough higher-priority warps are ready for every slot of this pipeline */
-        c->bskip[su] = 1;
+        c->bskip[su] = 1;            /* not reached: a full pipeline's warps are dropped */
         return 0;
     }
     int64_t at = su * c->n_slots + c->bcnt[su];
@@ -146,6 +187,9 @@ static inline int consider(State *S, Scan *c, int64_t s)
     if (S->est[s] <= (tf > c->t ? tf : c->t)) {
         c->bqual[su]++;
         if ((double)c->bqual[su] >= c->navail[su]) {
+            c->full[c->nfull++] = su;
+            for (int64_t k = 0; k < c->nwords; k++)
+                c->drop[k] |= c->hm[su * c->nwords + k];
             c->unresolved--;
             if (c->unresolved == 0)
                 return 1;
@@ -162,7 +206,7 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
                               int gto, int64_t skip)
 {
     for (int64_t w = lo >> 6; w * 64 < hi; w++) {
-        uint64_t bits = cand[w];
+        uint64_t bits = cand[w] & ~c->drop[w];
         if (lo > w * 64)
             bits &= ~0ull << (lo - w * 64);
         if (hi - w * 64 < 64)
@@ -173,13 +217,17 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
             int64_t s = gto ? S->order[i] : i;
             if (s != skip && consider(S, c, s))
                 return i;
+            bits &= ~c->drop[w];      /* a pipeline may have filled up */
         }
     }
     return -1;
 }
 
-/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. */
-static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, double *low)
+/* Bit j: wake[j] < t1 (j < n <= 64); *low: the smallest wake time >= t1 so far. Run every
+ * processed cycle over every slot, it is the engine's largest single cost, so it is vectorised as
+ * wide as the CPU allows (the build targets x86-64-v2; AVX2 and AVX-512 versions are picked at
+ * import by cpuid). Comparisons and minima are exact, so every version gives the same bits and low. */
+static uint64_t candidate_bits_sse(const double *wake, int64_t n, double t1, double *low)
 {
     uint64_t bits = 0;
     int64_t j = 0;
@@ -203,6 +251,63 @@ static inline uint64_t candidate_bits(const double *wake, int64_t n, double t1, 
     }
     return bits;
 }
+
+#ifdef WIDE_SCAN
+__attribute__((target("avx2")))
+static uint64_t candidate_bits_avx2(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+    __m256d vt = _mm256_set1_pd(t1), vinf = _mm256_set1_pd(INFINITY), vlow = _mm256_set1_pd(*low);
+    for (; j + 4 <= n; j += 4) {
+        __m256d w = _mm256_loadu_pd(wake + j);
+        __m256d c = _mm256_cmp_pd(w, vt, _CMP_LT_OQ);
+        bits |= (uint64_t)_mm256_movemask_pd(c) << j;
+        vlow = _mm256_min_pd(vlow, _mm256_blendv_pd(w, vinf, c));
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, vlow);
+    double m = *low;
+    for (int k = 0; k < 4; k++)
+        m = lanes[k] < m ? lanes[k] : m;
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        m = w >= t1 && w < m ? w : m;
+    }
+    *low = m;
+    return bits;
+}
+
+__attribute__((target("avx512f")))
+static uint64_t candidate_bits_avx512(const double *wake, int64_t n, double t1, double *low)
+{
+    uint64_t bits = 0;
+    int64_t j = 0;
+    __m512d vt = _mm512_set1_pd(t1), vinf = _mm512_set1_pd(INFINITY), vlow = _mm512_set1_pd(*low);
+    for (; j + 8 <= n; j += 8) {
+        __m512d w = _mm512_loadu_pd(wake + j);
+        __mmask8 c = _mm512_cmp_pd_mask(w, vt, _CMP_LT_OQ);
+        bits |= (uint64_t)c << j;
+        vlow = _mm512_min_pd(vlow, _mm512_mask_blend_pd(c, w, vinf));
+    }
+    double lanes[8];
+    _mm512_storeu_pd(lanes, vlow);
+    double m = *low;
+    for (int k = 0; k < 8; k++)
+        m = lanes[k] < m ? lanes[k] : m;
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        m = w >= t1 && w < m ? w : m;
+    }
+    *low = m;
+    return bits;
+}
+#endif
+
+typedef uint64_t (*CandidateBits)(const double *, int64_t, double, double *);
+static CandidateBits candidate_bits = candidate_bits_sse;
 
 /* Pass 1 over the warps in the scheduler's priority order: loose round-robin starts after the
  * warp that issued last (greedy); GTO takes it first, then the others oldest first. Only the
@@ -233,6 +338,20 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
                 cand[i >> 6] |= 1ull << (i & 63);
             }
         }
+    }
+    /* A candidate whose pipeline is busy past this cycle would only be put to sleep until the
+     * pipeline frees (consider: wake = tfree, next_t <= tfree): its pipeline's warps are dropped
+     * from the scan at once (drop, set with the cycle's slots) and the pipeline's tfree bounds
+     * next_t if it has candidates. Their wake stays as it was, which changes nothing: while the
+     * pipeline is busy they are dropped again each cycle; once it is free, wake <= tfree < t + 1
+     * makes them candidates as before. */
+    for (int64_t b = 0; b < c->nbusy; b++) {
+        int64_t su = c->busy[b];
+        uint64_t any = 0;
+        for (int64_t k = 0; k < nwords; k++)
+            any |= cand[k] & c->hm[su * nwords + k];
+        if (any && c->tfree[su] < c->next_t)
+            c->next_t = c->tfree[su];
     }
     if (!gto) {
         int64_t first = greedy + 1 < n ? greedy + 1 : 0;
@@ -389,8 +508,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     int64_t *bucket = scratch_i, *brank = bucket + n_sub * n_slots;
     int64_t *bcnt = brank + n_sub * n_slots, *bptr = bcnt + n_sub, *bqual = bptr + n_sub;
     int64_t *bskip = bqual + n_sub;
-    uint64_t *cand = (uint64_t *)(bskip + n_sub);
     const int64_t nwords = (n_slots + 63) / 64;
+    uint64_t *cand = (uint64_t *)(bskip + n_sub);
+    uint64_t *drop = cand + 2 * nwords;
+    int64_t *full = (int64_t *)(drop + nwords), *busy_subs = full + n_sub;
     int64_t nr = 0;
 
     int64_t next_group = 0, groups_done = 0;
@@ -416,26 +537,48 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
         /* pass 1: warps that can issue within [t, t+1), bucketed by the subsystem of their next
          * instruction, each bucket in the scheduler's priority order */
+        /* per pipeline, in one pass: the issue slots it offers in [t, t+1); whether warps wait for
+         * it with slots left (unresolved: once all such are full, no later warp in priority order
+         * can issue and the scan stops); busy past the cycle, its warps are dropped from the scan */
+        const uint64_t *hm = scheduler == GTO ? S->hmask_pos : S->hmask;
+        const double t1 = t + 1.0;
+        int64_t unresolved = 0, nbusy = 0;
+        memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
         for (int64_t q = 0; q < n_sub; q++) {
             bcnt[q] = 0;
             bptr[q] = 0;
             bqual[q] = 0;
             bskip[q] = 0;
-            /* t is a whole number, so an idle pipeline's (t + 1 - t) / minlam is 1 / minlam */
-            double tau0 = tfree[q] > t ? tfree[q] : t;
-            navail[q] = tfree[q] <= t ? idle_slots[q]
-                        : tau0 < t + 1.0 ? ceil((t + 1.0 - tau0) / minlam[q]) : 0.0;
-        }
-        /* pipelines that warps wait for and that still have slots this cycle; once all of them
-         * are full, no later warp in priority order can issue and the scan stops */
-        int64_t unresolved = 0;
-        for (int64_t q = 0; q < n_sub; q++)
-            if (S->sub_count[q] > 0 && navail[q] > 0.0)
+            double tf = tfree[q], nav;
+            if (tf <= t) {
+                nav = idle_slots[q];     /* t is whole: an idle pipeline's (t + 1 - t) / minlam */
+            } else if (tf < t1) {
+                nav = ceil((t1 - tf) / minlam[q]);
+            } else {
+                nav = 0.0;
+                busy_subs[nbusy++] = q;
+                for (int64_t k = 0; k < nwords; k++)
+                    drop[k] |= hm[q * nwords + k];
+            }
+            navail[q] = nav;
+            if (S->sub_count[q] > 0 && nav > 0.0)
                 unresolved++;
-        Scan sc = {.t = t, .t1 = t + 1.0, .next_t = inf, .kk = 0, .unresolved = unresolved,
+        }
+        Scan sc = {.t = t, .t1 = t1, .next_t = inf, .kk = 0, .unresolved = unresolved,
                    .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
-                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots};
+                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop,
+                   .hm = hm, .full = full, .nfull = 0, .nwords = nwords,
+                   .busy = busy_subs, .nbusy = nbusy};
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
+        /* the candidates (by slot) of the full pipelines, for after pass 2 */
+        const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
+        for (int64_t f = 0; f < sc.nfull; f++) {
+            int64_t su = full[f], n_on = 0;
+            for (int64_t k = 0; k < nwords; k++)
+                n_on += __builtin_popcountll(cand_slot[k] & S->hmask[su * nwords + k]);
+            if (n_on > bcnt[su])      /* some were dropped: as many bskips in a warp-by-warp scan */
+                bskip[su] = 1;
+        }
         double next_t = sc.next_t;
         int64_t kk = sc.kk;
         int64_t nc = kk;
@@ -554,9 +697,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             S->est[s] = head_ready(G, S, s);
             S->wake[s] = S->est[s];
             S->sub_count[su]--;
+            hmask_clear(S, su, s);
             if (h + 1 < length[c]) {
                 S->hsub[s] = sub[g + 1];
                 S->sub_count[sub[g + 1]]++;
+                hmask_set(S, sub[g + 1], s);
             }
             if (h + 1 == length[c])
                 S->grp_unissued[m]--;
@@ -593,8 +738,6 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         }
         if (issued)
             issue_cycles++;
-        /* warps skipped for a full pipeline (or not scanned after an early stop) wait at least
-         * until their pipeline frees again */
         for (int64_t su = 0; su < n_sub; su++)
             if ((bskip[su] || (early && S->sub_count[su] > 0)) && tfree[su] < next_t)
                 next_t = tfree[su];
@@ -785,11 +928,14 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
 
     int64_t M = n_resident < n_groups ? n_resident : n_groups;
     int64_t gs = group_size, n_slots = M * gs, n_sub = G.n_sub;
-    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen};
-    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count */
-    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub), sizeof(int64_t));
+    int64_t nwords = (n_slots + 63) / 64;
+    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen, .nwords = nwords};
+    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count; the
+     * two masks per subsystem */
+    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 2 * ((n_slots + 63) / 64)), sizeof(int64_t));
+    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy */
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 2 * n_sub), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
@@ -813,7 +959,9 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     S.tmp = pi; pi += n_slots;
     S.grp_unissued = pi; pi += M;
     S.grp_arrivals = pi; pi += M;
-    S.sub_count = pi;
+    S.sub_count = pi; pi += n_sub;
+    S.hmask = (uint64_t *)pi; pi += n_sub * nwords;
+    S.hmask_pos = (uint64_t *)pi;
     double *pd = mem_d;
     S.start = pd; pd += n_slots;
     S.est = pd; pd += n_slots;
@@ -974,11 +1122,42 @@ static PyObject *py_widen(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* scan_isa([name]): the candidate scan in use ("sse", "avx2", "avx512"); with a name, switch to it
+   (tests compare the versions; a version the CPU lacks is a ValueError). */
+static PyObject *py_scan_isa(PyObject *self, PyObject *args)
+{
+    const char *want = NULL;
+    if (!PyArg_ParseTuple(args, "|s:scan_isa", &want))
+        return NULL;
+    if (want) {
+        if (strcmp(want, "sse") == 0)
+            candidate_bits = candidate_bits_sse;
+#ifdef WIDE_SCAN
+        else if (strcmp(want, "avx2") == 0 && __builtin_cpu_supports("avx2"))
+            candidate_bits = candidate_bits_avx2;
+        else if (strcmp(want, "avx512") == 0 && __builtin_cpu_supports("avx512f"))
+            candidate_bits = candidate_bits_avx512;
+#endif
+        else {
+            PyErr_Format(PyExc_ValueError, "scan_isa: '%s' is not available on this CPU or build", want);
+            return NULL;
+        }
+    }
+#ifdef WIDE_SCAN
+    if (candidate_bits == candidate_bits_avx512)
+        return PyUnicode_FromString("avx512");
+    if (candidate_bits == candidate_bits_avx2)
+        return PyUnicode_FromString("avx2");
+#endif
+    return PyUnicode_FromString("sse");
+}
+
 static PyMethodDef methods[] = {
     {"run_core", py_run_core, METH_VARARGS,
      "Simulate one core; (status, end_time, issued, issue_cycles). See engine.py."},
     {"take", py_take, METH_VARARGS, "take(table, index, out): out[i] = table[index[i]] (8-byte items)."},
     {"widen", py_widen, METH_VARARGS, "widen(src, add, out): out[i] = src[i] + add as int64."},
+    {"scan_isa", py_scan_isa, METH_VARARGS, "scan_isa([name]): the vector width of the candidate scan."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
@@ -986,6 +1165,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine",
 
 PyMODINIT_FUNC PyInit__engine(void)
 {
+#ifdef WIDE_SCAN
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        candidate_bits = candidate_bits_avx512;
+    else if (__builtin_cpu_supports("avx2"))
+        candidate_bits = candidate_bits_avx2;
+#endif
     PyObject *m = PyModule_Create(&module);
     if (m && (PyModule_AddIntConstant(m, "RR", RR) < 0 || PyModule_AddIntConstant(m, "GTO", GTO) < 0
               || PyModule_AddIntConstant(m, "OK", OK) < 0 || PyModule_AddIntConstant(m, "DEADLOCK", DEADLOCK) < 0)) {

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from pipeperf.cli.main import main
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    """The hand-written PTX of the front-end tests (tests/ptx/fixtures)."""
+    return Path(__file__).resolve().parents[1] / "ptx" / "fixtures"
 
 
 def test_json_summary(fixtures_dir, capsys):

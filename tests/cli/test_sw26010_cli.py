@@ -28,6 +28,12 @@ compute:
 """
 
 
+@pytest.fixture
+def examples() -> Path:
+    """The bundled SW26010 kernel specs."""
+    return Path(__file__).resolve().parents[2] / "examples" / "sw26010"
+
+
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main(["sw26010", *argv])
     out, err = capsys.readouterr()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 
 import numpy as np
 import pytest
 
-from test_emulate_corpus import KERNELS
+from kernel_corpus import CORPUS_DIR as KERNELS
 
 from pipeperf.emulate import CSV_COLUMNS, profile
 from pipeperf.emulate.launch import dim3, parse_arg_value
@@ -60,8 +59,6 @@ def test_npy_argument(cli, tmp_path):
                        "--arg", "1", "--arg", str(x), "--arg", "zeros:f32:64", "--json")
     assert rc == 0, err
     assert json.loads(out)["inst_fp_32"] == 64
-    if shutil.which("nvcc") is None:
-        return  # the .cu half needs nvcc
     rc, out, err = cli("profile", str(KERNELS / "saxpy.cu"), "--grid", "1", "--block", "64",
                        "--arg", "n=64", "--arg", "a=1", "--arg", f"x={x}",
                        "--arg", "y=zeros:f32:64", "--json")
@@ -142,7 +139,7 @@ def test_profile_half2_compare_by_hand(cli, tmp_path, arch):
     assert d["branches"] == 10 and d["divergent_branches"] == 1
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.requires_nvcc
 def test_profile_passes_includes_and_defines_to_nvcc(tmp_path, capsys):
     """Application code with a header and a size macro: -I and -D reach nvcc (issue 17)."""
     from pipeperf.cli.main import main

@@ -1,0 +1,300 @@
+"""Warp scheduling: runs a compiled program over a thread group until every thread leaves.
+
+Why it reconverges: every thread has a PC; the scheduler always runs the lowest pending PC
+for *all* threads waiting there, so threads that split at a branch meet again where the
+paths join (the immediate post-dominator in nvcc's block layout), and each instruction costs
+one vectorised NumPy operation however many warps execute it. Warp-level counts are the
+number of distinct warps among those threads. ``bar.sync`` holds a CTA's threads until all
+its live threads have arrived. Pending groups live in ``waiting`` (pc -> group) with a
+min-heap of their PCs; groups at a barrier in ``blocked`` (pc -> group).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+import numpy as np
+
+from pipeperf.emulate import groups as G
+from pipeperf.emulate.errors import EmulationError
+from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, OP, RET, Program
+from pipeperf.emulate.state import State
+from pipeperf.ptx.ir import Instruction, ParamList, Symbol
+
+
+def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
+            probe: tuple[int, int, int] | None = None) -> int | None:
+    """Run ``prog`` from instruction ``pc0`` for the threads ``start`` until all leave.
+
+    ``probe=(t, p, budget)``: run one iteration of the loop ``t..p`` only (the loop skipper's
+    check, :mod:`pipeperf.emulate.loops`): the steps it took when the whole group takes the
+    back-edge ``p`` again, None when it leaves the loop or runs past ``budget`` steps.
+
+    Longer than 80 lines on purpose: this is the emulator's inner loop, and the operations
+    and branches every step takes stay inline so their state stays in local variables; the
+    rarer kinds (indirect branches, exits, barriers, calls) are functions of their own."""
+    c = m.counters
+    cnt_w, cnt_t, cnt_on = c.arrays(prog)
+    waiting: dict[int, Any] = {}
+    heap: list[int] = []
+    blocked: dict[int, Any] = {}
+    cur, pc = start, pc0
+    wid = st.wid
+    steps = 0
+    n_ins = prog.n
+    kind, handler, guard, target = prog.kind, prog.handler, prog.guard, prog.target
+    trace = c.trace if st.traced_any else None
+    loops = m.loops if probe is None else None
+    visits = m.loops.visit_counts(prog) if m.loops is not None else None
+    cnt = (cnt_w, cnt_t, cnt_on, visits)
+    n_probe = G.size(start)
+    while True:
+        if cur is None:
+            cur, pc = _next_group(m, prog, st, waiting, heap, blocked, probe is not None)
+            if cur is None:
+                return None
+        if probe is not None and (pc < probe[0] or pc > probe[1] or steps >= probe[2]):
+            return None
+        if pc >= n_ins:
+            _leave(m, st, cur, prog)
+            cur = None
+            continue
+        steps += 1
+        if steps > m.max_steps:
+            x = prog.func.instructions[pc]
+            raise EmulationError(f"kernel {m.kernel.name}: step budget of {m.max_steps}"
+                                 f" instruction groups exhausted (infinite loop?) at `{x}`",
+                                 file=m.file, line=x.line)
+        nw = G.count_warps(wid, cur)
+        nt = G.size(cur)
+        if visits is not None:
+            visits[pc] += 1
+        cnt_w[pc] += nw
+        cnt_t[pc] += nt
+        gd = guard[pc]
+        on = cur
+        gmask = None
+        if gd is not None:
+            gmask = st.reg(gd[0], np.dtype(np.bool_))[cur]
+            if gd[1]:
+                gmask = ~gmask
+            on = G.subset(cur, gmask)
+        non = G.size(on)
+        cnt_on[pc] += non
+        if trace is not None:
+            c.record(prog, pc, st, cur, gmask)
+        k = kind[pc]
+        if k == OP:
+            h = handler[pc]
+            if h is not None and non:
+                h(st, on)
+            cur, pc = advance(cur, pc + 1, waiting, heap)
+        elif k == BRA:
+            tgt = target[pc]
+            c.branches += nw
+            if gd is None or non == nt:
+                if tgt <= pc:                      # a back-edge taken by the whole group
+                    if probe is not None:
+                        if pc == probe[1] and nt == n_probe and not waiting:
+                            return steps
+                    elif loops is not None:
+                        loops.back_edge(prog, st, cur, pc, tgt, steps, waiting, cnt)
+                cur, pc = advance(cur, tgt, waiting, heap)
+                continue
+            if non:
+                c.divergent_branches += divergent(wid, cur, gmask)
+                rest = G.subset(cur, ~gmask)
+                push(on, tgt, waiting, heap)
+                cur, pc = advance(rest, pc + 1, waiting, heap)
+            else:
+                cur, pc = advance(cur, pc + 1, waiting, heap)
+        elif k == BRX:
+            _branch_indirect(m, prog, st, pc, cur, on, gmask, nw, waiting, heap)
+            cur = None
+        elif k == EXIT or k == RET:
+            cur, pc = _exit(m, st, k, pc, cur, on, gmask, waiting, heap)
+        elif k == BAR:
+            cur, pc = _barrier(m, st, pc, cur, on, gmask, nw, waiting, heap, blocked)
+        elif k == CALL:
+            if non:
+                call(m, prog.func.instructions[pc], st, on)
+            cur, pc = advance(cur, pc + 1, waiting, heap)
+
+
+def _next_group(m: Any, prog: Program, st: State, waiting: dict, heap: list, blocked: dict,
+                probing: bool):
+    """The pending group with the lowest PC, else the threads a barrier releases; (None, -1)
+    when every thread has left (or, probing, when the probed group has)."""
+    while heap and heap[0] not in waiting:
+        heapq.heappop(heap)
+    if heap:
+        pc = heapq.heappop(heap)
+        return waiting.pop(pc), pc
+    if probing or not blocked:
+        return None, -1
+    cur, pc = release(m, st, blocked)
+    if cur is None:
+        raise EmulationError(
+            f"kernel {m.kernel.name}: barrier deadlock: threads wait at "
+            f"bar.sync on PTX line(s) "
+            + ", ".join(str(prog.func.instructions[p].line) for p in blocked)
+            + " but their CTAs' other threads have left",
+            file=m.file)
+    return advance(cur, pc + 1, waiting, heap)
+
+
+def _branch_indirect(m: Any, prog: Program, st: State, pc: int, cur, on, gmask, nw: int,
+                     waiting: dict, heap: list) -> None:
+    """brx.idx: each thread of ``on`` to its entry of the table; the rest to ``pc + 1``."""
+    c = m.counters
+    wid = st.wid
+    non, nt = G.size(on), G.size(cur)
+    c.branches += nw
+    tab = prog.brx_tables[pc]
+    if callable(tab):
+        tab(st, on)
+    rest = G.subset(cur, ~gmask) if non < nt else None
+    if non:
+        idx = st.reg(tab[0], np.dtype(np.uint32))[on].astype(np.int64)
+        if np.any(idx >= len(tab[1])):
+            x = prog.func.instructions[pc]
+            raise EmulationError(f"kernel {m.kernel.name}: brx.idx index "
+                                 f"{int(idx.max())} outside its table of "
+                                 f"{len(tab[1])} labels", file=m.file, line=x.line)
+        tg = tab[1][idx]
+        starts, _ = G.segments(wid[on])
+        tmin = np.minimum.reduceat(tg, starts)
+        tmax = np.maximum.reduceat(tg, starts)
+        c.divergent_branches += int(np.count_nonzero(tmin != tmax))
+        if rest is not None:
+            c.divergent_branches += divergent(wid, cur, gmask) - 0
+        oa = G.as_array(on)
+        for t_ in np.unique(tg):
+            push(G.compact(oa[tg == t_]), int(t_), waiting, heap)
+    if rest is not None and G.size(rest):
+        push(rest, pc + 1, waiting, heap)
+
+
+def _exit(m: Any, st: State, k: int, pc: int, cur, on, gmask, waiting: dict, heap: list):
+    """exit (or a kernel's ret): ``on`` leaves (its CTAs' live counts drop); the rest go on."""
+    non, nt = G.size(on), G.size(cur)
+    rest = G.subset(cur, ~gmask) if non < nt else None
+    if k == EXIT and non and st.top:
+        m.live -= np.bincount(st.cta[on], minlength=len(m.live))
+    if rest is not None and G.size(rest):
+        return advance(rest, pc + 1, waiting, heap)
+    return None, pc
+
+
+def _barrier(m: Any, st: State, pc: int, cur, on, gmask, nw: int, waiting: dict, heap: list,
+             blocked: dict):
+    """bar.sync: ``on`` waits until its CTAs' live threads have all arrived."""
+    if not st.top:
+        raise EmulationError("bar.sync in device functions is not emulated", file=m.file)
+    m.counters.barriers += nw
+    non, nt = G.size(on), G.size(cur)
+    rest = G.subset(cur, ~gmask) if non < nt else None
+    rel = None
+    if non:
+        blocked[pc] = G.merge(blocked[pc], on) if pc in blocked else on
+        rel, _ = release(m, st, blocked, only=pc)
+    if rest is not None and G.size(rest):
+        push(rest, pc + 1, waiting, heap)
+    if rel is not None:
+        return advance(rel, pc + 1, waiting, heap)
+    return None, pc
+
+
+def _leave(m: Any, st: State, cur, prog: Program) -> None:
+    """``cur`` ran past the last instruction: a kernel's threads leave their CTAs."""
+    if prog.func.kind == "entry":
+        m.live -= np.bincount(st.cta[G.as_array(cur)], minlength=len(m.live))
+
+
+def push(g, pc: int, waiting: dict, heap: list) -> None:
+    """Let group ``g`` wait at ``pc`` (merged with the threads already there)."""
+    if pc in waiting:
+        waiting[pc] = G.merge(waiting[pc], g)
+    else:
+        waiting[pc] = g
+        heapq.heappush(heap, pc)
+
+
+def advance(g, pc: int, waiting: dict, heap: list):
+    """Continue ``g`` at ``pc``, absorbing threads already waiting there, unless a lower PC
+    is pending (then ``g`` waits and the lowest PC runs next)."""
+    if pc in waiting:
+        g = G.merge(g, waiting.pop(pc))
+    while heap and heap[0] not in waiting:
+        heapq.heappop(heap)
+    if heap and heap[0] < pc:
+        push(g, pc, waiting, heap)
+        low = heapq.heappop(heap)
+        return waiting.pop(low), low
+    return g, pc
+
+
+def release(m: Any, st: State, blocked: dict, only: int | None = None):
+    """Threads of CTAs whose live threads all wait at a barrier; (group, pc) or (None, -1)."""
+    for p in ([only] if only is not None else sorted(blocked)):
+        g = blocked[p]
+        a = G.as_array(g)
+        arrived = np.bincount(st.cta[a], minlength=len(m.live))
+        complete = (arrived == m.live) & (arrived > 0)
+        if not complete.any():
+            continue
+        mask = complete[st.cta[a]]
+        rel = G.compact(a[mask])
+        rest = a[~mask]
+        if len(rest):
+            blocked[p] = G.compact(rest)
+        else:
+            del blocked[p]
+        return rel, p
+    return None, -1
+
+
+def call(m: Any, x: Instruction, st: State, on) -> None:
+    """A device-function call: the callee runs to its return for the threads ``on`` in a
+    state of their own; arguments and the return value pass through .param storage."""
+    rets = [op for op in x.dsts if type(op) is ParamList]
+    ops = [op for op in x.srcs]
+    fname = next(op.name for op in ops if type(op) is Symbol)
+    args = next((op for op in ops if type(op) is ParamList), ParamList(()))
+    ret = rets[0] if rets else None
+    try:
+        callee = m.module.function(fname)
+    except KeyError:
+        raise EmulationError(f"call of unknown function {fname}", file=m.file, line=x.line)
+    if not callee.has_body:
+        raise EmulationError(f"call of {fname}, which has no body (extern)", file=m.file,
+                             line=x.line)
+    prog = m.programs.get(fname)
+    if prog is None:
+        prog = m.programs[fname] = Program(m, callee, None)
+    a = G.as_array(on)
+    sub = State(callee, len(a))
+    sub.top = False
+    sub.wid, sub.cta, sub.tix, sub.lane = st.wid[a], st.cta[a], st.tix[a], st.lane[a]
+    sub.smem_base = st.smem_base[a]
+    if st.traced_any:
+        sub.trace_wid, sub.traced_any = st.trace_wid[a], True
+    sub.special = {k: (v[a] if isinstance(v, np.ndarray) else v) for k, v in st.special.items()}
+    for p, arg in zip(callee.params, args.items):
+        for (name, off), arr in st.params.items():
+            if name == arg.name:
+                sub.params[(p.name, off)] = arr[a].copy()
+    execute(m, prog, sub, slice(0, len(a)))
+    if ret is not None and ret.items and callee.returns:
+        for (name, off), arr in sub.params.items():
+            if name == callee.returns[0].name:
+                st.param_store((ret.items[0].name, off), arr.dtype)[a] = arr
+
+
+def divergent(wid: np.ndarray, cur, mask: np.ndarray) -> int:
+    """Warps of ``cur`` in which some but not all threads have ``mask`` set."""
+    w = wid[cur]
+    starts, lengths = G.segments(w)
+    s = np.add.reduceat(mask.astype(np.int32), starts)
+    return int(np.count_nonzero((s > 0) & (s < lengths)))
