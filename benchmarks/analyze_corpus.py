@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernels"))
 
-from kernel_corpus import load_manifest, make_case  # noqa: E402
+from kernel_corpus import load_manifest, make_case
 
-from pipeperf.analyze import analyze  # noqa: E402
-from pipeperf.errors import PipeperfError  # noqa: E402
+from pipeperf.analyze import analyze
+from pipeperf.errors import PipeperfError
 
 
 def main(gpus: list[str]) -> None:

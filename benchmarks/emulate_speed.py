@@ -16,7 +16,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -32,7 +32,7 @@ def cases(quick: bool):
            lambda: [np.int32(n), np.float32(2.5), rng.random(n, np.float32),
                     rng.random(n, np.float32)])
     m = 256 if quick else 1024
-    yield (f"matmul_tiled", PTX / "matmul_tiled.sm_80.ptx", (m // 16, m // 16), (16, 16),
+    yield ("matmul_tiled", PTX / "matmul_tiled.sm_80.ptx", (m // 16, m // 16), (16, 16),
            lambda: [rng.random(m * m, np.float32), rng.random(m * m, np.float32),
                     np.zeros(m * m, np.float32), np.int32(m)])
     r = 1 << (18 if quick else 22)

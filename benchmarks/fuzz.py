@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
 
-from fuzz_cases import fuzz_args, fuzz_ptx  # noqa: E402
+from fuzz_cases import fuzz_args, fuzz_ptx
 
 
 def main() -> int:

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     big = "".join(head) + bodies * reps
     nbytes = len(big.encode())
     clear_caches()
-    m, cpu, wall = _timed(lambda: parse_ptx(big))
+    m, cpu, wall = _timed(lambda: parse_ptx(big))  # noqa: F821 (big is deleted only after the call)
     report("concatenated", nbytes, sum(len(f.instructions) for f in m.functions), cpu, wall)
     del m, big
 

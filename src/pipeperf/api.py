@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 #: the DataFrame's columns, units in their names
 DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_overhead_us", "gflop_per_s",

@@ -9,7 +9,6 @@ import pytest
 from pipeperf.analyze import analyze
 from pipeperf.analyze.wavefronts import wide_warp_traces
 from pipeperf.cli.main import main
-from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu
 
 EXAMPLE = "examples/analyze/matmul_tiled.cu"
@@ -100,7 +99,7 @@ def test_plot_needs_the_sweep(capsys):
 
 
 def test_wide_warps_merge_identical_halves_and_issue_the_union_of_divergent_ones():
-    e = lambda pc, m: {"pc": pc, "opcode": "add.f32", "active": m}  # noqa: E731
+    e = lambda pc, m: {"pc": pc, "opcode": "add.f32", "active": m}
     # block of 128 threads = 4 warps of 32 = 2 wavefronts of 64; two blocks traced
     traces = {w: [e(0, 0xFFFFFFFF), e(1, 0xFFFF)] for w in range(8)}
     wide = wide_warp_traces(traces, 128, 64)

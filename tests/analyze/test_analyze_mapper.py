@@ -19,7 +19,7 @@ def test_mapper_covers_corpus_or_names_the_class():
         for fn in parse_file(f).kernels:
             for ins in fn.instructions:
                 if ins.op.root in TENSOR:
-                    with pytest.raises(PipeperfError, match="pascal_gtx1060.*'mma_f16_f32_m16n"):
+                    with pytest.raises(PipeperfError, match=r"pascal_gtx1060.*'mma_f16_f32_m16n"):
                         map_instruction(ins, classes, "pascal_gtx1060")
                     continue
                 assert map_instruction(ins, classes, "pascal_gtx1060") in classes
@@ -42,5 +42,5 @@ def test_mapper_table():
 def test_missing_class_names_gpu():
     fermi = set(load_gpu("fermi_c2050").classes)
     assert resolve("ld_shared_f32", fermi, "fermi_c2050") in fermi
-    with pytest.raises(PipeperfError, match="fermi_c2050.*tensor"):
+    with pytest.raises(PipeperfError, match=r"fermi_c2050.*tensor"):
         resolve("tensor", fermi, "fermi_c2050")

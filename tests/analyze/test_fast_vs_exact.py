@@ -48,7 +48,7 @@ extern "C" __global__ void collatz(const unsigned* x, unsigned* y)
 MIX = ["-D", "COMPUTE_ITERATIONS=64"]
 CASES = {   # name -> (file or None for CU, kernel, grid, block, args, nvcc flags)
     "nbody_soa": (B / "nbody_soa.cu", "nbody_soa", [8], [128],
-                  ["n=2000"] + [f"{a}=rand:f32:2000" for a in "x y z mass".split()]
+                  ["n=2000"] + [f"{a}=rand:f32:2000" for a in ["x", "y", "z", "mass"]]
                   + [f"{a}=zeros:f32:2000" for a in ("ax", "ay", "az")], []),
     "covariance": (B / "covariance_style.cu", "covar_kernel", [1], [96],
                    ["m=96", "n=96", "data=rand:f32:9216", "symmat=zeros:f32:9216"], []),

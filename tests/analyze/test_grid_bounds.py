@@ -98,7 +98,7 @@ def test_the_extreme_ctas_of_a_2d_guard_include_where_both_bounds_cross(tmp_path
     k = m.kernels[0]
     grid = (80, 50, 1)
     ctas = set(extreme_ctas(k, Launch(grid, (16, 16, 1), [0, 0, 1000, 700], [p.name for p in k.params])).tolist())
-    at = lambda bx, by: bx + grid[0] * by  # noqa: E731
+    at = lambda bx, by: bx + grid[0] * by
     assert at(999 // 16, 699 // 16) in ctas
     assert {at(0, 0), at(79, 0), at(0, 49), at(79, 49)} <= ctas
     assert len(ctas) <= 32

@@ -60,7 +60,7 @@ def test_dram_copy_runs_at_the_achievable_bandwidth(cu, tmp_path):
     args = [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"]
     times = []
     for gbs in (600, 300):
-        g = _gpu(tmp_path, f"v{gbs}", "memory: {dram_peak_gbs: 900, dram_read_gbs: %d, dram_write_gbs: %d, "
+        g = _gpu(tmp_path, f"v{gbs}", "memory: {dram_peak_gbs: 900, dram_read_gbs: %d, dram_write_gbs: %d, "  # noqa: UP031 (YAML braces)
                  "dram_copy_gbs: %d, l2_bytes: 6291456}\nlaunch: {overhead_us: 0, block_dispatch_cycles: 0}\n"
                  % (gbs, gbs, gbs))
         a = analyze(cu, [n // 256], [256], args, [g], kernel="copy", arch="sm_75", what_if=False)
@@ -91,7 +91,7 @@ def test_block_dispatch_cost_on_a_million_one_warp_blocks(cu, tmp_path):
                     what_if=False)
         assert a.predictions[0].blocks_per_sm == 32
         cyc.append(a.predictions[0].cycles)
-    rounds = -(-(-(-(1 << 20) // 80)) // 32)
+    rounds = -(-(-(-(1 << 20) // 80)) // 32)  # noqa: B002 (two ceil divisions, nested)
     assert rounds == 410
     assert cyc[1] - cyc[0] == pytest.approx((rounds - 1) * 200, rel=0.02)
 

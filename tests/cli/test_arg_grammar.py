@@ -113,7 +113,7 @@ def test_synonyms_and_typed_scalars_give_identical_values():
     r = parse_arg_value("rand:i32:5000:-3:3")
     assert r.min() == -3 and r.max() == 2
     f = parse_arg_value("rand:f64:5000:10:20")
-    assert 10 <= f.min() and f.max() < 20
+    assert f.min() >= 10 and f.max() < 20
 
 
 # ---------------------------------------------------------------- one-line errors, the same in every command

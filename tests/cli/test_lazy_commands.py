@@ -12,8 +12,8 @@ _ENV = {**os.environ, "PYTHONPATH": str(Path(pipeperf.__file__).parents[1])}
 
 
 def _modules_after(argv):
-    code = ("import sys; from pipeperf.cli.main import build_parser; build_parser(%r); "
-            "print(sorted(m for m in sys.modules if m.startswith('pipeperf.cli.')))" % (argv,))
+    code = (f"import sys; from pipeperf.cli.main import build_parser; build_parser({argv!r}); "
+            "print(sorted(m for m in sys.modules if m.startswith('pipeperf.cli.')))")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=_ENV).stdout
 
 

@@ -9,6 +9,7 @@ from test_emulate_corpus import emulate_case
 
 from pipeperf.emulate import run_kernel
 from pipeperf.ptx import parse_file
+import itertools
 
 
 def test_saxpy_counts_by_hand():
@@ -104,7 +105,7 @@ def test_traces_record_active_lanes():
     stores = [e for e in t31 if e["opcode"].startswith("st.global")]
     assert len(stores) == 1 and stores[0]["active"] == 0xFF   # 8 active lanes
     addrs = stores[0]["addresses"]
-    assert len(addrs) == 8 and all(b - a == 4 for a, b in zip(addrs, addrs[1:]))
+    assert len(addrs) == 8 and all(b - a == 4 for a, b in itertools.pairwise(addrs))
     assert p.traces[0][0]["category"] and p.traces[0][0]["addresses"] is None
     assert len(p.traces[0]) == len(parse_file(spec.ptx_path("sm_80")).function("saxpy")
                                    .instructions)

@@ -104,7 +104,7 @@ def test_argument_errors():
         run_kernel(SAXPY, 1, 32, [1, 2.0])
     with pytest.raises(PipeperfError, match="takes 4 arguments"):
         run_kernel(SAXPY, 1, 32, [1, 2.0, np.zeros(1), np.zeros(1), 5])
-    with pytest.raises(PipeperfError, match="block dimension x = 2048 exceeds CUDA.s limit of 1024"):
+    with pytest.raises(PipeperfError, match=r"block dimension x = 2048 exceeds CUDA.s limit of 1024"):
         run_kernel(SAXPY, 1, 2048, [1, 2.0, np.zeros(1, np.float32), np.zeros(1, np.float32)])
 
 

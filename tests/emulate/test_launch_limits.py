@@ -34,7 +34,7 @@ def test_legal_limits_pass():
 def test_cli_one_line_error_and_a_huge_legal_grid(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(CU)
-    run = lambda grid: subprocess.run(  # noqa: E731
+    run = lambda grid: subprocess.run(
         [sys.executable, "-c", "import sys; from pipeperf.cli.main import main; sys.exit(main())", "analyze",
          str(src), "--grid", grid, "--block", "32", "--arg", "a=zeros:f32:1024", "--gpu", "ampere_a100"],
         capture_output=True, text=True, timeout=300)

@@ -73,7 +73,7 @@ def test_skipping_keeps_every_count(cu, kernel, args, skips):
         # ... and the same accesses: (pc, warp, position, address) sets equal
         def accesses(log):
             rows = set()
-            for fn, pc, ws, pos, lanes, addr in log:
+            for _fn, pc, ws, pos, lanes, addr in log:
                 first = np.cumsum(lanes) - lanes
                 rows.update(zip([pc] * len(ws), ws.tolist(), pos.tolist(), addr[first].tolist()))
             return rows

@@ -235,4 +235,4 @@ def test_atomics_and_loads_record_addresses_in_hybrid():
     for e in atoms + loads:
         a = e["addresses"]
         assert len(a) == bin(e["active"]).count("1") and not a.flags.writeable
-    assert len(set(int(x) for x in atoms[0]["addresses"])) <= 64    # 64 bins
+    assert len({int(x) for x in atoms[0]["addresses"]}) <= 64    # 64 bins

@@ -107,7 +107,7 @@ def test_sampled_prediction_equals_the_full_run(mod, tmp_path):
     src = tmp_path / "guard.cu"
     src.write_text(CU)
     kw = dict(kernel="guard", arch="sm_80", what_if=False)
-    args = ["1", "zeros:i32:%d" % (4 * 64 * 2048)]
+    args = ["1", f"zeros:i32:{4 * 64 * 2048}"]
     sampled = analyze(src, [64], [256], args, ["ampere_a100"], **kw)
     assert sampled.ctas_emulated < 64
     full = analyze(src, [64], [256], args, ["ampere_a100"], all_ctas=True, **kw)

@@ -33,7 +33,7 @@ def corpus() -> tuple:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spec(gpu: str):
     return load_gpu(gpu)
 
@@ -182,13 +182,13 @@ def test_missing_class_and_fallbacks_is_one_line_error_naming_both(tmp_path):
         resolve("st_global", tiny, "tiny")
     msg = str(e.value)
     assert "\n" not in msg and "GPU 'tiny'" in msg and "'st_global'" in msg and "ld_global_s32" in msg
-    with pytest.raises(PipeperfError, match="GPU 'tiny' has no instruction class 'bar_sync' .and it has no fallback"):
+    with pytest.raises(PipeperfError, match=r"GPU 'tiny' has no instruction class 'bar_sync' .and it has no fallback"):
         resolve("bar_sync", tiny, "tiny")
 
 
 def test_tensor_instructions_need_tensor_cores():
     fermi = classes("fermi_c2050")
-    with pytest.raises(PipeperfError, match="GPU 'fermi_c2050' has no instruction class "
+    with pytest.raises(PipeperfError, match=r"GPU 'fermi_c2050' has no instruction class "
                                             "'mma_f16_f32_m16n8k16' .*tensor-core"):
         resolve("mma_f16_f32_m16n8k16", fermi, "fermi_c2050")
     with pytest.raises(PipeperfError, match="'volta_v100' has no instruction class 'mma_bf16_f32_m16n16k16'"):
@@ -251,7 +251,7 @@ def test_fallbacks_function_matches_table():
 
 
 def test_unknown_opcode_and_untyped_division_are_named():
-    with pytest.raises(PipeperfError, match="unknown PTX opcode 'frobnicate.f32'"):
+    with pytest.raises(PipeperfError, match=r"unknown PTX opcode 'frobnicate.f32'"):
         class_of_opcode("frobnicate.f32")
     with pytest.raises(PipeperfError, match="'div' with float type needs"):
         class_of_opcode("div.f32")

@@ -52,9 +52,9 @@ def test_dynamic_shared_counts_and_unit_rounding_cc90():
 def test_impossible_launches():
     with pytest.raises(PipeperfError, match="exceed"):
         occupancy("7.5", 128, 32, shared_per_block=70 * 1024)
-    with pytest.raises(PipeperfError, match="expected 1..1024"):
+    with pytest.raises(PipeperfError, match=r"expected 1..1024"):
         occupancy("9.0", 2048, 32)
-    with pytest.raises(PipeperfError, match="compute capability 1.3"):   # Tesla: no rules here
+    with pytest.raises(PipeperfError, match=r"compute capability 1.3"):   # Tesla: no rules here
         occupancy("1.3", 128, 32)
 
 
@@ -145,7 +145,7 @@ def test_fermi_shared_unit_is_128_bytes():
 def test_older_compute_capabilities_reject_what_cannot_launch():
     # 63 registers/thread at most on 2.0 and 3.0 (255 from 3.5)
     for cc in ("2.0", "3.0"):
-        with pytest.raises(PipeperfError, match="expected 0..63 on compute capability"):
+        with pytest.raises(PipeperfError, match=r"expected 0..63 on compute capability"):
             occupancy(cc, 128, 64)
     # 48 KB per block on every one of them, though 5.0 has 64 KB and 6.1 96 KB per SM
     for cc in ("2.0", "3.0", "5.0", "6.1"):

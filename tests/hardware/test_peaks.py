@@ -8,7 +8,6 @@ from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import (
     PARAMETERS,
     builtin_names,
-    builtin_peaks,
     load_peaks,
     peaks_to_yaml,
     read_peaks_file,
@@ -56,7 +55,7 @@ def test_old_short_names_are_database_aliases():
 
 
 def test_unknown_gpu_lists_known_ones():
-    with pytest.raises(PipeperfError, match="unknown GPU 'gtx9999'.*gtx480"):
+    with pytest.raises(PipeperfError, match=r"unknown GPU 'gtx9999'.*gtx480"):
         load_peaks("gtx9999")
 
 

@@ -178,7 +178,8 @@ def test_yaml_group_classes_load_and_check(tmp_path):
     assert k.group_size == 4 and [g.weight for g in k.group_classes] == [7.0, 1.0]
     a = k.assign(4 * 8, 4).reshape(8, 4)
     assert sorted(a.tolist()) == [[0] * 4] * 7 + [[1] * 4]     # one period: 7 ordinary, 1 last
-    body = open("examples/idg/last_block.yaml").read().split("group_classes:")[0]
+    with open("examples/idg/last_block.yaml") as fh:
+        body = fh.read().split("group_classes:")[0]
     p = tmp_path / "bad.yaml"
     p.write_text(body + "group_classes:\n  - {weight: 1, warps: [0, 0]}\n  - {weight: 1, warps: [0, 2]}\n")
     with pytest.raises(PipeperfError, match=r"bad.yaml:\d+: group class 2: 'warps' must list warp-class indices 0..1"):

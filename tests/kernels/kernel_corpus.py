@@ -101,7 +101,7 @@ def _dim3(v: list[int]) -> tuple[int, int, int]:
     return (int(v[0]), int(v[1]), int(v[2]))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(path: Path) -> tuple[list[str], tuple[KernelSpec, ...]]:
     doc = yaml.safe_load(path.read_text())
     default_archs = list(doc["archs"])

@@ -126,7 +126,7 @@ def test_archive_leaves_out_the_largest_raw_files(tmp_path):
     with pytest.raises(PipeperfError, match="do not fit"):
         (folder / "notes.bin").write_bytes(os.urandom(600_000))
         write_archive(folder, target, max_bytes=500_000)
-    with pytest.raises(PipeperfError, match="tar.gz"):
+    with pytest.raises(PipeperfError, match=r"tar.gz"):
         write_archive(folder, tmp_path / "out.zip")
 
 
@@ -200,7 +200,7 @@ def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, 
         seen.append(cmd)
         out = cmd[cmd.index("--out") + 1]
         grid = cmd[cmd.index("--grid") + 1]
-        open(out, "w").write(RECORDED.format(grid=grid, ms=0.3))
+        Path(out).write_text(RECORDED.format(grid=grid, ms=0.3))
 
     monkeypatch.setattr(launcher, "build", lambda build_dir=None, nvcc=None: tmp_path / "pipeperf-launch")
     monkeypatch.setattr(launcher, "run", fake_run)

@@ -19,7 +19,7 @@ from pipeperf.simulate.simulator import PreparedKernel
 
 
 def eq1(N, W, lam, Lam):
-    if W <= Lam / lam:
+    if Lam / lam >= W:
         return N * Lam + (W - 1) * lam
     return Lam + (N * W - 1) * lam
 

@@ -103,7 +103,7 @@ def test_occupancy_plan_h100():
     warps = [g * m for g, m in plan]
     assert warps[:32] == list(range(1, 33)) and all(g == 1 for g, _ in plan[:32])
     assert all(m <= 32 for _, m in plan)
-    assert dict((g * m, (g, m)) for g, m in plan)[33] == (3, 11)
+    assert {g * m: (g, m) for g, m in plan}[33] == (3, 11)
     assert 37 not in warps and 64 in warps          # 37 warps cannot be split into <= 32 equal groups
     assert len(plan) == 57
 

@@ -67,7 +67,7 @@ def test_row_with_missing_field_reports_file_and_line():
 
 def test_missing_metric_is_named_with_the_command():
     text = "\n".join(l for l in LONG.splitlines() if "dram__sectors_write" not in l)
-    with pytest.raises(PipeperfError, match="lacks ncu metrics dram__sectors_write.sum; collect"):
+    with pytest.raises(PipeperfError, match=r"lacks ncu metrics dram__sectors_write.sum; collect"):
         parse_ncu_csv(text, "prof.csv")
 
 

@@ -47,7 +47,7 @@ def test_non_numeric_required_value_reports_line():
     lines = TEXT.splitlines()
     target = next(i for i, l in enumerate(lines, 1) if '"dram_read_transactions"' in l)
     lines[target - 1] = lines[target - 1].rsplit(",", 1)[0] + ",12.3GB/s"
-    with pytest.raises(PipeperfError, match="dram_read_transactions: '12.3GB/s' is not a number"):
+    with pytest.raises(PipeperfError, match=r"dram_read_transactions: '12.3GB/s' is not a number"):
         parse_nvprof_csv("\n".join(lines), "p.csv")
 
 

@@ -71,7 +71,7 @@ def test_a_case_on_an_unknown_gpu_fails_alone(tmp_path):
 
 def test_bad_case_files_are_one_line_errors(tmp_path):
     root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=-1))
-    with pytest.raises(PipeperfError, match="measured.seconds must be a positive number") as e:
+    with pytest.raises(PipeperfError, match=r"measured.seconds must be a positive number") as e:
         load_suite(root)
     assert e.value.line is not None and "t.yaml" in str(e.value.file)
     (root / "cases" / "t.yaml").write_text((root / "cases" / "t.yaml").read_text().replace("family: dram", "family: gpu"))

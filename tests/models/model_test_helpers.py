@@ -48,11 +48,11 @@ def random_kernel(draw, classes=("comp", "sfu", "mem"), max_nodes: int = 12, bar
 def random_gpu(draw, integer: bool = True):
     """A GPU with ALU, SFU, memory (and barrier) classes; latencies >= CPIs."""
     if integer:
-        lam = lambda: draw(st.integers(1, 4))                      # noqa: E731
-        Lam = lambda lo: draw(st.integers(max(1, int(lo)), 24))    # noqa: E731
+        lam = lambda: draw(st.integers(1, 4))
+        Lam = lambda lo: draw(st.integers(max(1, int(lo)), 24))
     else:
-        lam = lambda: draw(st.sampled_from([0.25, 0.5, 0.75, 1.0, 1.75, 2.0, 3.0]))  # noqa: E731
-        Lam = lambda lo: draw(st.sampled_from([x for x in (1.0, 4.0, 6.5, 12.0, 28.5) if x >= lo]))  # noqa: E731
+        lam = lambda: draw(st.sampled_from([0.25, 0.5, 0.75, 1.0, 1.75, 2.0, 3.0]))
+        Lam = lambda lo: draw(st.sampled_from([x for x in (1.0, 4.0, 6.5, 12.0, 28.5) if x >= lo]))
     out = {}
     for name, sub in (("comp", "alu"), ("sfu", "sfu"), ("mem", "mem"), ("bar", "barrier")):
         cpi = lam()

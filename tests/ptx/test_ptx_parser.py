@@ -146,7 +146,7 @@ def test_scopes_pragmas_and_bare_registers(features_module):
     kinds = [type(b) for b in f.body]
     assert kinds.count(ScopeBegin) == kinds.count(ScopeEnd) == 3
     assert Pragma("nounroll") in f.body
-    unpack = [i for i in f.instructions if i.root == "mov" and i.scope == 2][0]
+    unpack = next(i for i in f.instructions if i.root == "mov" and i.scope == 2)
     assert unpack.dsts == (Vector((Register("lo"), Register("hi"))),)
     assert [s.parent for s in f.scopes] == [-1, 0, 0, 0]
 

@@ -94,7 +94,7 @@ def outcome(kernel, gpu, run: dict) -> dict:
            "busy": {k: float(v).hex() for k, v in r.subsystem_busy.items()}, "seconds": r.seconds.hex()}
     if r.profile is not None:
         p = r.profile
-        out["profile"] = {"n": int(len(p.warp)), "warp": _digest(p.warp.astype(np.int64)),
+        out["profile"] = {"n": len(p.warp), "warp": _digest(p.warp.astype(np.int64)),
                           "instr": _digest(p.instr.astype(np.int64)),
                           "issue": _digest(p.issue.astype(np.float64)),
                           "complete": _digest(p.complete.astype(np.float64)),

@@ -10,7 +10,7 @@ from pipeperf.simulate import simulate
 
 
 def eq1(N: int, W: int, lam: float, Lam: float) -> float:
-    if W <= Lam / lam:
+    if Lam / lam >= W:
         return N * Lam + (W - 1) * lam
     return Lam + (N * W - 1) * lam
 
@@ -32,7 +32,7 @@ def test_round_robin_matches_eq1_exactly(lam, Lam, N, W):
 @pytest.mark.parametrize("lam,Lam", [(0.25, 6.0), (1.0, 18.0), (2.0, 29.5)])
 @pytest.mark.parametrize("W", [1, 2, 3, 5])
 def test_gto_matches_eq1_while_latency_bound(lam, Lam, W):
-    assert W <= Lam / lam
+    assert Lam / lam >= W
     r = simulate(chain(7, "x"), one_pipeline(lam, Lam), 1, W, scheduler="gto")
     assert r.cycles == pytest.approx(eq1(7, W, lam, Lam))
 

@@ -42,24 +42,24 @@ def test_case_file_schema(path: Path):
     doc = _load(path)
     assert isinstance(doc, dict) and set(doc) >= {"source", "cases"}, path
     source = doc["source"]
-    assert SOURCE_KEYS <= set(source), f"{path}: source lacks {SOURCE_KEYS - set(source)}"
+    assert set(source) >= SOURCE_KEYS, f"{path}: source lacks {SOURCE_KEYS - set(source)}"
     assert "repository" in source or "paper" in source, f"{path}: source names no repository/paper"
     assert re.fullmatch(r"[0-9a-f]{40}", str(source["commit"])), f"{path}: commit is not 40 hex digits"
     assert isinstance(doc["cases"], list) and doc["cases"], f"{path}: no cases"
     for case in doc["cases"]:
         where = f"{path.name}: {case.get('id')}"
-        assert CASE_KEYS <= set(case), f"{where}: lacks {CASE_KEYS - set(case)}"
+        assert set(case) >= CASE_KEYS, f"{where}: lacks {CASE_KEYS - set(case)}"
         assert case["family"] in FAMILIES, f"{where}: family {case['family']!r}"
         assert case["gpu"] in GPU_NAMES, f"{where}: gpu {case['gpu']!r}"
         launch = case["launch"]
-        assert LAUNCH_KEYS <= set(launch), f"{where}: launch lacks {LAUNCH_KEYS - set(launch)}"
+        assert set(launch) >= LAUNCH_KEYS, f"{where}: launch lacks {LAUNCH_KEYS - set(launch)}"
         for dim in ("grid", "block"):
             assert (isinstance(launch[dim], list) and 1 <= len(launch[dim]) <= 3
                     and all(isinstance(v, int) and v > 0 for v in launch[dim])), f"{where}: {dim}"
         assert all(isinstance(a, str) and a for a in launch["args"]), f"{where}: args"
         assert all(isinstance(f, str) for f in launch.get("nvcc_flags", [])), f"{where}: nvcc_flags"
         measured = case["measured"]
-        assert MEASURED_KEYS <= set(measured), f"{where}: measured lacks {MEASURED_KEYS - set(measured)}"
+        assert set(measured) >= MEASURED_KEYS, f"{where}: measured lacks {MEASURED_KEYS - set(measured)}"
         assert isinstance(measured["seconds"], (int, float)) and measured["seconds"] > 0, where
         assert isinstance(measured["quote"], str) and measured["quote"].strip(), f"{where}: empty quote"
         assert isinstance(measured["how"], str) and measured["how"].strip(), f"{where}: empty how"

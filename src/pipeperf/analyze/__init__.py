@@ -16,7 +16,8 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
 from pipeperf.analyze.results import Analysis, GPUPrediction
@@ -56,7 +57,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.occupancy import launch_residency
-    from pipeperf.hardware.spec import load_gpu
+    from pipeperf.hardware.spec import GPUSpec, load_gpu
     from pipeperf.ptx.source_map import SourceMap
 
     t0 = time.perf_counter()
@@ -78,16 +79,16 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     cap = None if opts.exact else max(1024, TRACE_ENTRIES // traced)
     run_opts = opts.resolved(cap)
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
-    out = None
+    out: Analysis | None = None
     for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
-            t0 = time.perf_counter()
+            t_emulate = time.perf_counter()
             log.info("emulating %s (grid %s, block %s) for %s", func.name, g3, b3, spec.name)
             profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, opts.mode,
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact)   # errors at their source line
-            log.info("emulated in %.1f s", time.perf_counter() - t0)
+            log.info("emulated in %.1f s", time.perf_counter() - t_emulate)
         log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if opts.what_if else "")
         prof = profs[build.code_key]
         if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
@@ -99,7 +100,11 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                            sampling=str(prof.counts.get("sampling", "")))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
-        gpu, overrides, mem_rows, notes, alternatives = spec, {}, [], [], {}
+        gpu = spec
+        overrides: dict[int, str] = {}
+        mem_rows: list[dict[str, Any]] = []
+        notes: list[str] = []
+        alternatives: dict[str, GPUSpec] = {}
         if opts.memory:
             from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
 
@@ -125,6 +130,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
         out.predictions.append(pred)
         out.truncated_warps = truncated
+    assert out is not None                  # specs is not empty
     out.seconds_analysis = time.perf_counter() - t0
     return out
 

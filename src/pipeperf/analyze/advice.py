@@ -105,7 +105,7 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     pred.sim = None
 
 
-def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list["Advice"]:
+def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= MIN_GAIN, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
@@ -356,7 +356,7 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
 
     after = _simulate(ctx, ctx.warps_per_block, pred.blocks_per_sm, ctx.n_blocks, split)
     ins = ctx.func.instructions
-    lines = {}
+    lines: dict[str, None] = {}              # ordered set
     for pc in pcs:
         loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
         lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None
@@ -368,4 +368,4 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
             "and add them at the end")
     how = "re-simulated with the chain split into two interleaved chains (the final add not counted)"
     return [Advice("dependency chain", text, pred.seconds, after, how,
-                   {"chain_links_simulated": int(len(chain)), "ptx_lines": sorted(ins[pc].line for pc in pcs)})]
+                   {"chain_links_simulated": len(chain), "ptx_lines": sorted(ins[pc].line for pc in pcs)})]

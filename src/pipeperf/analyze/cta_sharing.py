@@ -14,7 +14,7 @@ memory (index arrays, pointer chasing) are taken to depend on everything: no sha
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -101,7 +101,7 @@ class _CtaEvaluator:
     def __init__(self, func: Function, defuse: DefUse, ctas: np.ndarray, grid: tuple[int, int, int],
                  block: tuple[int, int, int], params: dict[str, int | float]):
         self.func, self.du, self.params = func, defuse, params
-        self.special = {f"%ctaid.{d}": ctas[:, k].astype(np.int64) for k, d in enumerate(DIMS)}
+        self.special: dict[str, np.ndarray | int] = {f"%ctaid.{d}": ctas[:, k].astype(np.int64) for k, d in enumerate(DIMS)}
         self.special.update({f"%nctaid.{d}": int(grid[k]) for k, d in enumerate(DIMS)})
         self.special.update({f"%ntid.{d}": int(block[k]) for k, d in enumerate(DIMS)})
         self.memo: dict[int, object] = {}

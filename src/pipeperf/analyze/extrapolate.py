@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace as dc_replace
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,12 @@ def busy_cycles(r) -> dict[str, float]:
     return {s: share * r.cycles for s, share in r.subsystem_busy.items()}
 
 
-def shorter_run(kind: str, info, r) -> "Shorter":
+def shorter_run(kind: str, info, r) -> Shorter:
     """A shorter IDG set's run, as the extrapolation reads it."""
     return Shorter(kind, info, r.cycles, busy=busy_cycles(r), issued=r.instructions_on_core)
 
 
-def extend(r, info, shorter: Sequence["Shorter"], skipped: int, issue_limit: float):
+def extend(r, info, shorter: Sequence[Shorter], skipped: int, issue_limit: float):
     """The run of whole traces from the kept IDGs' run ``r`` and the shorter runs: the slopes
     (:func:`extrapolation_slopes`) floored by the busiest resource (:func:`resource_floor`);
     (the extrapolated run, its factor over ``r``)."""
@@ -96,14 +97,15 @@ def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: 
     busy_a = busy_cycles(r)
     busy_full: dict[str, float] = {}
     for s, b in busy_a.items():
-        short = [x.busy.get(s, 0.0) if x.busy is not None else None for x in shorter]
+        short = [x.busy.get(s, 0.0) for x in shorter if x.busy is not None]
         v = extrapolation_slopes(b, info, shorter, skipped, short, sums=True) \
-            if all(x is not None for x in short) else None
+            if len(short) == len(shorter) else None
         busy_full[s] = b if v is None else v
     issued = None
-    if all(x.issued is not None for x in shorter):
+    short_issued = [float(x.issued) for x in shorter if x.issued is not None]
+    if len(short_issued) == len(shorter):
         issued = extrapolation_slopes(float(r.instructions_on_core), info, shorter, skipped,
-                                      [float(x.issued) for x in shorter], sums=True)
+                                      short_issued, sums=True)
     floor = max(busy_full.values(), default=0.0)
     if issued is not None and math.isfinite(issue_limit) and issue_limit > 0:
         floor = max(floor, issued / issue_limit)

@@ -9,7 +9,7 @@ bytes per lane from the PTX instruction (element type x vector width).
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -76,21 +76,21 @@ def traced_accesses(log: Sequence, func, warps_per_wave: int | None = None,
     stride = _shared_strides(log, func)
     n_req = n_lane = 0
     for block in log:
-        fn, pc, n = block_head(block)
+        fn, at, n = block_head(block)
         if fn != func.name or n == 0:
             continue
-        x = ins[pc]
+        x = ins[at]
         if x.op.root not in _ROOTS:
             continue
-        if pc in stride:                            # shared: every stride-th access only
-            k = seen[pc] = seen.get(pc, -1) + 1
-            if k % stride[pc]:
+        if at in stride:                            # shared: every stride-th access only
+            k = seen[at] = seen.get(at, -1) + 1
+            if k % stride[at]:
                 continue
         sp = x.op.space
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
         m = block.n_lanes if type(block) is SynthBlock else len(block[5])
-        chosen.append((block, pc, x, sp, n_req, n_lane, n, m))
+        chosen.append((block, at, x, sp, n_req, n_lane, n, m))
         n_req, n_lane = n_req + n, n_lane + m
     if not chosen:
         return Accesses.from_rows([])
@@ -281,11 +281,11 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             alt = map_memory(ideal, base, spec, labels,
                              dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)),
                              scale, min(spec.cores, n_blocks))
-            classes = {pc: c for pc, c in alt.classes.items()}
+            alt_classes = dict(alt.classes.items())
             if what == "atomics combined per warp":
-                classes.update((pc, warp_combined(c, spec)) for pc, c in classes.items()
-                               if ideal[pc] is not mm.stats[pc])
-            what_if[what] = spec.with_classes(**{c.name: c for c in classes.values()})
+                alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
+                                   if ideal[pc] is not mm.stats[pc])
+            what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if
 
 

@@ -59,7 +59,7 @@ class AnalyzeOptions:
     models: bool = True                 # the analytical models besides the Pipeline model
 
     @classmethod
-    def from_kwargs(cls, base: "AnalyzeOptions | None" = None, **kwargs: Any) -> "AnalyzeOptions":
+    def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:
         """``base`` (default: the defaults) with ``kwargs`` replaced; an unknown name is a one-line error."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(kwargs) - known)
@@ -69,7 +69,7 @@ class AnalyzeOptions:
             kwargs["nvcc_flags"] = tuple(kwargs["nvcc_flags"] or ())
         return replace(base or cls(), **kwargs)
 
-    def resolved(self, trace_cap: int | None) -> "AnalyzeOptions":
+    def resolved(self, trace_cap: int | None) -> AnalyzeOptions:
         """The options as run: ``exact`` drops ``max_nodes`` and ``fast_forward``; else the IDG cut is
         at most the emulator's trace cap."""
         if self.exact:

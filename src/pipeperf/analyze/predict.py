@@ -26,7 +26,7 @@ from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
     from pipeperf.analyze.options import AnalyzeOptions
-    from pipeperf.analyze.results import GPUPrediction  # noqa: F401 (annotations)
+    from pipeperf.analyze.results import GPUPrediction
 
 PIPELINE = "pipeline"
 
@@ -60,7 +60,7 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
     (seconds at ``clock_ghz``: the Pipeline run's clock under its load, else the sustained clock)."""
     clock = clock_ghz or gpu.run_clock_ghz
     ev = evaluate(kg, gpu, warps, list(ANALYTICAL))
-    out: dict[str, dict[str, list]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, curve in ev.curves.items():
         if curve.warps_per_cycle is None:
             out[name] = {"cycles": [None] * len(warps), "seconds": [None] * len(warps),
@@ -140,8 +140,11 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     if info.instructions_full > info.instructions_kept:
         # shorter IDGs: without half of each skipped loop's recorded periods; cut at half the budget
         for kind in (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ()):
-            k2, i2 = build(max_nodes, True) if kind == "periods" else \
-                build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
+            if kind == "periods":
+                k2, i2 = build(max_nodes, True)
+            else:                                   # "cut": only with a node budget
+                assert max_nodes is not None
+                k2, i2 = build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
             r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
             shorter.append(shorter_run(kind, i2, r2))
             shorter_kg.append(k2)

@@ -6,7 +6,11 @@ without importing the emulator or the simulator."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeperf.analyze.advice import Advice, SimContext
+    from pipeperf.analyze.stalls import LineTime
 
 
 @dataclass
@@ -19,7 +23,7 @@ class Bound:
     issue_share: float | None
     idle_share: float
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "subsystem_busy": self.subsystem_busy, "issue_share": self.issue_share,
                 "idle_share": self.idle_share}
 
@@ -41,17 +45,17 @@ class GPUPrediction:
     bound: Bound
     predictions: dict[str, dict[str, float | None]]
     profile: dict[str, Any]
-    warp_classes: list[dict]
-    memory: list[dict]
+    warp_classes: list[dict[str, Any]]
+    memory: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     sweep: dict[str, Any] | None = None
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
     launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
     quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
-    source_lines: list = field(default_factory=list)      # stalls.LineTime per source line, largest first
-    time_not_on_lines: list[dict] = field(default_factory=list)   # idle slot time (stalls.line_times)
-    advice: list = field(default_factory=list)            # advice.Advice, largest gain first
-    sim: Any = field(default=None, repr=False)            # advice.SimContext: what re-simulations need
+    source_lines: list[LineTime] = field(default_factory=list)      # stalls.LineTime per source line, largest first
+    time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
+    advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
+    sim: SimContext | None = field(default=None, repr=False)          # advice.SimContext: what re-simulations need
 
     @property
     def bound_by(self) -> str:
@@ -61,8 +65,8 @@ class GPUPrediction:
     def subsystem_busy(self) -> dict[str, float]:
         return self.bound.subsystem_busy
 
-    def to_dict(self) -> dict:
-        d = {"name": self.kernel, "gpu": self.gpu,
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.kernel, "gpu": self.gpu,
              "occupancy": {"warps_per_sm": self.blocks_per_sm * self.warps_per_block,
                            "groups_per_sm": self.blocks_per_sm, "limited_by": self.limited_by,
                            "block_limit": self.block_limit, "fraction": round(self.occupancy, 4),
@@ -98,7 +102,7 @@ class Analysis:
     ctas_total: int = 0
     sampling: str = ""              # why only a CTA sample was (or could not be) emulated
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
         return {"kernels": [p.to_dict() for p in self.predictions],
                 "launch": {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),

@@ -10,7 +10,8 @@ rows carry them); the GPU's Table 3 rates come from its database entry (:func:`l
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from pipeperf.models.quantitative import PROFILE_REQUIRED, KernelMetrics, QuantitativePrediction, \
     metrics_from_profile, predict

@@ -132,9 +132,9 @@ def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[Lin
     for (f, n), d in lines.items():
         slot = sum(d["reasons"].values())
         share = slot / total
-        reasons = sorted(((r, v / total) for r, v in d["reasons"].items()), key=lambda rv: -rv[1])
+        ranked = sorted(((r, v / total) for r, v in d["reasons"].items()), key=lambda rv: -rv[1])
         ptx = [(k, sum(rs.values()) / total, max(rs, key=rs.get)) for k, rs in sorted(d["ptx"].items())]
-        out.append(LineTime(f, n if f is not None else None, sorted(d["ptx"]), share, share * cycles, reasons, ptx))
+        out.append(LineTime(f, n if f is not None else None, sorted(d["ptx"]), share, share * cycles, ranked, ptx))
     out.sort(key=lambda x: -x.share)
     idle = [{"reason": r, "share_pct": 100 * v / total, "cycles": v / total * cycles}
             for r, v in stalls.idle.items() if v > 0]

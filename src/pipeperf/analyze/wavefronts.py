@@ -12,7 +12,7 @@ its longest-running lane): the sequences are aligned on their longest matching r
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import difflib
 

@@ -50,7 +50,7 @@ def import_mixbench(args: argparse.Namespace) -> int:
         try:
             Path(args.out).write_text(text)
         except OSError as exc:
-            raise PipeperfError(f"cannot write: {exc.strerror}", file=args.out)
+            raise PipeperfError(f"cannot write: {exc.strerror}", file=args.out) from exc
         print(f"wrote {args.out} ({', '.join(p.name for p in peaks)})")
     else:
         sys.stdout.write(text)

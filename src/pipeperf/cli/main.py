@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:             # output piped into head & co.: not an error
         try:
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (stays open until exit)
         except OSError:
             pass
         return 0

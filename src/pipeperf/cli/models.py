@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pipeperf.cli.common import load_kernel_arg, resolve_gpu  # noqa: F401 (used by compare/validate)
+from pipeperf.cli.common import load_kernel_arg, resolve_gpu
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.idg import BUNDLED

@@ -159,7 +159,7 @@ def _select(kernels: list[KernelMetrics], pattern: str | None) -> list[KernelMet
     try:
         regex = re.compile(pattern)
     except re.error as exc:
-        raise PipeperfError(f"--kernel: invalid regular expression: {exc}")
+        raise PipeperfError(f"--kernel: invalid regular expression: {exc}") from exc
     kept = [k for k in kernels if regex.search(k.name)]
     if not kept:
         names = ", ".join(k.name for k in kernels)

@@ -7,6 +7,7 @@ Builders run once per instruction; the handlers they return do only NumPy work p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ UNARY = {"abs": np.abs, "neg": np.negative}
 HALF2 = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "neg": np.negative,
          "abs": np.abs, "fma": lambda a, b, c: (np.asarray(a, F64) * b + c).astype(F16)}
 #: special-function-unit opcodes, computed in float64 and rounded to the instruction's type
-SFU = {"sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
+SFU: dict[str, Callable[[Any], Any]] = {"sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
        "rsqrt": lambda x: 1 / np.sqrt(x)}
 
 
@@ -63,7 +64,7 @@ def _binary(a: Typed, m: Any) -> Handler:
         return h
     a_g, b_g = srcs
 
-    def h(st, ix):
+    def h(st, ix):  # type: ignore[no-redef]  # one handler per form
         dst(st, ix, ufunc(a_g(st, ix), b_g(st, ix)))
     return h
 
@@ -116,7 +117,7 @@ def _multiply_add(a: Typed, m: Any) -> Handler:
             dst(st, ix, np.asarray(r).astype(F16))
         return h
 
-    def h(st, ix):
+    def h(st, ix):  # type: ignore[no-redef]  # one handler per form
         x = np.asarray(srcs[0](st, ix), F64)
         r = x * srcs[1](st, ix) + np.asarray(srcs[2](st, ix), F64)
         r = round_f32(np.asarray(r), mode)
@@ -134,7 +135,7 @@ def _divide(a: Typed, m: Any) -> Handler:
             dst(st, ix, np.divide(srcs[0](st, ix), srcs[1](st, ix)).astype(dt))
         return h
 
-    def h(st, ix):
+    def h(st, ix):  # type: ignore[no-redef]  # one handler per form
         x, y = np.asarray(srcs[0](st, ix)), np.asarray(srcs[1](st, ix))
         yz = np.where(y == 0, 1, y)
         if dt.kind == "i":

@@ -20,12 +20,15 @@ guard the analysis cannot read never yields a false error (the CTA is emulated, 
 from __future__ import annotations
 
 import itertools
-from typing import Mapping
+from collections.abc import Mapping
+from typing import TypeVar
 
 import numpy as np
 
 from pipeperf.ptx.affine import Affine, AffineAddresses
 from pipeperf.ptx.ir import Function
+
+_T = TypeVar("_T")
 
 #: memory instructions whose (first) address operand is the global access they make
 _CHECKED = ("ld", "st", "atom", "red")
@@ -35,8 +38,7 @@ MAX_EXTREME_CTAS = 32
 
 def launch_affine(func: Function, launch) -> AffineAddresses:
     """Affine address forms of ``func`` under ``launch`` (grid, block, integer arguments folded)."""
-    params = {n: v for n, v in zip(getattr(launch, "names", []) or [p.name for p in func.params],
-                                   launch.args)}
+    params = dict(zip(getattr(launch, "names", []) or [p.name for p in func.params], launch.args))
     params.update({p.name: v for p, v in zip(func.params, launch.args)})
     return AffineAddresses(func, launch.grid, launch.block, params)
 
@@ -51,13 +53,13 @@ def _base(form: Affine | None) -> str | None:
     return bases[0][0].split(":", 1)[1]
 
 
-def access_buffers(func: Function, launch, buffers: Mapping[str, object],
-                   aff: AffineAddresses | None = None) -> dict[int, object]:
+def access_buffers(func: Function, launch, buffers: Mapping[str, _T],
+                   aff: AffineAddresses | None = None) -> dict[int, _T]:
     """``{id(instruction): buffers[name]}`` for the ld/st/atom/red of ``func`` whose address is
     affine with the buffer ``name`` (a pointer parameter or ``.global`` variable among
     ``buffers``) as its base: every lane's access must lie inside that buffer."""
     aff = aff or launch_affine(func, launch)
-    out: dict[int, object] = {}
+    out: dict[int, _T] = {}
     for pc, x in enumerate(func.instructions):
         if x.root not in _CHECKED or (x.space or "generic") not in ("global", "generic"):
             continue

@@ -106,7 +106,7 @@ def comparison(ins: Instruction, m: Any) -> Handler:
     one = raw.type(_ONE_BITS.get(dtype, (1 << (8 * width)) - 1))
     dst = setter(ins.dsts[0], NP["b32"] if packed else raw)
 
-    def h(st, ix):
+    def h(st, ix):  # type: ignore[no-redef]  # one handler per form
         t, cc = compare(st, ix)
         if bool_op is not None:
             t = bool_op(t, cc)

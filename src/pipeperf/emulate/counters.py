@@ -27,7 +27,7 @@ class Counters:
         #: sorted launch-wide ids of the traced warps: per-warp arrays are dense over them (a
         #: 2^31-block grid's sample costs its traced warps, not a launch-wide array)
         self.trace_ids = np.zeros(0, np.int64) if trace_ids is None else np.asarray(trace_ids, np.int64)
-        self.per_prog: dict[str, tuple[Any, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.per_prog: dict[str, tuple[Any, list[int], list[int], list[int]]] = {}
         self.branches = 0
         self.divergent_branches = 0
         self.barriers = 0
@@ -61,7 +61,7 @@ class Counters:
         self._groups: dict[int, tuple] = {}         # id(group) -> (group, trace_wid, _traced's)
         self._last_all_kept = True
 
-    def arrays(self, prog) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self, prog) -> tuple[list[int], list[int], list[int]]:
         name = prog.func.name
         if name not in self.per_prog:
             n = prog.n + 1

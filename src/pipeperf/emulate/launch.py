@@ -76,7 +76,7 @@ class GeneratedBuffer:
             return np.arange(lo, lo + n).astype(self.dtype)
         rng = np.random.default_rng((self.seed, q))
         if self.lo is not None:
-            vals = self.lo + (self.hi - self.lo) * rng.random(n)
+            vals = self.lo + (self.hi - self.lo) * rng.random(n)  # type: ignore[operator]  # hi comes with lo
             return (vals if self.dtype.kind == "f" else np.floor(vals)).astype(self.dtype)
         if self.dtype.kind == "f":
             return rng.random(n).astype(self.dtype)
@@ -176,4 +176,5 @@ def _bits(spec: ArgSpec, ptx_type: str) -> int | float:
     """A typed float given for an untyped-bits parameter (``f32:2.5`` for ``.b32``) as its bit pattern."""
     if spec.type.startswith("f") and not ptx_type.startswith("f"):
         return int.from_bytes(np.asarray(spec.number, SPEC_DTYPES[spec.type]).tobytes(), "little")
+    assert spec.number is not None               # a scalar
     return spec.number

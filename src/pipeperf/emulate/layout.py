@@ -219,4 +219,4 @@ def _init(v) -> bytes | None:
     try:
         return v.init_bytes()
     except ValueError as exc:
-        raise PipeperfError(str(exc))
+        raise PipeperfError(str(exc)) from exc

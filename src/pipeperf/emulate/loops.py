@@ -119,7 +119,8 @@ class LoopSkipper:
             from pipeperf.ptx.ir import registers_in
 
             ins = prog.func.instructions
-            ok, data, setp, named = True, set(), None, set()
+            ok, data, setp = True, set(), None
+            named: set[str] = set()
             guard = prog.guard[p]
             for i in range(t, p + 1):
                 x = ins[i]
@@ -181,7 +182,7 @@ class LoopSkipper:
         kept_whole = (snap.kept - w.kept) == (snap.tlen - w.tlen)
         if w.delta is not None and _equal(w.delta, delta):
             snap.same = w.same + 1
-            snap.recorded = np.where(kept_whole, w.recorded + 1, 0)
+            snap.recorded = np.where(kept_whole, w.recorded + 1, 0)  # type: ignore[operator]  # set with delta
         else:
             snap.same = 1
             snap.recorded = kept_whole.astype(np.int64)
@@ -235,9 +236,10 @@ class LoopSkipper:
     # ------------------------------------------------------------------ skipping
     def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple) -> int:
         """Jump the most iterations a probe confirms (0: none) and account for them."""
+        assert w.delta is not None                     # a watch is skipped once it has a period
         changed = w.delta[0]
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
-        ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)   # noqa: E731
+        ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
         if est is not None:
             # the exit compare is solved: its count is the answer (a probe confirms it); past it the
@@ -263,10 +265,10 @@ class LoopSkipper:
         if setp is None or len(setp.srcs) != 2 or len(setp.modifiers) < 1:
             return None
         cmp, ty = setp.modifiers[0], setp.types[-1] if setp.types else ""
-        dt = _SIGNED.get(ty) or _UNSIGNED.get(ty)
-        if dt is None or cmp not in ("lt", "le", "gt", "ge", "ne", "lo", "ls", "hi", "hs"):
+        scalar = _SIGNED.get(ty) or _UNSIGNED.get(ty)
+        if scalar is None or cmp not in ("lt", "le", "gt", "ge", "ne", "lo", "ls", "hi", "hs"):
             return None
-        dt = np.dtype(dt)
+        dt = np.dtype(scalar)
         idx = G.as_array(cur)
         vals, ds = [], []
         from pipeperf.ptx.ir import Immediate, Register
@@ -319,6 +321,7 @@ class LoopSkipper:
 
     def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple) -> bool:
         """Does the iteration after a jump of ``k`` run as the period did? (effects undone)"""
+        assert w.delta is not None                     # a watch is probed once it has a period
         m, c = self.m, self.m.counters
         idx = G.as_array(cur)
         names = [n for n in self._loop(prog, t, p).regs if n in st.regs]
@@ -358,6 +361,7 @@ class LoopSkipper:
             r[idx] = r[idx] + d * d.dtype.type(k % (1 << (8 * d.dtype.itemsize)))
 
     def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple) -> None:
+        assert w.delta is not None and w.recorded is not None   # set together, by back_edge()
         changed, dscal, dper, dtlen, _ = w.delta
         idx = G.as_array(cur)
         self._jump_regs(st, idx, changed, k)

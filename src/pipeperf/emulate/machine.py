@@ -113,7 +113,7 @@ class Machine:
                 self.counters.threads += nc * B
                 self.counters.warps += nc * warps_per_cta
         if self.mode == "full" and order is None:  # hybrid or sampled: partial, leave alone
-            for k, addr, arr in self.layout.buffers:
+            for _k, addr, arr in self.layout.buffers:
                 arr[...] = self.gmem.read_back(addr, arr)
 
     def _trace_ids(self, st: State, gwid: np.ndarray) -> None:

@@ -9,7 +9,7 @@ from pipeperf.emulate.operands import F16, F32, F64, Unsupported
 from pipeperf.ptx.ir import Instruction
 
 #: PTX's canonical NaN (the result of min/max/fma.relu when it is NaN), by float width
-_CANON_NAN = {2: np.uint16(0x7FFF).view(F16), 4: np.uint32(0x7FFFFFFF).view(F32)}
+_CANON_NAN: dict[int, np.floating] = {2: np.uint16(0x7FFF).view(F16), 4: np.uint32(0x7FFFFFFF).view(F32)}
 
 
 def rounding_mode(ins: Instruction) -> str:
@@ -85,6 +85,7 @@ def float_min_max(ins: Instruction):
     if "relu" in ins.modifiers:
         raise Unsupported(f"{ins.opcode} (.relu)")
     lo = ins.root == "min"
+    f: np.ufunc
     if "NaN" in ins.modifiers:
         f = np.minimum if lo else np.maximum
     else:

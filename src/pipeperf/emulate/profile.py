@@ -6,10 +6,12 @@ import csv
 import io
 from collections import Counter as _C
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 
 from pipeperf.emulate.counters import FLOPS, Counters
+from pipeperf.emulate.tracelog import TraceLog
 
 #: HyPA's CSV columns (Sec. IV, Table of results), then ours.
 CSV_COLUMNS = ["file", "ptx_version", "target", "address_size", "kernel", "ctas", "threads",
@@ -41,9 +43,9 @@ class Profile:
     counts: dict[str, Any] = field(default_factory=dict)
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
     by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
-    traces: Mapping[int, list] = field(default_factory=dict)   # a TraceLog from the emulator
+    traces: Mapping[int, list[dict[str, Any]]] = field(default_factory=dict)   # a TraceLog from the emulator
     #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
-    memory_log: list = field(default_factory=list)
+    memory_log: list[Any] = field(default_factory=list)
     #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
     params: dict[str, int | float] = field(default_factory=dict)
 
@@ -51,7 +53,7 @@ class Profile:
         return self.counts[key]
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"name": self.name, "file": self.file, "ptx_version": self.ptx_version,
+        d: dict[str, Any] = {"name": self.name, "file": self.file, "ptx_version": self.ptx_version,
              "target": self.target, "address_size": self.address_size,
              "grid": list(self.grid), "block": list(self.block), "mode": self.mode}
         d.update(self.counts)
@@ -92,7 +94,7 @@ def csv_text(profiles: list[Profile], header: bool = True) -> str:
     return out.getvalue()
 
 
-def build_profile(machine, seconds: float) -> Profile:
+def build_profile(machine: Any, seconds: float) -> Profile:
     """Derive every metric from the machine's per-instruction counters."""
     c: Counters = machine.counters
     totals, by_category, by_opcode = _tally(c)
@@ -110,14 +112,14 @@ def build_profile(machine, seconds: float) -> Profile:
         traces=_with_lengths(c), memory_log=c.memory_log)
 
 
-def _tally(c: Counters) -> tuple[_C, dict, dict]:
+def _tally(c: Counters) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """Totals over every executed instruction (warp, thread and per-class counts, FLOPs), and the
     warp and thread counts by category and by opcode."""
-    cat_w: _C = _C()
-    cat_t: _C = _C()
-    op_w: _C = _C()
-    op_t: _C = _C()
-    totals = _C()
+    cat_w: _C[str] = _C()
+    cat_t: _C[str] = _C()
+    op_w: _C[str] = _C()
+    op_t: _C[str] = _C()
+    totals: _C[str] = _C()
     for prog, w, t, on in c.per_prog.values():
         for i, x in enumerate(prog.func.instructions):
             if not t[i]:
@@ -156,7 +158,7 @@ def _tally(c: Counters) -> tuple[_C, dict, dict]:
             {"warp": dict(op_w), "thread": dict(op_t)})
 
 
-def _instruction_counts(totals: _C) -> dict[str, Any]:
+def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
     emulated_t = totals["emulated"]
     return {
         "inst_executed_warp": totals["warp"],
@@ -180,7 +182,7 @@ def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
     """Branch and memory statistics; without addresses (hybrid, ``memory=False``) the memory
     ones are None, "unknown", never a wrong 0."""
     b, d = c.branches, c.divergent_branches
-    counts = {
+    counts: dict[str, Any] = {
         "branches": b, "divergent_branches": d,
         # nvprof branch_efficiency = 100 * (branches - divergent) / branches
         "branch_efficiency": 100.0 * (b - d) / b if b else 100.0,
@@ -204,7 +206,7 @@ def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
     return counts
 
 
-def _with_lengths(c):
+def _with_lengths(c: Counters) -> TraceLog:
     """The trace log, told how many entries each traced warp executed (beyond a cap, if any)."""
     c.trace.lengths = c._tlen
     c.trace.length_ids = c.trace_ids

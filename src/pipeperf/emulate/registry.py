@@ -48,7 +48,9 @@ def _alu(fn: Callable[[Instruction, Any], Handler]) -> Builder:
 
 
 def _plain(fn: Callable[[Instruction, Any], Handler]) -> Builder:
-    return lambda ins, m, full=True: fn(ins, m)
+    def build(ins: Instruction, m: Any, full: bool = True) -> Handler:
+        return fn(ins, m)
+    return build
 
 
 def _nothing(ins: Instruction, m: Any, full: bool = True) -> Handler:
@@ -57,7 +59,9 @@ def _nothing(ins: Instruction, m: Any, full: bool = True) -> Handler:
 
 
 def _tensor(fn: Callable[[Any, Instruction], Handler]) -> Builder:
-    return lambda ins, m, full=True: fn(m, ins)
+    def build(ins: Instruction, m: Any, full: bool = True) -> Handler:
+        return fn(m, ins)
+    return build
 
 
 OPCODES: dict[str, Opcode] = {

@@ -19,7 +19,7 @@ read-only; global memory written only by the host is the same in every run.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -140,8 +140,8 @@ def _provenance(func: Function) -> dict[str, set[str]]:
                         new.add(o.name)
                     for reg in registers_in(o):
                         new |= prov.get(reg.name, set())
-            for reg in outs:
-                cur = prov.setdefault(reg, set())
+            for out in outs:
+                cur = prov.setdefault(out, set())
                 if not new <= cur:
                     cur |= new
                     changed = True

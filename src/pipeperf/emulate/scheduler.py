@@ -103,8 +103,8 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
                 cur, pc = advance(cur, tgt, waiting, heap)
                 continue
             if non:
-                c.divergent_branches += divergent(wid, cur, gmask)
-                rest = G.subset(cur, ~gmask)
+                c.divergent_branches += divergent(wid, cur, gmask)  # type: ignore[arg-type]  # gd: not None
+                rest = G.subset(cur, ~gmask)  # type: ignore[operator]  # gd, so gmask, not None here
                 push(on, tgt, waiting, heap)
                 cur, pc = advance(rest, pc + 1, waiting, heap)
             else:
@@ -112,7 +112,7 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
         elif k == BRX:
             _branch_indirect(m, prog, st, pc, cur, on, gmask, nw, waiting, heap)
             cur = None
-        elif k == EXIT or k == RET:
+        elif k == EXIT or k == RET:  # noqa: SIM109 -- no tuple built per step of the SIMT loop
             cur, pc = _exit(m, st, k, pc, cur, on, gmask, waiting, heap)
         elif k == BAR:
             cur, pc = _barrier(m, st, pc, cur, on, gmask, nw, waiting, heap, blocked)
@@ -259,14 +259,14 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
     """A device-function call: the callee runs to its return for the threads ``on`` in a
     state of their own; arguments and the return value pass through .param storage."""
     rets = [op for op in x.dsts if type(op) is ParamList]
-    ops = [op for op in x.srcs]
+    ops = list(x.srcs)
     fname = next(op.name for op in ops if type(op) is Symbol)
     args = next((op for op in ops if type(op) is ParamList), ParamList(()))
     ret = rets[0] if rets else None
     try:
         callee = m.module.function(fname)
     except KeyError:
-        raise EmulationError(f"call of unknown function {fname}", file=m.file, line=x.line)
+        raise EmulationError(f"call of unknown function {fname}", file=m.file, line=x.line) from None
     if not callee.has_body:
         raise EmulationError(f"call of {fname}, which has no body (extern)", file=m.file,
                              line=x.line)
@@ -279,7 +279,7 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
     sub.wid, sub.cta, sub.tix, sub.lane = st.wid[a], st.cta[a], st.tix[a], st.lane[a]
     sub.smem_base = st.smem_base[a]
     if st.traced_any:
-        sub.trace_wid, sub.traced_any = st.trace_wid[a], True
+        sub.trace_wid, sub.traced_any = st.trace_wid[a], True  # type: ignore[index]  # set when traced
     sub.special = {k: (v[a] if isinstance(v, np.ndarray) else v) for k, v in st.special.items()}
     for p, arg in zip(callee.params, args.items):
         for (name, off), arr in st.params.items():

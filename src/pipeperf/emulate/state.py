@@ -11,15 +11,15 @@ import numpy as np
 
 from pipeperf.ptx.ir import TYPE_BYTES, Function
 
-RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+RAW: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
        8: np.dtype(np.uint64)}
 
 #: NumPy dtype of each PTX scalar type.
-NP = {"s8": np.int8, "u8": np.uint8, "b8": np.uint8, "s16": np.int16, "u16": np.uint16,
+_SCALARS: dict[str, type] = {"s8": np.int8, "u8": np.uint8, "b8": np.uint8, "s16": np.int16, "u16": np.uint16,
       "b16": np.uint16, "f16": np.float16, "bf16": np.uint16, "s32": np.int32, "u32": np.uint32,
       "b32": np.uint32, "f32": np.float32, "f16x2": np.uint32, "s64": np.int64,
       "u64": np.uint64, "b64": np.uint64, "f64": np.float64, "pred": np.bool_}
-NP = {k: np.dtype(v) for k, v in NP.items()}
+NP: dict[str, np.dtype] = {k: np.dtype(v) for k, v in _SCALARS.items()}
 
 
 def cast(a, dt: np.dtype):

@@ -61,7 +61,8 @@ class SynthBlock:
 
     def first_steps(self) -> np.ndarray:
         """Trace positions of the first synthesised period (the oldest accesses of the block)."""
-        return self.steps + self.period
+        first: np.ndarray = self.steps + self.period
+        return first
 
     def fill(self, warps: np.ndarray, steps: np.ndarray, lanes: np.ndarray, addr: np.ndarray) -> None:
         """Write the expanded columns into slices of ``n_requests`` (``n_lanes`` for ``addr``)."""
@@ -74,7 +75,7 @@ class SynthBlock:
         np.multiply(j.astype(np.uint64), self.delta, out=a)
         a += self.addr
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         warps = np.empty(self.n_requests, self.warps.dtype)
         steps = np.empty(self.n_requests, np.int64)
         lanes = np.empty(self.n_requests, np.int64)
@@ -83,25 +84,25 @@ class SynthBlock:
         return iter((self.fn, self.pc, warps, steps, lanes, addr))
 
 
-def block_head(block) -> tuple[str, int, int]:
+def block_head(block: Any) -> tuple[str, int, int]:
     """(function, pc, requests) of a ``memory_log`` block, without expanding a synthesised one."""
     if type(block) is SynthBlock:
         return block.fn, block.pc, block.n_requests
     return block[0], block[1], len(block[2])
 
 
-class TraceLog(Mapping):
+class TraceLog(Mapping[int, list[dict[str, Any]]]):
     """Mapping warp id -> list of trace entries (dicts: function, pc, opcode, category, dsts,
     srcs, active, addresses), built lazily from the emulator's columnar blocks."""
 
     def __init__(self) -> None:
-        self._templates: list[dict] = []
+        self._templates: list[dict[str, Any]] = []
         self._warps: list[np.ndarray] = []
         self._masks: list[np.ndarray] = []
         # block -> (its warps with addresses, sorted; flat read-only addresses; start; count)
         self._addresses: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
-        self._cache: dict[int, list[dict]] = {}
+        self._cache: dict[int, list[dict[str, Any]]] = {}
         self._fn_cache: dict[str, np.ndarray] = {}
         #: entries executed per traced warp, kept or not (set by the emulator; dense over the
         #: sorted warp ids ``length_ids``): more than kept past the cap or where loops were skipped
@@ -116,7 +117,7 @@ class TraceLog(Mapping):
         self._skips_by_warp: tuple[int, dict[int, list[tuple[int, int, int, int]]]] | None = None
 
     # -- writing (the emulator) ------------------------------------------------------------
-    def add(self, template: dict, warps: np.ndarray, masks: np.ndarray) -> int:
+    def add(self, template: dict[str, Any], warps: np.ndarray, masks: np.ndarray) -> int:
         """One traced instruction executed by ``warps`` (sorted ids) with these active masks."""
         self._templates.append(template)
         self._warps.append(warps)
@@ -133,7 +134,7 @@ class TraceLog(Mapping):
             self._cache.pop(w, None)
 
     # -- reading -----------------------------------------------------------------------------
-    def _build_index(self):
+    def _build_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]]:
         if self._index is None:
             n = len(self._warps)
             lens = np.fromiter((len(w) for w in self._warps), np.int64, n)
@@ -147,10 +148,10 @@ class TraceLog(Mapping):
             self._index = (block, row, np.asarray(warp), spans)
         return self._index
 
-    def __getitem__(self, warp: int) -> list[dict]:
+    def __getitem__(self, warp: int) -> list[dict[str, Any]]:
         return self.head(warp, None)
 
-    def head(self, warp: int, n: int | None, function: str | None = None) -> list[dict]:
+    def head(self, warp: int, n: int | None, function: str | None = None) -> list[dict[str, Any]]:
         """The first ``n`` entries of ``warp`` (of ``function`` only, when given; None: all).
         Why: a long trace is cut to a few thousand IDG nodes, and building its entries costs
         microseconds each, so only the prefix asked for is built (and cached, longest first)."""
@@ -171,7 +172,7 @@ class TraceLog(Mapping):
         out = out[:stop - s] if len(out) > stop - s else out
         return out if function is None else [x for x in out if x["function"] == function]
 
-    def _entries(self, warp: int, s: int, e: int) -> list[dict]:
+    def _entries(self, warp: int, s: int, e: int) -> list[dict[str, Any]]:
         block, row, _, _ = self._build_index()
         out = []
         templates, masks, addrs = self._templates, self._masks, self._addresses
@@ -268,7 +269,7 @@ class TraceLog(Mapping):
         return out
 
 
-def trace_lengths(traces: Mapping) -> dict[int, int]:
+def trace_lengths(traces: Mapping[int, Any]) -> dict[int, int]:
     """Entries per warp of any traces mapping, without building a TraceLog's entries."""
     if isinstance(traces, TraceLog):
         return {w: traces.length(w) for w in traces}

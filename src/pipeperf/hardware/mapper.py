@@ -109,7 +109,8 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable, Iterable
 
 from pipeperf.errors import PipeperfError
 

@@ -35,9 +35,11 @@ timings) hits are charged as DRAM and the result says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec, InstrClass
@@ -69,20 +71,24 @@ class Accesses:
         return None if self.kind is None else self.kind == KINDS.index("load")
 
     @classmethod
-    def from_arrays(cls, pc, warp, step, space, nbytes, lanes, addr, kind=None) -> "Accesses":
+    def from_arrays(cls, pc: ArrayLike, warp: ArrayLike, step: ArrayLike, space: ArrayLike, nbytes: ArrayLike,
+                    lanes: ArrayLike, addr: ArrayLike, kind: ArrayLike | None = None) -> Accesses:
         """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
         addresses concatenated request after request; ``kind`` (KINDS index) tells loads (which
         L1 caches) from stores and atomics (which bypass it; atomics serialise per address)."""
-        lanes = np.asarray(lanes, np.int64)
-        if len(lanes) and lanes.min() < 1:
+        n_lanes = np.asarray(lanes, np.int64)
+        if len(n_lanes) and n_lanes.min() < 1:
             raise ValueError("every request needs at least one lane address")
-        col = lambda v: np.asarray(v, np.int64)  # noqa: E731
+
+        def col(v: ArrayLike) -> np.ndarray:
+            return np.asarray(v, np.int64)
+
         return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
-                   np.concatenate(([0], np.cumsum(lanes))), np.asarray(addr, np.uint64),
+                   np.concatenate(([0], np.cumsum(n_lanes))), np.asarray(addr, np.uint64),
                    None if kind is None else np.asarray(kind, np.int8))
 
     @classmethod
-    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> "Accesses":
+    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> Accesses:
         """``requests`` = (pc, warp, step, space, nbytes, lane addresses) per warp request."""
         cols = list(zip(*requests)) if requests else [()] * 6
         addrs = [np.asarray(r[5], np.uint64) for r in requests]
@@ -146,8 +152,8 @@ class PcMemory:
         """D: mean extra shared-memory wavefronts per request."""
         return self.wavefronts / self.requests - 1.0 if self.requests else 0.0
 
-    def to_dict(self) -> dict:
-        d = {"pc": self.pc, "space": self.space, "requests": self.requests}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"pc": self.pc, "space": self.space, "requests": self.requests}
         if self.space == "global":
             d.update(sectors_per_request=round(self.sectors_per_request, 4), l1_hit_rate=round(self.l1_hit_rate, 4),
                      l2_hit_rate=round(self.hit_rate, 4),
@@ -161,7 +167,8 @@ class PcMemory:
 _CHUNK = 1 << 15             # requests per block of the vectorised per-request analysis
 
 
-def _request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int):
+def _request_units(acc: Accesses, reqs: np.ndarray,
+                   unit_shift: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yield (requests, units, distinct) blocks: ``units`` (n, W) holds, per request of ``reqs``,
     the sorted 2**unit_shift-byte units its lanes touch, padded with repeats; ``distinct`` marks
     each unit's first occurrence in its row.  Fixed-width rows keep this a few NumPy calls per block."""
@@ -307,7 +314,8 @@ def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: i
         # per-PC counts over every sector; the hit counts scaled from the PC's sampled sectors
         scale = np.divide(n_sec, n_kept, out=np.zeros(len(counts)), where=n_kept > 0)
         n_hit = np.bincount(pcs, weights=hit, minlength=len(counts)) * scale
-        n_intra = np.zeros(len(counts))
+        n_intra: np.ndarray = np.zeros(len(counts))
+        n_l1: np.ndarray
         if warps_per_cta:
             cta = acc.warp[req] // warps_per_cta
             _, sec_id = np.unique(sec, return_inverse=True)
@@ -370,7 +378,7 @@ def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None)
         if st.space != "global" or not warps_per_cta:
             continue
         cta = np.repeat(acc.warp[rq] // warps_per_cta, lanes[rq])
-        st.ctas_sampled = int(len(np.unique(cta)))
+        st.ctas_sampled = len(np.unique(cta))
         u, inv, count = np.unique(addr, return_inverse=True, return_counts=True)
         ctas_on = np.zeros(len(u), np.int64)
         pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)
@@ -463,12 +471,12 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
     database lacks takes the nearest one it has: read from copy, write from copy). The vendor
     peak is not reached by any access stream, so it is never used here."""
     m = gpu.memory
-    known = [m.get(k) for k in ("dram_read_gbs", "dram_copy_gbs", "dram_write_gbs") if m.get(k)]
+    known: list[float] = [m[k] for k in ("dram_read_gbs", "dram_copy_gbs", "dram_write_gbs") if m.get(k)]
     if not known:
         return None
-    read = m.get("dram_read_gbs") or m.get("dram_copy_gbs") or known[0]   # a missing point: the nearest known
-    copy = m.get("dram_copy_gbs") or min(known)
-    write = m.get("dram_write_gbs") or copy
+    read: float = m.get("dram_read_gbs") or m.get("dram_copy_gbs") or known[0]   # a missing point: the nearest known
+    copy: float = m.get("dram_copy_gbs") or min(known)
+    write: float = m.get("dram_write_gbs") or copy
     f = min(1.0, max(0.0, read_fraction))
     bw = write + (copy - write) * f / 0.5 if f <= 0.5 else copy + (read - copy) * (f - 0.5) / 0.5
     # cycles at the light-load clock (GPUSpec.clock_at(0), the one the simulator converts a

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.errors import PipeperfError
+
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec
 
 KB = 1024
 
@@ -94,7 +98,7 @@ class Occupancy:
     limited_by: str              # warps | registers | shared memory | blocks
     limits: dict[str, float]     # blocks per SM allowed by each resource
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -114,25 +118,25 @@ def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
         raise PipeperfError(f"{smem} bytes of shared memory per block exceed the {lim.max_shared_per_block} "
                             f"bytes a block may use on compute capability {cc}")
     warps = math.ceil(threads_per_block / 32)
-    by_warps = lim.max_warps // warps
+    by_warps: float = lim.max_warps // warps
     if registers_per_thread > 0:
         # CUDA_Occupancy_Calculator.xls: registers per warp rounded up to the allocation unit;
         # warps per SM = floor(register file / that) rounded down to the warp allocation
         # granularity (= per sub-partition floor(file/G / regs per warp), x G); then whole blocks
         regs_per_warp = _round_up(registers_per_thread * 32, lim.reg_unit)
         warps_by_regs = _round_down(lim.registers // regs_per_warp, lim.warp_granularity)
-        by_regs = warps_by_regs // warps
+        by_regs: float = warps_by_regs // warps
     else:
         by_regs = math.inf                  # a kernel without registers is not register-limited
     if smem > 0:
         per_block = _round_up(smem + lim.reserved_shared, lim.shared_unit)
-        by_smem = lim.max_shared // per_block
+        by_smem: float = lim.max_shared // per_block
     else:
         by_smem = math.inf
-    limits = {"warps": by_warps, "registers": by_regs, "shared memory": by_smem, "blocks": lim.max_blocks}
+    limits: dict[str, float] = {"warps": by_warps, "registers": by_regs, "shared memory": by_smem, "blocks": lim.max_blocks}
     blocks = int(min(limits.values()))
     if blocks == 0:
-        worst = min(limits, key=limits.get)
+        worst = min(limits, key=lambda k: limits[k])
         raise PipeperfError(f"a block of {threads_per_block} threads with {registers_per_thread} registers/thread "
                             f"and {smem} B shared memory cannot be resident on compute capability {cc} "
                             f"(limited by {worst})")
@@ -151,7 +155,7 @@ def _round_down(x: int, unit: int) -> int:
 
 # -- a launch on a GPU spec: the glue between the CUDA rules above and a GPUSpec ----------------
 
-def resident_blocks(gpu, warps_per_block: int, threads: int, resources: dict[str, int],
+def resident_blocks(gpu: GPUSpec, warps_per_block: int, threads: int, resources: dict[str, int],
                     dynamic_shared: int = 0) -> tuple[int, float, str, str]:
     """(blocks per SM, occupancy, limiter, source): the CUDA rules when the GPU's compute capability
     has them (2.0-9.0), else the spec's max resident warps and groups (registers, shared memory ignored).
@@ -191,7 +195,7 @@ class Residency:
     source: str
 
 
-def launch_residency(gpu, threads: int, resources: dict[str, int], dynamic_shared: int, n_blocks: int,
+def launch_residency(gpu: GPUSpec, threads: int, resources: dict[str, int], dynamic_shared: int, n_blocks: int,
                      max_blocks_per_sm: int | None = None, note: str = "") -> Residency:
     """:func:`resident_blocks` of a launch of ``n_blocks`` blocks of ``threads`` threads, capped at
     ``max_blocks_per_sm`` (a carve-out or launch bound of the program) and at the blocks that exist

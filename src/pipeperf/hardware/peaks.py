@@ -28,7 +28,8 @@ import math
 from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import yaml
 
@@ -114,6 +115,7 @@ def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
     sources: dict[str, str] = {}
     estimates: dict[str, str] = {}
     for key, attr in PARAMETERS.items():
+        raw: Any
         item = entry.get(key)
         if item is None:
             raise PipeperfError(f"GPU {name!r}: missing parameter {key} ({UNITS[key]})", file=file)
@@ -132,7 +134,7 @@ def _entry_to_peaks(name: str, entry: Any, file: Path) -> GpuPeaks:
         try:
             number = float(raw)
         except (TypeError, ValueError):
-            raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file)
+            raise PipeperfError(f"GPU {name!r}: {key} value {raw!r} is not a number", file=file) from None
         if not math.isfinite(number) or number <= 0:
             raise PipeperfError(f"GPU {name!r}: {key} must be positive and finite, got {raw!r}",
                                 file=file)
@@ -152,11 +154,11 @@ def read_peaks_file(path: str | Path) -> dict[str, GpuPeaks]:
     try:
         data = yaml.safe_load(file.read_text())
     except OSError as exc:
-        raise PipeperfError(f"cannot read GPU peaks file: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read GPU peaks file: {exc.strerror}", file=file) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line)
+        raise PipeperfError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line) from exc
     if not isinstance(data, dict) or not isinstance(data.get("gpus"), dict) or not data["gpus"]:
         raise PipeperfError("a GPU peaks file needs a non-empty top-level 'gpus:' mapping",
                             file=file)

@@ -13,7 +13,8 @@ Parsed specs are cached as JSON keyed by the schema version and pipeperf's versi
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from pipeperf.errors import PipeperfError
 

@@ -98,7 +98,7 @@ class GPUSpec:
                 f"instruction class '{name}' is not defined for GPU '{self.name}' "
                 f"(it has: {', '.join(sorted(self.classes))})", file=self.path or None) from None
 
-    def with_classes(self, **overrides: InstrClass) -> "GPUSpec":
+    def with_classes(self, **overrides: InstrClass) -> GPUSpec:
         """A copy with some classes replaced (what-if analyses, mapper g results)."""
         classes = dict(self.classes)
         classes.update(overrides)
@@ -127,7 +127,7 @@ class GPUSpec:
                     out[f"{section}.{k}"] = v
         return out
 
-    def with_issue_limit(self, issue_limit: float) -> "GPUSpec":
+    def with_issue_limit(self, issue_limit: float) -> GPUSpec:
         return replace(self, issue_limit=issue_limit)
 
     def to_dict(self) -> dict[str, Any]:
@@ -309,6 +309,7 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
     line = _key_line(doc, "base")
     if not isinstance(ref, str) or not ref:
         raise PipeperfError(f"'base' must name a bundled GPU or a spec file, got {ref!r}", file=doc.path, line=line)
+    base_path: Path | None
     if ref.endswith((".yaml", ".yml", ".json")) or "/" in ref:
         base_path = Path(ref) if Path(ref).is_absolute() else Path(doc.path).parent / ref
         if not base_path.exists():
@@ -405,23 +406,27 @@ def parse_gpu(doc: Document) -> GPUSpec:
         sustained = _number(doc, d, "sustained_clock_ghz", "GPU spec")
         if sustained <= 0:
             raise doc.error(f"'sustained_clock_ghz' must be > 0, got {sustained}", d)
-    ints = {}
+    ints: dict[str, int] = {}
     for key, default in (("warp_size", 32), ("max_warps_per_core", 64), ("max_groups_per_core", 32)):
         v = d.get(key, default)
         if not isinstance(v, int) or v < 1:
             raise doc.error(f"'{key}' must be a positive integer, got {v!r}", d)
         ints[key] = v
+    sources, estimates = _sources(doc, d, sections)
     return GPUSpec(
         name=str(d["name"]), cores=int(cores), clock_ghz=clock, issue_limit=il, classes=classes,
         full_name=str(d.get("full_name", "")), vendor=str(d.get("vendor", "")),
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
         limits=dict(d.get("limits") or {}), path=doc.path, sustained_clock_ghz=sustained,
-        base=str(d.get("base", "")), **sections, **_sources(doc, d, sections), **ints,
+        base=str(d.get("base", "")), memory=sections["memory"], launch=sections["launch"],
+        atomics=sections["atomics"], peaks=sections["peaks"], sources=sources, estimates=estimates,
+        warp_size=ints["warp_size"], max_warps_per_core=ints["max_warps_per_core"],
+        max_groups_per_core=ints["max_groups_per_core"],
     )
 
 
-def _section(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, Any]:
+def _section(doc: Document, d: dict[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
     """An optional section of positive numbers (and, for old files, a free-text ``source``)."""
     m = d.get(key) or {}
     if not isinstance(m, dict):
@@ -435,7 +440,8 @@ def _section(doc: Document, d: dict, key: str, allowed: set[str]) -> dict[str, A
     return dict(m)
 
 
-def _sources(doc: Document, d: dict, sections: dict[str, dict]) -> dict[str, Any]:
+def _sources(doc: Document, d: dict[str, Any],
+             sections: dict[str, dict[str, Any]]) -> tuple[dict[str, str], frozenset[str]]:
     """``sources``: dotted key -> citation string or {source, estimate}; a ``memory.``/``launch.``/
     ``atomics.`` key must name a field of the spec (other keys, e.g. a fit's ``measurements``, are notes)."""
     raw = d.get("sources") or {}
@@ -461,10 +467,10 @@ def _sources(doc: Document, d: dict, sections: dict[str, dict]) -> dict[str, Any
             sources[key] = value
         else:
             raise doc.error(f"sources: '{key}' must be a string or {{source: ..., estimate: true}}", raw)
-    return {"sources": sources, "estimates": frozenset(estimates)}
+    return sources, frozenset(estimates)
 
 
-def _number(doc: Document, mapping: dict, key: str, where: str) -> float:
+def _number(doc: Document, mapping: dict[str, Any], key: str, where: str) -> float:
     v = mapping[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
         raise doc.error(f"{where}: '{key}' must be a number, got {v!r}", mapping)

@@ -26,7 +26,8 @@ import math
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -78,8 +79,8 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
         r = memo.get(pc)
         if r is None:
             x = ins[pc]
-            r = memo[pc] = tuple([n for n in names if n[0] == "%"]
-                                 for names in operand_registers(x.dsts, x.srcs, x.guard))
+            r = memo[pc] = cast(Registers, tuple([n for n in names if n[0] == "%"]
+                                                 for names in operand_registers(x.dsts, x.srcs, x.guard)))
         return r
     return of
 
@@ -156,8 +157,10 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     if any(not v > 0 for v in bw.values()):
         raise PipeperfError("block weights must be positive")
 
+    per_group = warps_per_group or 1         # set whenever there are block weights
+
     def weight(wids: Sequence[int]) -> float:
-        return float(sum(bw.get(w // warps_per_group, 1.0) for w in wids)) if bw else float(len(wids))
+        return float(sum(bw.get(w // per_group, 1.0) for w in wids)) if bw else float(len(wids))
 
     classes = []
     class_of_warp: dict[int, int] = {}

@@ -21,15 +21,23 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain, repeat
 from operator import add, lt
-from typing import TYPE_CHECKING, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Protocol, Union
+from collections.abc import Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array
+#: a C-contiguous buffer of numbers: ``array.array`` or a NumPy array (NumPy's stubs make an
+#: ndarray a buffer from Python 3.12 only: ``memoryview()`` of one carries a type: ignore)
 Buffer = Union[array, "np.ndarray"]
+
+class _Lines(Protocol):
+    """Each node's source line (None if unknown), by index: a sequence, or a lazy look-up."""
+
+    def __getitem__(self, i: int, /) -> int | None: ...
+
 
 #: Class names that are barriers even without ``barrier: true``.
 BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
@@ -50,28 +58,28 @@ class IDG:
     dep_ptr_buf: Buffer
     dep_idx_buf: Buffer
     barrier_buf: Buffer
-    pcs: "np.ndarray | None" = None   # int64 PTX instruction index per node (graphs built from traces)
+    pcs: np.ndarray | None = None   # int64 PTX instruction index per node (graphs built from traces)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     @cached_property
-    def cls(self) -> "np.ndarray":
+    def cls(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.cls_buf, np.int32)
 
     @cached_property
-    def dep_ptr(self) -> "np.ndarray":
+    def dep_ptr(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.dep_ptr_buf, np.int64)
 
     @cached_property
-    def dep_idx(self) -> "np.ndarray":
+    def dep_idx(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.dep_idx_buf, np.int32)
 
     @cached_property
-    def barrier(self) -> "np.ndarray":
+    def barrier(self) -> np.ndarray:
         import numpy as np
         return np.frombuffer(self.barrier_buf, np.bool_)
 
@@ -81,12 +89,12 @@ class IDG:
 
     @cached_property
     def n_barriers(self) -> int:
-        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)
+        return memoryview(self.barrier_buf).cast("B").tobytes().count(1)  # type: ignore[arg-type]  # ndarray: see Buffer
 
     def class_of(self, i: int) -> str:
         return self.classes[int(self.cls_buf[i])]
 
-    def deps_of(self, i: int) -> "np.ndarray":
+    def deps_of(self, i: int) -> np.ndarray:
         return self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]
 
     def class_counts(self) -> dict[str, int]:
@@ -95,10 +103,10 @@ class IDG:
 
     @cached_property
     def _class_counts(self) -> dict[str, int]:
-        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))
+        counts = Counter(memoryview(self.cls_buf).cast("B").cast("i"))  # type: ignore[arg-type]  # ndarray: see Buffer
         return {c: counts[k] for k, c in enumerate(self.classes) if counts[k]}
 
-    def longest_path(self, weight: "np.ndarray") -> float:
+    def longest_path(self, weight: np.ndarray) -> float:
         """Length of the heaviest dependence chain when node i costs ``weight[i]``."""
         import numpy as np
         finish = np.zeros(len(self), dtype=np.float64)
@@ -130,8 +138,8 @@ class IDG:
         barrier: Sequence[bool] | None = None,
         *,
         where: str | None = None,
-        lines: Sequence[int | None] | None = None,
-    ) -> "IDG":
+        lines: _Lines | None = None,
+    ) -> IDG:
         """Build and validate an IDG from per-node lists (ids, class names, dependence ids).
 
         Dependences may point forward in the list; nodes are then put in a stable
@@ -207,7 +215,7 @@ class IDG:
 
     @classmethod
     def from_columns(cls, name: str, ids: tuple[str, ...], class_names: tuple[str, ...], cls_bytes: bytes,
-                     ptr_bytes: bytes, idx_bytes: bytes) -> "IDG":
+                     ptr_bytes: bytes, idx_bytes: bytes) -> IDG:
         """An IDG from io's C node pass (``_columns.columns``): the ids, the classes in order of
         first appearance, and the int32 class per node, int64 CSR pointers and int32 targets as
         bytes, checked there (known ids, each row backward, sorted and without repeats)."""
@@ -220,9 +228,9 @@ class IDG:
         return cls(name, ids, class_names, cls_arr, ptr, flat, bar)
 
     @classmethod
-    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: "np.ndarray", dep_ptr: "np.ndarray",
-                    dep_idx: "np.ndarray", barrier: "np.ndarray | None" = None,
-                    ids: Sequence[str] | None = None, pcs: "np.ndarray | None" = None) -> "IDG":
+    def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
+                    dep_idx: np.ndarray, barrier: np.ndarray | None = None,
+                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None) -> IDG:
         """Fast constructor for generated graphs already in topological order (deps < node)."""
         import numpy as np
         n = len(cls_arr)
@@ -255,7 +263,7 @@ def _csr_in_order(deps: Sequence[Iterable[str]], lookup, n: int) -> tuple[array,
         flat = list(map(lookup, chain.from_iterable(deps)))
     except (KeyError, TypeError):
         return None
-    lens = list(map(len, deps))
+    lens = list(map(len, deps))  # type: ignore[arg-type]  # each node's deps: a list or tuple
     if not all(map(lt, flat, chain.from_iterable(map(repeat, range(n), lens)))):
         return None
     keys = list(map(add, chain.from_iterable(map(repeat, range(0, n * n, n), lens)), flat))

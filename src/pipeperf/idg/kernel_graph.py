@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
@@ -68,13 +69,13 @@ def smooth_round_robin(weights: Sequence[float], n: int) -> array:
             credit[j] -= period
     else:
         wf = [x / total for x in w]
-        credit = [0.0] * len(wf)
+        fcredit = [0.0] * len(wf)
         for k in range(m):
             for j in range(len(wf)):
-                credit[j] += wf[j]
-            j = max(range(len(wf)), key=credit.__getitem__)
+                fcredit[j] += wf[j]
+            j = max(range(len(wf)), key=fcredit.__getitem__)
             out[k] = j
-            credit[j] -= 1.0
+            fcredit[j] -= 1.0
     if m == n:
         return out
     return (out * -(-n // m))[:n]
@@ -131,7 +132,7 @@ class KernelGraph:
                                     "weights must be positive", file=self.source or None)
 
     @classmethod
-    def single(cls, idg: IDG, source: str = "") -> "KernelGraph":
+    def single(cls, idg: IDG, source: str = "") -> KernelGraph:
         return cls(idg.name, (WarpClass(idg, 1.0),), source)
 
     @property
@@ -150,7 +151,7 @@ class KernelGraph:
             used.update(g.class_counts())
         return used
 
-    def assign(self, n_warps: int, group_size: int | None = None) -> "np.ndarray":
+    def assign(self, n_warps: int, group_size: int | None = None) -> np.ndarray:
         """:meth:`assign_buffer` as a NumPy array."""
         import numpy as np
         return np.frombuffer(self.assign_buffer(n_warps, group_size), np.int64)
@@ -177,6 +178,7 @@ class KernelGraph:
         if not self.group_classes:
             return smooth_round_robin([c.weight for c in self.warp_classes], n_warps)
         gs = self.group_size if group_size is None else group_size
+        assert gs is not None                  # group classes come with their group size
         if gs < 1:
             raise PipeperfError(f"group size must be >= 1, got {gs}")
         if gs != self.group_size:

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG

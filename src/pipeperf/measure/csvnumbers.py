@@ -9,7 +9,7 @@ than three digits is the decimal one); :func:`parse_number` then reads each valu
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from pipeperf.errors import PipeperfError
 
@@ -98,6 +98,6 @@ def csv_records(text: str, file: str | None = None) -> list[tuple[int, list[str]
         try:
             fields = next(csv.reader([line], strict=True))
         except csv.Error as exc:
-            raise PipeperfError(f"malformed CSV line: {exc}", file=file, line=number)
+            raise PipeperfError(f"malformed CSV line: {exc}", file=file, line=number) from exc
         out.append((number, fields))
     return out

@@ -57,7 +57,7 @@ class ClassFit:
     bench: str = ""
     saturated: bool = True    # t / (N W) had levelled off before the highest occupancy
 
-    def rounded(self, il: float) -> "ClassFit":
+    def rounded(self, il: float) -> ClassFit:
         self.lam = round_to_issue_limit(self.lam_raw, il, positive=True)
         self.Lam = round_to_issue_limit(self.Lam_raw, il)
         return self
@@ -373,7 +373,9 @@ def peaks_yaml(cal: Calibration) -> str | None:
     m = cal.meta
     where = f"{cal.files.get('peaks')} ({m.get('date', '')}, {m.get('gpu', '')}, driver {m.get('driver', '')})"
     sources = {k: f"measured by pipeperf calibrate: {cal.peaks[k][1]}, {where}" for k in PARAMETERS}
-    p = GpuPeaks(cal.name, *(cal.peaks[k][0] for k in PARAMETERS),
+    v = {k: cal.peaks[k][0] for k in PARAMETERS}
+    p = GpuPeaks(cal.name, t_sp=v["T_SP"], t_dp=v["T_DP"], t_int=v["T_int"], t_add=v["T_add"], t_ldst=v["T_ldst"],
+                 b_mem=v["B_mem"],
                  description=f"{m.get('gpu', cal.name)} (CC {m.get('compute_capability', '?')}, "
                              f"{m.get('sms', '?')} SMs), measured", sources=sources)
     return peaks_to_yaml([p], header=f"GPU peaks measured by 'pipeperf calibrate' ({where})")

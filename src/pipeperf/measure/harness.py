@@ -56,12 +56,13 @@ import shutil
 import struct
 import subprocess
 import sys
+from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version  # noqa: F401
+from pipeperf.ptx.toolkit import find_tool, release_of, supported_archs, tool_version
 from pipeperf.util import cache
 from pipeperf.util.files import read_text
 from pipeperf.measure import microbench
@@ -232,7 +233,7 @@ def compile_cubins(build_dir: str | Path, archs: list[str], benches: list[microb
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         cubins = list(pool.map(one, work))
     result: dict[str, list[Path]] = {a: [] for a in archs}
-    for (src, arch), cubin in zip(work, cubins):
+    for (_src, arch), cubin in zip(work, cubins):
         result[arch].append(cubin)
     return result
 
@@ -307,8 +308,9 @@ def run_harness(exe: str | Path, out_dir: str | Path, reps: int = 5, only: str |
     written = sorted(p for p in Path(out_dir).glob("*.csv"))
     if proc.returncode != 0:
         if (Path(out_dir) / "chains.csv").is_file():    # files are rewritten after every benchmark
-            echo(f"pipeperf: warning: the harness failed (exit code {proc.returncode}, see above); "
-                 "fitting the benchmarks that finished")
+            # (the parameter ``echo`` shadows the module's echo(): calling it raised TypeError)
+            print(f"pipeperf: warning: the harness failed (exit code {proc.returncode}, see above); "
+                  "fitting the benchmarks that finished", file=sys.stderr)
             return written
         raise PipeperfError(f"the harness failed with exit code {proc.returncode} (see its messages above)")
     return written
@@ -420,7 +422,7 @@ def read_table(path: str | Path, columns: tuple[str, ...], make) -> Table:
 
 
 def _sweep_row(d: dict[str, str]) -> SweepRow:
-    args = {}
+    args: dict[str, Any] = {}
     for col in SWEEP_COLUMNS:
         name = "cls" if col == "class" else "cls2" if col == "class2" else col
         t = _TYPES[name]

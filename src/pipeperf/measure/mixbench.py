@@ -75,7 +75,7 @@ def parse_mixbench(text: str, file: str = "<mixbench>") -> MixbenchResult:
             raise PipeperfError(f"mixbench header: group {label!r} columns are {names}, expected "
                                 "../byte, ex.time, GFLOPS|GIOPS, GB/sec", file=file, line=start + 2)
         groups.append(key)
-    best = {k: 0.0 for k in groups}
+    best = dict.fromkeys(groups, 0.0)
     b_mem, b_where, rows = 0.0, "", 0
     for number in range(start + 2, len(lines)):
         line = lines[number].strip()
@@ -109,8 +109,8 @@ def parse_mixbench(text: str, file: str = "<mixbench>") -> MixbenchResult:
     clock = _spec(text, "GPU clock rate")
     if clock and (m := re.match(r"([0-9.]+)", clock)):
         result.clock_mhz = float(m.group(1))
-    bandwidth = _spec(text, "Memory bandwidth")
-    if bandwidth and (m := re.match(r"([0-9.]+)", bandwidth)):
+    bandwidth_text = _spec(text, "Memory bandwidth")
+    if bandwidth_text and (m := re.match(r"([0-9.]+)", bandwidth_text)):
         result.theoretical_bandwidth = float(m.group(1))
         if result.b_mem > 1.02 * result.theoretical_bandwidth:
             result.warnings.append(
@@ -205,7 +205,8 @@ def parse_gpuroofperf_csv(text: str, file: str = "<gpuroofperf csv>") -> list[Gp
         sources = {key: f"gpuroofperf-toolkit bench {file}, column {column!r}"
                    for column, key in GPUROOFPERF_COLUMNS.items()}
         out.append(GpuPeaks(name=default_name(device), description=f"{device}, gpuroofperf bench",
-                            sources=sources, **values))
+                            sources=sources, t_sp=values["t_sp"], t_dp=values["t_dp"], t_int=values["t_int"],
+                            t_add=values["t_add"], t_ldst=values["t_ldst"], b_mem=values["b_mem"]))
     if not out:
         raise PipeperfError("gpuroofperf CSV has no GPU rows", file=file)
     return out
@@ -219,7 +220,7 @@ def read_benchmark_file(path: str | Path, name: str | None = None, t_add: float 
     try:
         text = file.read_text(errors="replace")
     except OSError as exc:
-        raise PipeperfError(f"cannot read benchmark output: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read benchmark output: {exc.strerror}", file=file) from exc
     first = next((l for l in text.splitlines() if l.strip()), "")
     if "GFLOPS - SP" in first:
         peaks = parse_gpuroofperf_csv(text, str(file))

@@ -93,13 +93,13 @@ def read_ncu_csv(path: str | Path) -> list[KernelMetrics]:
     try:
         text = file.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
-        raise PipeperfError(f"cannot read ncu CSV: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read ncu CSV: {exc.strerror}", file=file) from exc
     return parse_ncu_csv(text, str(file))
 
 
 def parse_ncu_csv(text: str, file: str = "<ncu csv>") -> list[KernelMetrics]:
     records = csv_records(text, file)
-    for index, (line, fields) in enumerate(records):
+    for index, (_line, fields) in enumerate(records):
         names = [f.strip() for f in fields]
         if "Metric Name" in names and "Metric Value" in names:
             launches = _read_long(records[index:], file)

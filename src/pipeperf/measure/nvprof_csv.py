@@ -44,7 +44,7 @@ def read_nvprof_csv(path: str | Path) -> list[KernelMetrics]:
     try:
         text = file.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
-        raise PipeperfError(f"cannot read nvprof CSV: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read nvprof CSV: {exc.strerror}", file=file) from exc
     return parse_nvprof_csv(text, str(file))
 
 

@@ -19,7 +19,8 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.yamlio import Document, load_document
@@ -204,7 +205,7 @@ def _case(doc: Document, c: Any, root: Path, reference: str, timed: int | str | 
                 tuple(str(x) for x in (c.get("calibrates") or ())), launches)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gpu_target(gpu: str) -> str | None:
     """The nvcc target of a case on ``gpu`` that names none: the GPU's own compute capability or
     the nearest one nvcc builds for (None for an unknown GPU: the case then fails with analyze's error)."""
@@ -364,10 +365,11 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
         if len(rs) < 2:
             continue
         rs = sorted(rs, key=lambda r: r.case.seconds)
-        verdict = {}
+        verdict: dict[str, bool | None] = {}
         for m in models:
-            p = [r.predicted.get(m) for r in rs]
-            if any(x is None for x in p):
+            got = [r.predicted.get(m) for r in rs]
+            p = [x for x in got if x is not None]
+            if len(p) < len(got):
                 verdict[m] = None
                 continue
             verdict[m] = all(p[i] <= p[j] * 1.0 or abs(rs[i].case.seconds - rs[j].case.seconds) <= 0.01 * rs[j].case.seconds
@@ -379,7 +381,7 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
 def results_json(results: Sequence[CaseResult], summary: SuiteSummary) -> str:
     cases = [{"id": r.case.id, "gpu": r.case.gpu, "family": r.case.family, "measured_seconds": r.case.seconds,
               "predicted_seconds": r.predicted, "launch_overhead_seconds": r.launch_overhead,
-              "ape_percent": {m: (None if r.ape(m) is None else round(100 * r.ape(m), 2)) for m in r.predicted},
+              "ape_percent": {m: (None if (a := r.ape(m)) is None else round(100 * a, 2)) for m in r.predicted},
               "error": r.error, "source": r.case.source, "reference": r.case.reference}
              for r in results]
     return json.dumps({"summary": summary.to_dict(), "cases": cases}, indent=1)

@@ -25,7 +25,7 @@ import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pipeperf.measure.suite import Case
 
@@ -196,8 +196,9 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
 def score_sweep(sweep: Sweep, predicted: Mapping[str, float | None]) -> SweepScore | None:
     """The pick (least predicted time) and its quality loss; None when a variant has no prediction."""
     cs = sweep.cases
-    pred = [predicted.get(c.id) for c in cs]
-    if any(p is None or not math.isfinite(p) for p in pred):
+    got = [predicted.get(c.id) for c in cs]
+    pred = [p for p in got if p is not None]
+    if len(pred) < len(got) or any(not math.isfinite(p) for p in pred):
         return None
     meas = [c.seconds for c in cs]
     best_t = min(meas)
@@ -205,7 +206,7 @@ def score_sweep(sweep: Sweep, predicted: Mapping[str, float | None]) -> SweepSco
     ib = min(range(len(cs)), key=lambda i: meas[i])
     ties = [i for i in range(len(cs)) if pred[i] <= pred[ip] * (1 + TIE)]
     names = [sweep.variant(c) for c in cs]
-    gpu = None if any(c.timed_launches is None for c in cs) else sum(c.timed_launches * c.seconds for c in cs)
+    gpu = None if any(c.timed_launches is None for c in cs) else sum((c.timed_launches or 0) * c.seconds for c in cs)
     return SweepScore(sweep, tuple(names), tuple(meas), tuple(pred), names[ip], names[ib],
                       meas[ip] / best_t - 1, tuple(names[i] for i in ties),
                       max(meas[i] / best_t - 1 for i in ties), spearman(pred, meas), gpu,

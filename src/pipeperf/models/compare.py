@@ -6,7 +6,7 @@ analytical-models-and-pipeline-model.txt), and their accuracy against a measured
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -67,7 +67,7 @@ class Evaluation:
         }
 
 
-def evaluate(kernel: KernelGraph, gpu: GPUSpec, warps: Sequence[float], models: Sequence[str] | None = None,
+def evaluate(kernel: KernelGraph, gpu: GPUSpec, warps: Sequence[float] | np.ndarray, models: Sequence[str] | None = None,
              scheduler: str = "rr", runs: int | None = None) -> Evaluation:
     """Evaluate ``models`` (default: all) at each occupancy in ``warps``."""
     w = as_warps(warps)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from pipeperf.errors import PipeperfError
 
@@ -44,7 +45,7 @@ def unsupported(name: str, label: str, warps: np.ndarray, reason: str) -> ModelC
     return ModelCurve(name, label, warps, None, {}, reason)
 
 
-def as_warps(warps) -> np.ndarray:
+def as_warps(warps: ArrayLike) -> np.ndarray:
     """Occupancies as a float array of positive values (a user error otherwise)."""
     w = np.atleast_1d(np.asarray(warps, dtype=np.float64))
     if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):

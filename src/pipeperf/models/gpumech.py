@@ -135,7 +135,7 @@ def _predict(kp: KernelParams, warps: np.ndarray, name: str, label: str, fn) -> 
     cpr = np.zeros_like(warps)
     per_class = []
     for wc, wp in zip(kp.kernel.warp_classes, kp.warp_classes):
-        ivs = class_memo(kp, "intervals", wc.idg, lambda: intervals(wc.idg, node_timing(wc.idg, kp.gpu)))
+        ivs = class_memo(kp, "intervals", wc.idg, lambda: intervals(wc.idg, node_timing(wc.idg, kp.gpu)))  # noqa: B023 (called at once)
         c, d = fn(ivs, warps)
         cpr += wp.weight * c
         shown = [iv.to_dict() for iv in ivs[:64]]

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -162,7 +162,7 @@ class KernelParams:
         """Compute intensity CI = alpha_comp / alpha_mem (Table 2)."""
         return self.alpha_comp / self.alpha_mem if self.alpha_mem else math.inf
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "alpha_comp": self.alpha_comp, "alpha_mem": self.alpha_mem, "alpha_sync": self.alpha_sync,
             "CI": _finite(self.ci), "lambda_comp": _finite(self.lam_comp), "Lambda_comp": _finite(self.Lam_comp),
@@ -206,7 +206,7 @@ def kernel_params(kernel: KernelGraph, gpu: GPUSpec) -> KernelParams:
     wps = tuple(warp_params(wc.idg, wc.weight / total_w, gpu) for wc in kernel.warp_classes)
 
     def avg(attr: str) -> float:
-        return sum(w.weight * getattr(w, attr) for w in wps)
+        return float(sum(w.weight * getattr(w, attr) for w in wps))
 
     def avg_dict(attr: str) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -246,8 +246,9 @@ def class_memo(kp: KernelParams, what: str, idg: IDG, build: Callable[[], _T]) -
     """``build()`` of one warp class's IDG, once per ``kp``: the model variants (WFG and WFG*,
     GPUMech's three schedulers) walk the same graph or intervals, which cost more to build than
     to evaluate. The result is shared: callers only read it."""
-    memo = kp.__dict__.setdefault("_class_memo", {})      # (frozen dataclass: no attribute set)
+    memo: dict[tuple[str, int], tuple[IDG, Any]] = kp.__dict__.setdefault("_class_memo", {})  # (frozen dataclass)
     hit = memo.get((what, id(idg)))
     if hit is None or hit[0] is not idg:
         hit = memo[(what, id(idg))] = (idg, build())
-    return hit[1]
+    result: _T = hit[1]
+    return result

@@ -45,7 +45,8 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
+from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.peaks import GpuPeaks
@@ -401,9 +402,9 @@ def read_profile_json(path: str | Path) -> list[KernelMetrics]:
     try:
         data = json.loads(file.read_text())
     except OSError as exc:
-        raise PipeperfError(f"cannot read profile: {exc.strerror}", file=file)
+        raise PipeperfError(f"cannot read profile: {exc.strerror}", file=file) from exc
     except json.JSONDecodeError as exc:
-        raise PipeperfError(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno)
+        raise PipeperfError(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno) from exc
     if isinstance(data, dict) and isinstance(data.get("kernels"), list):
         out = []
         for i, item in enumerate(data["kernels"]):

@@ -33,6 +33,8 @@ reported in the details. With several warp classes CPW is the weighted mean.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pipeperf.idg.graph import IDG
@@ -83,7 +85,7 @@ def warp_cycles(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha
             trans = np.full_like(w, nd.lam)
         start[k + 1] = np.maximum(start[k + 1], start[k] + trans)
     cpw = start[n]
-    details = {"CYC_comp": cyc_comp, "CYC_mem": cyc_mem, "NBC_avg": nbc, "lambda_comp_trans_mean": lam_trans_mean,
+    details: dict[str, Any] = {"CYC_comp": cyc_comp, "CYC_mem": cyc_mem, "NBC_avg": nbc, "lambda_comp_trans_mean": lam_trans_mean,
                "lambda_mem_instr": lam_instr, "lambda_mem_trans": lam_trans, "CPW": cpw}
     if n <= MAX_NODE_DETAILS:
         details["nodes"] = [nd.to_dict() for nd in nodes]

@@ -66,7 +66,7 @@ def build_wfg(idg: IDG, t: NodeTiming) -> list[WfgNode]:
             if node_of[i] < first_user[d]:
                 first_user[d] = node_of[i]
     nodes = []
-    for k, (a, b) in enumerate(spans):
+    for a, b in spans:
         lam, Lam = float(t.lam[a:b].mean()), float(t.Lam[a:b].mean())
         if kind[a] == 0:
             nodes.append(WfgNode(COMP, a, b - a, (b - a) / _chain_length(idg, a, b), lam, Lam))

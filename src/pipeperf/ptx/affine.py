@@ -25,7 +25,7 @@ not overflow.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pipeperf.ptx.defuse import DefUse
 from pipeperf.ptx.ir import Address, Function, Immediate, Register, SpecialRegister, Symbol
@@ -41,20 +41,20 @@ class Affine:
     const: int = 0
 
     @staticmethod
-    def of(coef: Mapping[str, int], const: int = 0) -> "Affine":
+    def of(coef: Mapping[str, int], const: int = 0) -> Affine:
         return Affine(tuple(sorted((k, int(v)) for k, v in coef.items() if v)), int(const))
 
     @property
     def terms(self) -> dict[str, int]:
         return dict(self.coef)
 
-    def plus(self, o: "Affine", sign: int = 1) -> "Affine":
+    def plus(self, o: Affine, sign: int = 1) -> Affine:
         t = self.terms
         for k, v in o.coef:
             t[k] = t.get(k, 0) + sign * v
         return Affine.of(t, self.const + sign * o.const)
 
-    def times(self, k: int) -> "Affine":
+    def times(self, k: int) -> Affine:
         return Affine.of({a: v * k for a, v in self.coef}, self.const * k)
 
     @property
@@ -91,6 +91,7 @@ class AffineAddresses:
         a = next((o for o in self.ins[pc].operands if type(o) is Address), None)
         if a is None or a.base is None:
             return None
+        base: Affine | None
         if type(a.base) is Symbol:
             base = Affine.of({f"sym:{a.base.name}": 1})
         else:
@@ -153,7 +154,7 @@ class AffineAddresses:
     def _evaluate(self, j: int) -> Affine | None:
         x = self.ins[j]
         r, mods, s = x.op.root, x.op.modifiers, x.srcs
-        ev = lambda o: self._operand(j, o)  # noqa: E731
+        ev = lambda o: self._operand(j, o)
         if r == "ld" and x.op.space == "param":
             a = next((o for o in s if type(o) is Address), None)
             if a is None or type(a.base) is not Symbol:
@@ -166,18 +167,18 @@ class AffineAddresses:
         if r in ("mov", "cvta") or (r == "cvt" and all(t[0] in "subr" for t in x.op.types)):
             return ev(s[-1]) if len(s) >= 1 else None
         if r in ("add", "sub") and len(s) == 2 and "cc" not in mods:
-            a, b = ev(s[0]), ev(s[1])
-            return None if a is None or b is None else a.plus(b, 1 if r == "add" else -1)
+            u, v = ev(s[0]), ev(s[1])
+            return None if u is None or v is None else u.plus(v, 1 if r == "add" else -1)
         if r == "mul" and len(s) == 2 and ("lo" in mods or "wide" in mods):
             return self._product(ev(s[0]), ev(s[1]))
         if r == "mad" and len(s) == 3 and ("lo" in mods or "wide" in mods) and "cc" not in mods:
             p, c = self._product(ev(s[0]), ev(s[1])), ev(s[2])
             return None if p is None or c is None else p.plus(c)
         if r == "shl" and len(s) == 2:
-            a, b = ev(s[0]), ev(s[1])
-            if a is None or b is None or b.constant is None or not 0 <= b.constant < 64:
+            u, v = ev(s[0]), ev(s[1])
+            if u is None or v is None or v.constant is None or not 0 <= v.constant < 64:
                 return None
-            return a.times(1 << b.constant)
+            return u.times(1 << v.constant)
         return None
 
     @staticmethod
@@ -242,10 +243,11 @@ def cta_disjoint(a: Affine | None, b: Affine | None, width: int, ranges, budget:
     cta = [k.startswith("%ctaid.") for k in order]
     span = [0] * (len(order) + 1)          # span[i]: what atoms i.. can add up to
     for i in range(len(order) - 1, -1, -1):
-        if limit[i] is None:
+        lim = limit[i]
+        if lim is None:
             span[i] = -1                   # unbounded: only the topmost, never below another
         else:
-            span[i] = span[i + 1] + coef[i] * limit[i]
+            span[i] = span[i + 1] + coef[i] * lim
     delta = b.const - a.const
     steps = [0]
 
@@ -259,12 +261,11 @@ def cta_disjoint(a: Affine | None, b: Affine | None, width: int, ranges, budget:
         c = coef[i]
         first = -((rest - lo) // c)        # ceil((lo - rest) / c)
         last = (hi + rest) // c
-        if limit[i] is not None:
-            first, last = max(first, -limit[i]), min(last, limit[i])
-        for d in range(first, last + 1):
-            if collision(i + 1, lo - c * d, hi - c * d, moved or (cta[i] and d != 0)):
-                return True
-        return False
+        lim = limit[i]
+        if lim is not None:
+            first, last = max(first, -lim), min(last, lim)
+        return any(collision(i + 1, lo - c * d, hi - c * d, moved or (cta[i] and d != 0))
+                   for d in range(first, last + 1))
 
     w = max(1, int(width)) - 1
     try:

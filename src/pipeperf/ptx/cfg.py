@@ -46,7 +46,7 @@ class CFG:
         ins = func.instructions
         n = len(ins)
         leaders = {0} if n else set()
-        for name, idx in func.labels.items():
+        for idx in func.labels.values():
             if idx < n:
                 leaders.add(idx)
         for i, x in enumerate(ins):
@@ -141,9 +141,9 @@ class CFG:
         changed = True
         while changed:
             changed = False
-            for b in order[1:]:
+            for bi in order[1:]:
                 new = -1
-                for p in rpred[b]:
+                for p in rpred[bi]:
                     if ipdom[p] == -1:
                         continue
                     if new == -1:
@@ -156,8 +156,8 @@ class CFG:
                             while rpo[c] > rpo[a]:
                                 c = ipdom[c]
                         new = a
-                if ipdom[b] != new:
-                    ipdom[b] = new
+                if ipdom[bi] != new:
+                    ipdom[bi] = new
                     changed = True
         return ipdom[:nb]
 

@@ -19,6 +19,7 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx import prebuilt
@@ -134,7 +135,7 @@ def _dependencies(deps_file: Path, cwd: str) -> dict[str, str] | None:
         return None
     paths = [p.replace("\\ ", " ") for p in re.findall(r"(?:\\ |\S)+", rest)]
     sums = {p: _file_sha256(p) for p in (os.path.join(cwd, q) for q in paths)}
-    return None if any(v is None for v in sums.values()) else sums
+    return None if any(v is None for v in sums.values()) else cast(dict[str, str], sums)
 
 
 def _unchanged(deps) -> bool:
@@ -159,7 +160,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) ->
         report = prebuilt.load_ptxas(body, arch, tuple(extra))
         if report is None:
             find_tool("ptxas")                  # its one-line "not found" error
-        return report
+        return report  # type: ignore[return-value]  # None: find_tool raised above
     key = cache.digest("ptxas", ptxas, tool_version(ptxas), arch, *extra, body)
     hit = cache.load("ptxas", key)
     if hit is not None and isinstance(hit.get("output"), str):
@@ -223,9 +224,7 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
             v = int(n)
             if what == "smem":
                 current["shared_bytes"] = v
-            elif what == "lmem":
-                current["local_bytes"] = max(current["local_bytes"], v)
-            elif what == "stack frame":
+            elif what == "lmem" or what == "stack frame":
                 current["local_bytes"] = max(current["local_bytes"], v)
             elif what == "spill stores":
                 current["spill_stores"] = v

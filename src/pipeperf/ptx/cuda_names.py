@@ -10,7 +10,7 @@ entry is decoded, which is all a kernel's name needs.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 

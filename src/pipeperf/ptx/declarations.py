@@ -9,9 +9,10 @@ interned in ``_DECLCACHE`` (cleared with the parser's other intern tables).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import Function, Param, RegDecl, Symbol, Variable
+from pipeperf.ptx.ir import Function, Immediate, Param, RegDecl, Symbol, Variable
 from pipeperf.ptx.operands import parse_immediate
 
 _REG_DECL_RE = re.compile(r"\s*(?:\.(v2|v4|v8)\s+)?\.(\w+)\s+(.+?)\s*\Z", re.DOTALL)
@@ -35,7 +36,7 @@ LINKAGES = frozenset({"visible", "extern", "weak", "common"})
 #: registers one ``%r<N>`` range may declare: every one becomes a name, so a mutated or hostile
 #: file with N = 2^32 would exhaust memory; nvcc's largest kernels declare about 10^5 (a limit of ours, said as such)
 MAX_REGISTER_RANGE = 1 << 20
-_DECLCACHE: dict[str, tuple] = {}
+_DECLCACHE: dict[str, tuple[Any, ...]] = {}
 
 
 def _normalise(text: str) -> str:
@@ -55,7 +56,7 @@ class DeclarationParser:
         key = ".reg" + dargs
         hit = _DECLCACHE.get(key)
         if hit is not None:
-            return RegDecl(*hit, scope, line)
+            return RegDecl(*hit, scope, line)  # type: ignore[call-arg]  # hit: the leading fields
         m = _REG_DECL_RE.match(dargs)
         if not m:
             raise self.error(f"bad .reg declaration '.reg{_normalise(dargs)}'", line)
@@ -106,7 +107,7 @@ class DeclarationParser:
     def _variable(self, text: str, line: int) -> Variable:
         hit = _DECLCACHE.get(text)
         if hit is not None:
-            return Variable(*hit, 0, line)
+            return Variable(*hit, 0, line)  # type: ignore[call-arg]  # hit: the leading fields
         var = self._parse_variable(text, line)
         _DECLCACHE[text] = (var.space, var.name, var.type, var.align, var.vector, var.dims,
                             var.linkage, var.attributes, var.init, var.init_values)
@@ -139,7 +140,7 @@ class DeclarationParser:
         values: tuple = ()
         if init is not None:
             init = _normalise(init)
-            vals = []
+            vals: list[Immediate | Symbol | str] = []
             for item in _INIT_ITEM_RE.findall(init):
                 item = item.strip()
                 imm = parse_immediate(item)

@@ -25,7 +25,7 @@ survives in threads whose predicate is false.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from pipeperf.ptx.cfg import CFG
 from pipeperf.ptx.ir import Address, Function, Instruction, ParamList, Register, Symbol, registers_in
@@ -127,7 +127,7 @@ class DefUse:
     users: list[tuple[int, ...]]
 
     @classmethod
-    def of(cls, func: Function, cfg: CFG | None = None) -> "DefUse":
+    def of(cls, func: Function, cfg: CFG | None = None) -> DefUse:
         """The def-use graph of ``func`` by reaching definitions over its CFG."""
         cfg = cfg if cfg is not None else CFG(func)
         resolve = _Resolver(func).key
@@ -198,16 +198,16 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
     work = list(range(len(blocks)))
     on = [True] * len(blocks)
     while work:
-        b = work.pop()
-        on[b] = False
+        bi = work.pop()
+        on[bi] = False
         x = 0
-        for p in blocks[b].preds:
+        for p in blocks[bi].preds:
             x |= out[p]
-        inn[b] = x
-        o = gen[b] | (x & ~kill[b])
-        if o != out[b]:
-            out[b] = o
-            for s in blocks[b].succs:
+        inn[bi] = x
+        o = gen[bi] | (x & ~kill[bi])
+        if o != out[bi]:
+            out[bi] = o
+            for s in blocks[bi].succs:
                 if not on[s]:
                     on[s] = True
                     work.append(s)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from collections.abc import Iterator
 
 # --------------------------------------------------------------------------- operands
 
@@ -139,8 +139,8 @@ class ParamList:
         return "(" + ", ".join(map(str, self.items)) + ")"
 
 
-Operand = Union[Register, SpecialRegister, Immediate, Symbol, Label, Sink, NotPred,
-                Address, Vector, HandleRef, ParamList]
+Operand = (Register | SpecialRegister | Immediate | Symbol | Label | Sink | NotPred |
+           Address | Vector | HandleRef | ParamList)
 
 
 def registers_in(op: Operand | tuple) -> Iterator[Register]:
@@ -151,7 +151,7 @@ def registers_in(op: Operand | tuple) -> Iterator[Register]:
         yield op  # type: ignore[misc]
     elif t is Address:
         if type(op.base) is Register:  # type: ignore[union-attr]
-            yield op.base  # type: ignore[misc,union-attr]
+            yield op.base  # type: ignore[union-attr]
     elif t is NotPred:
         yield op.reg  # type: ignore[union-attr]
     elif t is Vector or t is HandleRef or t is ParamList:
@@ -443,8 +443,8 @@ class Scope:
     parent: int
 
 
-BodyItem = Union[Instruction, Loc, LabelDef, ScopeBegin, ScopeEnd, Pragma, BranchTargets,
-                 CallPrototype, RegDecl, Variable]
+BodyItem = (Instruction | Loc | LabelDef | ScopeBegin | ScopeEnd | Pragma | BranchTargets |
+            CallPrototype | RegDecl | Variable)
 
 
 @dataclass(slots=True)
@@ -522,7 +522,7 @@ class Section:
     line: int = field(default=0, compare=False)
 
 
-ModuleItem = Union[Function, Variable, FileDirective, Section, Pragma]
+ModuleItem = Function | Variable | FileDirective | Section | Pragma
 
 
 @dataclass(slots=True)

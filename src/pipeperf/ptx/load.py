@@ -8,7 +8,7 @@ messages name); parse errors in nvcc's output name the ``.cu`` and the target.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Container
 
 from pipeperf.ptx.ir import (
     Address,
@@ -32,7 +33,7 @@ SPECIAL_REGISTERS = frozenset("""
     %globaltimer_lo %globaltimer_hi %total_smem_size %aggr_smem_size %dynamic_smem_size
     %current_graph_exec %reserved_smem_offset_begin %reserved_smem_offset_end
     %reserved_smem_offset_cap %reserved_smem_offset_0 %reserved_smem_offset_1
-""".split()) | frozenset(f"%envreg{i}" for i in range(32)) | frozenset({"WARP_SZ"})
+""".split()) | frozenset(f"%envreg{i}" for i in range(32)) | frozenset({"WARP_SZ"})  # noqa: SIM905 -- a word list
 #: Predefined identifiers without a ``%`` (PTX ISA 4.4 / 10): ``WARP_SZ``, the warp size as a
 #: run-time constant (what CUDA's ``warpSize`` compiles to). Read like a special register.
 PREDEFINED_CONSTANTS = frozenset({"WARP_SZ"})
@@ -115,7 +116,7 @@ def split_operands(text: str) -> list[str]:
     return parts
 
 
-def parse_operand(text: str, regs_without_percent: frozenset[str] | set[str] = frozenset()):
+def parse_operand(text: str, regs_without_percent: Container[str] = frozenset()):
     """Parse one operand's text into an IR operand object (raises :class:`BadOperand`)."""
     c = text[:1]
     if c == "%":

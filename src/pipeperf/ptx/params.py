@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.cuda_names import base_name, cuda_param_names
@@ -132,6 +133,7 @@ def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = Non
                                 file=file)
         return spec
     kind = p.type[0]                             # f(loat), s/u (integer), b(its)
+    assert spec.number is not None               # not a struct or a buffer: a number
     if spec.type:
         if TYPES[spec.type] != size:
             raise PipeperfError(f"{where} is .{p.type} ({size} bytes): '{spec.text}' is {TYPES[spec.type]} "

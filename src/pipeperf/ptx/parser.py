@@ -208,7 +208,7 @@ class _Parser(DeclarationParser):
             pos = m.end()
             kind = m.lastgroup
             if kind != "INS":
-                steps[kind](m, line)
+                steps[kind](m, line)  # type: ignore[index]  # lastgroup: the pattern is all named groups
                 func, body, instructions, scope, loc = self.func, self.body, self.instructions, self.scope, self.loc
                 continue
             if func is None:
@@ -362,14 +362,14 @@ class _Parser(DeclarationParser):
         rest = text[start:start + 200]
         first = rest.split("\n", 1)[0].strip()
         if rest.startswith("@"):
-            g = re.match(r"@!?\S*", rest).group()
+            g = re.match(r"@!?\S*", rest).group()  # type: ignore[union-attr]  # rest starts with @
             return self.error(f"bad guard predicate '{g}': expected @%p or @!%p", line)
         if re.match(r"(?:@!?[%\w$]+\s+)?[a-z]\w*(?:\.\w+(?:::\w+)*)*(?:\s|$)", rest):
             if ";" not in rest.split("\n", 1)[0] and (func is not None):
                 return self.error(f"expected ';' after instruction '{first}'", line)
             return self.error(f"malformed instruction '{first}'", line)
         if rest.startswith("."):
-            d = re.match(r"\.\w*", rest).group()
+            d = re.match(r"\.\w*", rest).group()  # type: ignore[union-attr]  # rest starts with .
             return self.error(f"malformed or unterminated directive '{d}': expected ';'", line)
         return self.error(f"expected a PTX statement, found '{first[:60]}'", line)
 

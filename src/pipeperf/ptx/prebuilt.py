@@ -70,7 +70,7 @@ def load_ptx(cu: Path, arch: str, lineinfo: bool, extra_args: tuple[str, ...]) -
             continue
         if all(_sha256(cu.parent / rel) == sha for rel, sha in hit["deps"].items()):
             here = str(cu.parent)
-            return _FILE_RE.sub(lambda m: m.group(1) + m.group(2).replace(SRC_DIR, here, 1) + m.group(3),
+            return _FILE_RE.sub(lambda m: m.group(1) + m.group(2).replace(SRC_DIR, here, 1) + m.group(3),  # noqa: B023
                                 hit["ptx"])
     return None
 

@@ -34,7 +34,8 @@ branch slices decides every branch itself, so the path is known.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 from pipeperf.ptx.cfg import CFG
 from pipeperf.ptx.defuse import DefUse
@@ -116,9 +117,7 @@ def may_alias(a: Instruction, b: Instruction) -> bool:
     if sa != sb and sa != "generic" and sb != "generic":
         return False
     ya, yb = _symbol(a), _symbol(b)
-    if ya is not None and yb is not None and ya != yb:
-        return False
-    return True
+    return not (ya is not None and yb is not None and ya != yb)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,9 +31,9 @@ def summarize_function(func: Function) -> dict:
     slicer = Slicer(func, DefUse.of(func, cfg))
     slices = slicer.branch_slices()
     ins = func.instructions
-    branches = [i for i in cfg.branch_instructions()]
+    branches = list(cfg.branch_instructions())
     conditional = sum(1 for i in branches if ins[i].guard is not None or ins[i].op.root == "brx")
-    union = set()
+    union: set[int] = set()
     for s in slices.values():
         union |= s.instructions
     return {
@@ -45,7 +45,7 @@ def summarize_function(func: Function) -> dict:
              **({"ptr": p.ptr_space or "generic"} if p.ptr else {})}
             for p in func.params
         ],
-        "directives": {name: args for name, args in func.directives},
+        "directives": dict(func.directives),
         "registers": register_counts(func),
         "shared_bytes": sum(v.size_bytes for v in func.variables if v.space == "shared"),
         "local_bytes": sum(v.size_bytes for v in func.variables if v.space == "local"),

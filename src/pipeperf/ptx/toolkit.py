@@ -108,7 +108,7 @@ def _check_wheel_tree(bin_dir: Path) -> None:
                             f"nvcc would emit PTX its own ptxas rejects; {INSTALL_HINT} pins one version")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tool_version(path: str) -> str:
     """``TOOL --version``'s text (once per process and tool): part of every cache key, so a new
     toolkit never reuses an old one's output ("" if the tool does not answer)."""
@@ -125,7 +125,7 @@ def release_of(version_text: str) -> str:
     return m.group(1) if m else "unknown"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def supported_archs(nvcc: str) -> list[str]:
     """Real architectures this nvcc builds (``nvcc --list-gpu-code``: sm_75 ...; nvcc 13 has no sm_70)."""
     try:

@@ -10,11 +10,11 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
 
-from pipeperf.errors import PipeperfError  # noqa: E402
-from pipeperf.report.model_plots import STYLE  # noqa: E402
+from pipeperf.errors import PipeperfError
+from pipeperf.report.model_plots import STYLE
 
 SHOWN = ("pipeline", "volkov", "roofline", "mwp_cwp_corr", "wfg_corr", "gpumech_gto", "gpumech_rr_corr")
 

@@ -124,7 +124,7 @@ def _top_lines(p: Any) -> list[str]:
 def _memory_lines(rows: list[dict]) -> list[str]:
     """Mapper g's adjusted instructions, one line per distinct (opcode, pattern, lambda, Lambda):
     a tiled kernel's 32 identical shared loads read as one line."""
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in rows:
         if "cpi" not in row:
             continue

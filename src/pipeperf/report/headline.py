@@ -133,12 +133,15 @@ def headline(pred: Any) -> Headline:
 
     seconds = float(pred.seconds)
     metrics = (pred.quantitative or {}).get("metrics")
-    flop = dram = None
+    flop: float | None = None
+    dram: float | None = None
     fp64 = False
     if metrics is not None:
         flop = metrics.m_fp32 + metrics.m_fma32 + metrics.m_fp64 + metrics.m_fma64
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0
         fp64 = metrics.m_fp64 > metrics.m_fp32
+    peak_flops: float | None
+    peak_dram: float | None
     try:
         peaks = load_peaks(pred.gpu)
         peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem

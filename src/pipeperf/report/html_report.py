@@ -14,7 +14,8 @@ from pipeperf.report.names import fast_forward_text
 
 from html import escape
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from pipeperf.report.headline import SUBSYSTEM_WORDS, Headline, bound_words, headline
 

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from pipeperf.errors import PipeperfError  # noqa: E402
-from pipeperf.models.compare import Evaluation  # noqa: E402
+from pipeperf.errors import PipeperfError
+from pipeperf.models.compare import Evaluation
 
 FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
 FIG14 = ("roofline", "volkov", "mwp_cwp_corr", "wfg_corr", "gpumech_rr_corr", "gpumech_gto", "pipeline")
 
-STYLE = {
+STYLE: dict[str, dict[str, Any]] = {
     "roofline": dict(color="0.55", ls="--", lw=1.2),
     "volkov": dict(color="black", lw=2.0),
     "transit": dict(color="#8c564b", ls=":", lw=1.6),
@@ -50,10 +52,12 @@ def plot_models(ev: Evaluation, path: str | Path, title: str | None = None) -> P
     for ax, (panel_title, names) in zip(axes[0], panels):
         for n in names:
             c = ev.curves[n]
-            ax.plot(ev.warps, c.warps_per_cycle, label=c.label, **STYLE.get(n, {}))
-            if c.warps_per_cycle.max() > top:
-                k = int((c.warps_per_cycle <= top).sum()) - 1
-                ax.annotate(f"{c.label} \u2192 {c.warps_per_cycle.max():.3g}", xy=(ev.warps[max(k, 0)], top),
+            wpc = c.warps_per_cycle
+            assert wpc is not None                  # panels hold only the models with a curve
+            ax.plot(ev.warps, wpc, label=c.label, **STYLE.get(n, {}))
+            if wpc.max() > top:
+                k = int(np.sum(wpc <= top)) - 1
+                ax.annotate(f"{c.label} \u2192 {wpc.max():.3g}", xy=(ev.warps[max(k, 0)], top),
                             xytext=(8, -14), textcoords="offset points", fontsize=8,
                             color=STYLE.get(n, {}).get("color", "black"))
         ax.set_title(panel_title, fontsize=10)

@@ -5,7 +5,7 @@ analytical-models-and-pipeline-model.txt)."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.models.compare import Accuracy, Evaluation
 
@@ -70,8 +70,8 @@ def format_accuracy_table(results: Sequence[Accuracy], models: Sequence[str]) ->
     if len(results) > 1:
         cells = []
         for m in models:
-            a = [r.mape[m] for r in results if r.mape[m] is not None]
-            s = [r.mape_shape[m] for r in results if r.mape_shape[m] is not None]
+            a = [x for x in (r.mape[m] for r in results) if x is not None]
+            s = [x for x in (r.mape_shape[m] for r in results) if x is not None]
             cells.append(_cell(sum(a) / len(a) if a else None, sum(s) / len(s) if s else None).rjust(width))
         lines.append("average".ljust(name_w) + "".join(cells))
     reasons = {f"{m}: {why}" for r in results for m, why in r.reasons.items()}

@@ -20,7 +20,8 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from pipeperf.report.headline import headline
 

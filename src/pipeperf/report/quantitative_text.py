@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.hardware.peaks import GpuPeaks
 from pipeperf.models.quantitative import KernelMetrics, QuantitativePrediction

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 
-from pipeperf.models.quantitative import QuantitativePrediction  # noqa: E402
-from pipeperf.report.names import short_name  # noqa: E402
+from pipeperf.models.quantitative import QuantitativePrediction
+from pipeperf.report.names import short_name
 
 KERNEL_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
                  "#17becf", "#bcbd22", "#7f7f7f"]

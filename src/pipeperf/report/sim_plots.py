@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from pipeperf.errors import PipeperfError  # noqa: E402
-from pipeperf.simulate.simulator import SimResult  # noqa: E402
+from pipeperf.errors import PipeperfError
+from pipeperf.simulate.simulator import SimResult
 
 #: Gantt charts beyond this many instructions are unreadable, and slow to draw.
 MAX_GANTT_RECORDS = 20_000

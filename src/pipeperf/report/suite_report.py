@@ -4,7 +4,7 @@ verdicts, and the predicted-vs-measured scatter plot (log-log, one colour per GP
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeperf.measure.suite import CaseResult, SuiteSummary
 
@@ -35,7 +35,8 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
     table("MAPE % overall", {"all": s.overall}, {"all": c["predicted"]})
     table("MAPE % by GPU", s.by_gpu, c["by_gpu"])
     table("MAPE % by family", s.by_family, c["by_family"])
-    best = min((m for m in s.models if s.overall.get(m) is not None), key=lambda m: s.overall[m], default=None)
+    scored = {m: v for m in s.models if (v := s.overall.get(m)) is not None}
+    best = min(scored, key=scored.__getitem__, default=None)
     if best:
         lines += ["", f"best model overall: {best} ({s.overall[best]:.1f} %)"]
     if s.orders:
@@ -56,10 +57,10 @@ def plot_suite(results: Sequence[CaseResult], path: str | Path, model: str = "pi
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    pts = [(r.case.seconds, r.predicted.get(model), r.case.gpu) for r in results
-           if r.error is None and r.predicted.get(model) and not r.case.calibrates]
-    calib = [(r.case.seconds, r.predicted.get(model)) for r in results
-             if r.error is None and r.predicted.get(model) and r.case.calibrates]
+    pts = [(r.case.seconds, p, r.case.gpu) for r in results
+           if r.error is None and (p := r.predicted.get(model)) and not r.case.calibrates]
+    calib = [(r.case.seconds, p) for r in results
+             if r.error is None and (p := r.predicted.get(model)) and r.case.calibrates]
     fig, ax = plt.subplots(figsize=(7, 6.5))
     gpus = sorted({g for _, _, g in pts})
     cmap = plt.get_cmap("tab10" if len(gpus) <= 10 else "tab20")

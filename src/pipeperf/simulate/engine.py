@@ -37,7 +37,7 @@ from typing import Any
 from pipeperf.errors import PipeperfError
 
 try:
-    from pipeperf.simulate import _engine
+    from pipeperf.simulate import _engine  # type: ignore[attr-defined]  # the C extension: no stub
 except ImportError as exc:              # a source tree whose extension was never built
     _engine = None
     _MISSING = str(exc)
@@ -59,7 +59,7 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
              dep_idx: Buffer, minlam: Buffer, warp_cls: Buffer, group_size: int,
              n_groups: int, n_resident: int, n_sub: int, issue_limit: float, scheduler: int,
              record: bool, dispatch: float, interval: float,
-             attribution: "tuple[Buffer, Buffer, Buffer] | None" = None) -> _RESULT:
+             attribution: tuple[Buffer, Buffer, Buffer] | None = None) -> _RESULT:
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued; the rec arrays give each
     issued instruction's warp, index, issue and completion time when ``record``). A waiting group

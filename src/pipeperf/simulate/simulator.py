@@ -38,11 +38,11 @@ ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 class ExecutionProfile:
     """Issue and completion time of every instruction of every warp (for Gantt charts)."""
 
-    warp: "np.ndarray"
-    instr: "np.ndarray"
-    issue: "np.ndarray"
-    complete: "np.ndarray"
-    subsystem: "np.ndarray"      # subsystem index per record
+    warp: np.ndarray
+    instr: np.ndarray
+    issue: np.ndarray
+    complete: np.ndarray
+    subsystem: np.ndarray      # subsystem index per record
     subsystems: list[str]
     group_size: int
     class_name: list[str]        # class name per record
@@ -111,7 +111,7 @@ class SimResult:
     kernel: str
     profile: ExecutionProfile | None = field(default=None, repr=False)
     issue_cycles: float = 0.0        # cycles in which at least one instruction issued
-    fast_forward: dict | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
+    fast_forward: dict[str, Any] | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
     clock_ghz: float = 0.0           # the clock cycles were converted with (GPUSpec.clock_at)
     attribution: Attribution | None = field(default=None, repr=False)   # with run(attribute=True)
 
@@ -182,12 +182,15 @@ class PreparedKernel:
             for k, c in enumerate(g.classes):
                 if c in used:
                     self.minlam[sub_c[k]] = min(self.minlam[sub_c[k]], lam_c[k])
-            self.bar_prev[nodes] = _barrier_before(memoryview(g.barrier_buf).cast("B").tobytes())
-            engine.widen(memoryview(g.dep_ptr_buf)[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
+            bar = memoryview(g.barrier_buf)  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+            self.bar_prev[nodes] = _barrier_before(bar.cast("B").tobytes())
+            ptrs = memoryview(g.dep_ptr_buf)  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+            engine.widen(ptrs[:-1], ptr_base, memoryview(self.dep_ptr)[nodes])
             engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
         self.dep_ptr[n] = ptr_base
-        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B") for g in idgs))
+        self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B")  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
+                                          for g in idgs))
         for k, v in enumerate(self.minlam):
             if not math.isfinite(v):
                 self.minlam[k] = 1.0
@@ -195,7 +198,7 @@ class PreparedKernel:
         rate = float(gpu.launch.get("blocks_per_clk", 0.0) or 0.0)
         self.dispatch_interval = gpu.cores / rate if rate > 0 else 0.0
         self.dep_reasons: list[str] = []
-        self.dep_col = None              # per node, its producer's column of the attribution (lazy)
+        self.dep_col: np.ndarray | None = None  # per node, its producer's column of the attribution (lazy)
 
     def name_producers(self, kinds: list[str]) -> None:
         """Name what a warp waiting on each node's result waits for (one word per node, e.g. from
@@ -208,12 +211,13 @@ class PreparedKernel:
         col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
         self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
 
-    def dependency_columns(self):
+    def dependency_columns(self) -> np.ndarray:
         """Each node's producer column for the attribution: named by :meth:`name_producers`, else
         from its class and subsystem (computed on the first attributed run only, so a plain run
         does not pay for it)."""
         if self.dep_col is None:
             self.name_producers([producer_kind(str(n), self.subsystems[k]) for n, k in zip(self.class_names, self.sub)])
+        assert self.dep_col is not None        # name_producers set it
         return self.dep_col
 
     def run(self, group_size: int = 1, groups_per_core: int = 1, total_groups: int | None = None,
@@ -267,6 +271,7 @@ class PreparedKernel:
             attr = None
             if attribute:
                 a1, a2 = e1[5], e2[5]
+                assert a1 is not None and a2 is not None   # both runs attributed
                 attr = Attribution(a2.cells + f * (a2.cells - a1.cells), a2.reasons,
                                    {k: v + f * (v - a1.idle[k]) for k, v in a2.idle.items()}, a2.slots)
             ff = {"rounds": int(fast_forward), "simulated_groups": [k1, k2]}
@@ -292,10 +297,11 @@ class PreparedKernel:
         )
 
     @cached_property
-    def class_names(self) -> "np.ndarray":
+    def class_names(self) -> np.ndarray:
         """The class name of every node (object array), for execution profiles."""
         import numpy as np
-        return np.array([g.classes[c] for g in self.kernel.idgs for c in memoryview(g.cls_buf).cast("B").cast("i")],
+        return np.array([g.classes[c] for g in self.kernel.idgs
+                         for c in memoryview(g.cls_buf).cast("B").cast("i")],  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
                         dtype=object)
 
     def arithmetic_activity(self, busy_share: dict[str, float]) -> float:
@@ -308,8 +314,9 @@ class PreparedKernel:
         total = sum(busy_share[s] * min(1.0, ref / self.minlam[idx[s]]) for s in ARITHMETIC if s in idx)
         return min(1.0, total)
 
-    def _engine(self, warp_cls: array, group_size: int, n_groups: int, groups_per_core: int,
-                scheduler: str, profile: bool, attribute: bool = False):
+    def _engine(self, warp_cls: array[int], group_size: int, n_groups: int, groups_per_core: int,
+                scheduler: str, profile: bool, attribute: bool = False
+                ) -> tuple[float, list[float], int, int, ExecutionProfile | None, Attribution | None]:
         """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None,
         Attribution | None)."""
         att = None
@@ -330,9 +337,9 @@ class PreparedKernel:
         if profile:
             import numpy as np
             i64, f64 = np.int64, np.float64
-            rw, ri, ris, rc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
-            g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[rw]] + ri
-            prof = ExecutionProfile(rw, ri, ris, rc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
+            pw, pi, pis, pc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
+            g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[pw]] + pi
+            prof = ExecutionProfile(pw, pi, pis, pc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
                                     group_size, list(self.class_names[g_off]))
         attr = None
         if att is not None:
@@ -341,7 +348,7 @@ class PreparedKernel:
         return float(end), list(busy), int(issued), int(issue_cycles), prof, attr
 
 
-def _barrier_before(barrier: bytes) -> array:
+def _barrier_before(barrier: bytes) -> array[int]:
     """The index of the most recent barrier strictly before each node (-1 if none), from one
     byte per node; a slice per barrier, so a barrier-free IDG costs one allocation."""
     out = array("q", [-1]) * len(barrier)
@@ -362,7 +369,7 @@ def simulate(kernel: KernelGraph, gpu: GPUSpec, group_size: int = 1, groups_per_
                                            check_limits)
 
 
-def occupancy_sweep(kernel: "KernelGraph | PreparedKernel", gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
+def occupancy_sweep(kernel: KernelGraph | PreparedKernel, gpu: GPUSpec, warps: list[int], scheduler: str = "rr",
                     group_size: int = 1, runs: int = 1, groups: int | None = None) -> list[SimResult]:
     """Simulate at each occupancy (in warps) with groups of ``group_size`` warps.
 

@@ -57,7 +57,7 @@ def dma_granularity(pred: Prediction, granularity: int | None = None,
     More, smaller requests leave less DMA time outside the overlap (Eq. 8's
     1 - 1/#DMA_reqs), as long as each piece stays >= Trans_size.
     """
-    spec, t = pred.spec, pred.terms
+    spec = pred.spec
     ts = spec.processor.trans_size
     g = ts if granularity is None else granularity
     if g < ts:
@@ -144,7 +144,7 @@ def active_cpes(pred: Prediction, target: int | None = None,
     if target is not None and not 1 <= target < a:
         raise PipeperfError(f"target CPE count must be between 1 and {a - 1}, got {target}",
                             file=spec.source)
-    candidates = sorted({c for c in range(8, a, 8)} | ({target} if target else set()))
+    candidates = sorted(set(range(8, a, 8)) | ({target} if target else set()))
     rows = [r for r in request_rows(spec) if r[1] != KIND_GLOAD]
     lat = t["req_latency"]
     t_comp = pred.us("t_comp")

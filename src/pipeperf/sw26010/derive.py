@@ -128,11 +128,11 @@ def derive_group(space: TuningSpace, tiles: tuple[int, ...], active: int,
         parts_in, parts_out = [], []
         mrt_in = mrt_out = bytes_in = bytes_out = spm = 0
         for ai, a in enumerate(copied):
-            key = ("region", ai, tuple(extents[li] for li in dim_loops[ai]), residue[ai])
-            region = cache.get(key)
+            rkey = ("region", ai, tuple(extents[li] for li in dim_loops[ai]), residue[ai])
+            region = cache.get(rkey)
             if region is None:  # (geometry, transactions, useful bytes)
                 geom = _region(a, shapes[ai], pitches[ai], extents, loop_index, residue[ai])
-                region = cache[key] = (geom, geom.mrt(ts), geom.useful_bytes)
+                region = cache[rkey] = (geom, geom.mrt(ts), geom.useful_bytes)
             geom, m, nbytes = region
             spm += nbytes
             if a.direction in ("in", "inout"):

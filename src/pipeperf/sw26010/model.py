@@ -64,7 +64,7 @@ class Terms:
             out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value.item()
         return out
 
-    def take(self, index: np.ndarray) -> "Terms":
+    def take(self, index: np.ndarray) -> Terms:
         return Terms(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 

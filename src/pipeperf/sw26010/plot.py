@@ -13,10 +13,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from pipeperf.errors import PipeperfError  # noqa: E402
+from pipeperf.errors import PipeperfError
 
 
 @dataclass

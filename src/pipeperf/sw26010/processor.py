@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.yamlio import Fields, check_number, load_lines
@@ -54,7 +55,7 @@ class ProcessorSpec:
         return cycles / (self.freq_ghz * 1e3)
 
     def with_overrides(self, overrides: Mapping[str, Any], file: str | Path = "<overrides>",
-                       path: str = "processor") -> "ProcessorSpec":
+                       path: str = "processor") -> ProcessorSpec:
         """A copy with some parameters replaced (validated like the bundled file)."""
         spec = Fields(overrides, path, file, getattr(overrides, "line", None))
         spec.check_keys(self.parameter_names())

@@ -15,7 +15,8 @@ import sys
 import time
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 from tqdm import tqdm
@@ -98,6 +99,7 @@ class TuneResult:
     def row(self, i: int) -> dict[str, Any]:
         us = self.space.processor.cycles_to_us
         t = self.terms
+        assert t is not None                # rows exist only for feasible variants, which have terms
         return {
             "tiles": {l.name: int(v) for l, v in zip(self.space.loops, self.tiles[i])},
             "unroll": int(self.unroll[i]),
@@ -250,7 +252,10 @@ def _evaluate_groups(space: TuningSpace, groups: list[tuple[tuple[int, ...], int
         ilp[sl, 1] = ilp_rest
         row += m
     batch = KernelBatch(active_eff, db, req_count, req_mrt, req_kind, req_bytes, ins, ilp)
-    terms = evaluate(batch, space.processor) if n else None
-    order = np.lexsort((np.arange(n), terms.t_total)) if n else np.zeros(0, dtype=np.int64)
+    terms: Terms | None = None
+    order = np.zeros(0, dtype=np.int64)
+    if n:
+        terms = evaluate(batch, space.processor)
+        order = np.lexsort((np.arange(n), terms.t_total))
     return TuneResult(space, len(groups) * per_group, tiles, unroll, active_req, active_eff, db,
                       terms, order, 0.0, 1)

@@ -60,6 +60,7 @@ class ArgSpec:
         launcher's C++ parser is given."""
         head = f"{self.label}=" if self.label else ""
         if self.kind == "scalar":
+            assert self.number is not None      # parse() gives every scalar its number
             num = repr(float(self.number)) if self.type.startswith("f") else str(int(self.number))
             return head + (f"{self.type}:{num}" if self.type else str(self.number))
         if self.fill == "npy":

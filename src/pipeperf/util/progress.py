@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Iterable, TypeVar
+from typing import TypeVar
+from collections.abc import Iterable
 
 T = TypeVar("T")
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.files import read_text
@@ -61,10 +62,11 @@ class Document:
     :meth:`line_of` by parsing ``text`` again with the line-tracking loader.
     """
 
-    def __init__(self, data: Any, path: str, lines: dict[int, int] | None = None, text: str | None = None):
+    def __init__(self, data: Any, path: str, lines: Mapping[int, int | None] | None = None,
+                 text: str | None = None):
         self.data = data
         self.path = path
-        self._lines = lines
+        self._lines: Mapping[int, int | None] | None = lines
         self._text = text
 
     def line_of(self, obj: Any) -> int | None:
@@ -149,9 +151,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _own_lines(tracked: Any) -> dict[int, int]:
+def _own_lines(tracked: Any) -> dict[int, int | None]:
     """``id`` -> line of every LineMap in a tree of the line-tracking loader."""
-    out: dict[int, int] = {}
+    out: dict[int, int | None] = {}
     stack = [tracked]
     while stack:
         t = stack.pop()
@@ -164,7 +166,7 @@ def _own_lines(tracked: Any) -> dict[int, int]:
     return out
 
 
-def _match_lines(data: Any, text: str | None) -> dict[int, int]:
+def _match_lines(data: Any, text: str | None) -> dict[int, int | None]:
     """``id`` -> line of every mapping of ``data``, found by parsing ``text`` (YAML, or JSON,
     which is YAML too) with line tracking and walking both trees side by side; a mapping the
     two parses disagree on gets no line."""
@@ -173,7 +175,7 @@ def _match_lines(data: Any, text: str | None) -> dict[int, int]:
     tracked = _tracked(text) if text is not None else None
     if tracked is None:
         return {}
-    out: dict[int, int] = {}
+    out: dict[int, int | None] = {}
     stack = [(data, tracked)]
     while stack:
         a, t = stack.pop()
@@ -267,14 +269,14 @@ class Fields:
     def error_for(self, key: str):
         return lambda message: self.error(key, message)
 
-    def mapping(self, key: str, *, required: bool = False) -> "Fields | None":
+    def mapping(self, key: str, *, required: bool = False) -> Fields | None:
         if key not in self.data:
             if required:
                 self.require(key)
             return None
         return Fields(self.data[key], self.field(key), self.file, self.key_line(key))
 
-    def items(self, key: str, *, required: bool = False, nonempty: bool = False) -> list["Item"]:
+    def items(self, key: str, *, required: bool = False, nonempty: bool = False) -> list[Item]:
         """The entries of a list field, each with its own path and line."""
         if key not in self.data:
             if required:

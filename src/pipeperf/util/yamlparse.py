@@ -81,7 +81,7 @@ def loads_lines(text: str, path: str | Path = "<string>", *, strict: bool = Fals
     """Parse YAML into LineMap/LineList objects; every problem is a PipeperfError naming the
     file and line. ``strict``: a duplicate key or a non-scalar key is an error too."""
     try:
-        return yaml.load(text, Loader=_StrictLineLoader if strict else _LineLoader)  # noqa: S506 - SafeLoader
+        return yaml.load(text, Loader=_StrictLineLoader if strict else _LineLoader)
     except _DuplicateKey as exc:
         raise PipeperfError(f"{exc.key}: duplicate key", file=path, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
@@ -136,7 +136,7 @@ def _build(loader: Any, node: yaml.Node, memo: dict[int, Any]) -> Any:
 def _tracked(text: str) -> Any:
     """``text`` through the line-tracking loader (libyaml's parser where built), or None."""
     try:
-        return yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - CSafeLoader/SafeLoader
+        return yaml.load(text, Loader=_FastLineLoader)
     except yaml.YAMLError:
         try:
             return loads_lines(text)

@@ -64,7 +64,7 @@ class GpuBackend:
         table = [l for l in proc.stdout.splitlines() if l.startswith('"')]
         if proc.returncode != 0 or not table:
             why = [l for l in (proc.stderr + proc.stdout).splitlines() if "ERR" in l or "rror" in l]
-            return None, f"ncu: {(why or ['exit code %d' % proc.returncode])[0].strip()[:160]}"
+            return None, f"ncu: {(why or [f'exit code {proc.returncode}'])[0].strip()[:160]}"
         out.write_text("\n".join(table) + "\n", encoding="utf-8")
         read_ncu_csv(out)                     # a table the quantitative roofline's reader takes
         return out, ""

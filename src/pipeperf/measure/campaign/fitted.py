@@ -9,9 +9,13 @@ latency.csv under ``measured:``. ``pipeperf calibrate --from-raw`` on a campaign
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeperf.errors import PipeperfError
 from pipeperf.measure.campaign.derive import Result, read_results
+
+if TYPE_CHECKING:
+    from pipeperf.measure.fit import Calibration
 
 #: summary quantity -> (section.key, how the number is derived from it, given the clock)
 FIELDS = {
@@ -34,7 +38,7 @@ def campaign_results(folder: Path) -> dict[str, Result]:
     return out
 
 
-def fitted_yaml(folder: Path, name: str, command: str) -> tuple[str, object]:
+def fitted_yaml(folder: Path, name: str, command: str) -> tuple[str, Calibration]:
     """(the GPU file's text, the calibrate Calibration) of the campaign in ``folder``."""
     from pipeperf.measure import fit
     raw = folder / "calibrate"

@@ -15,10 +15,11 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.measure.campaign import derive
+from pipeperf.measure.campaign.backends import GpuBackend, SimBackend
 from pipeperf.measure.campaign.launches import (Launch, atomics_launches, dispatch_launches, dram_launches,
                                                 l2_launches, latency_launches, sweep_launches)
 from pipeperf.measure.campaign.manifest import Manifest, StepRecord
@@ -32,7 +33,7 @@ class Campaign:
     """Everything a step needs: where files go, who runs launches, the budget."""
 
     folder: Path
-    backend: object                       # backends.GpuBackend | backends.SimBackend
+    backend: GpuBackend | SimBackend | None   # set before the steps run
     manifest: Manifest
     reference: str                        # the published GPU entry that validate scores models with
     clock_ghz: float
@@ -76,7 +77,7 @@ def _device(c: Campaign, box: float) -> tuple[list[Path], str]:
         g = load_gpu(c.simulate)
         facts = {"name": f"simulated {g.full_name or g.name}", "compute_cap": g.compute_capability or "",
                  "sms": str(g.cores), "clocks.max.sm_mhz": f"{g.clock_ghz * 1e3:.0f}",
-                 "clocks.sustained_sm_mhz": f"{g.sustained_clock_ghz * 1e3:.0f}",
+                 "clocks.sustained_sm_mhz": f"{(g.sustained_clock_ghz or g.clock_ghz) * 1e3:.0f}",
                  "memory.total_mib": "", "driver_version": "pipeperf simulator"}
     else:
         keys = ("name", "compute_cap", "driver_version", "clocks.sm", "clocks.max.sm", "clocks.mem",
@@ -102,6 +103,7 @@ def _calibrate(c: Campaign, box: float) -> tuple[list[Path], str]:
         from pipeperf.hardware.spec import load_gpu
         files = harness.simulate_raw(load_gpu(c.simulate), raw, classes=c.calibrate_classes)
     else:
+        assert isinstance(c.backend, GpuBackend)
         build = harness.cache_dir() / f"bench-{c.backend.arch}"
         exe = harness.build_harness(build, c.backend.arch, nvcc=c.backend.nvcc)
         files = harness.run_harness(exe, raw, reps=3, quick=True, max_seconds=max(30.0, box - 90),
@@ -134,6 +136,7 @@ def _fit(c: Campaign, box: float) -> tuple[list[Path], str]:
 
 def _timed(launches: list[Launch], summary: str) -> Callable[[Campaign, float], tuple[list[Path], str]]:
     def run(c: Campaign, box: float) -> tuple[list[Path], str]:
+        assert c.backend is not None
         results, files = [], []
         for launch in launches:
             out = c.backend.run(launch, c.raw(launch.name), timeout=box)
@@ -148,15 +151,17 @@ def _sweeps(c: Campaign, box: float) -> tuple[list[Path], str]:
     """Occupancy sweeps of the corpus kernels; stops starting kernels when the box is spent."""
     launches = sweep_launches(c.sweep_factor, *([c.sweep_names] if c.sweep_names else []))
     start, files, left, swept = time.monotonic(), [], [], 0
-    ncu_note = "" if hasattr(c.backend, "profile") else "ncu: not with --simulate"
+    assert c.backend is not None
+    gpu_backend = c.backend if isinstance(c.backend, GpuBackend) else None     # ncu profiles only on a GPU
+    ncu_note = "" if gpu_backend is not None else "ncu: not with --simulate"
     for launch in launches:
         if time.monotonic() - start > box:
             left.append(launch.kernel)
             continue
         files.append(c.backend.run(launch, c.raw(launch.name), sweep=True, timeout=box))
         swept += 1
-        if not ncu_note and time.monotonic() - start < box:
-            prof, ncu_note = c.backend.profile(launch, c.raw(f"ncu_{launch.kernel}"))
+        if gpu_backend is not None and not ncu_note and time.monotonic() - start < box:
+            prof, ncu_note = gpu_backend.profile(launch, c.raw(f"ncu_{launch.kernel}"))
             files += [prof] if prof else []
     note = f"{swept} kernels swept" + (f"; {ncu_note}" if ncu_note else "; ncu metrics of each")
     return files, note + (f"; out of time, not swept: {', '.join(left)}" if left else "")
@@ -218,18 +223,18 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
-def pending(c: Campaign, steps: tuple[Step, ...], only: list[str] | None, redo: list[str]) -> list[Step]:
+def pending(c: Campaign, steps: tuple[Step, ...], only: list[str] | None, redo: Sequence[str]) -> list[Step]:
     """The steps this run would start (named, and not done before unless redone or always run)."""
     return [s for s in steps if (not only or s.name in only)
             and (s.always or s.name in redo or not c.manifest.done(s.name, c.folder))]
 
 
-def run_steps(c: Campaign, steps: tuple[Step, ...], only: list[str] | None = None, redo: list[str] = (),
+def run_steps(c: Campaign, steps: tuple[Step, ...], only: list[str] | None = None, redo: Sequence[str] = (),
               command: str = "") -> Outcome:
     """Run the steps in order (or only those named), within the budget; record each in the manifest."""
     m = c.manifest
     m.commands.append(command)
-    m.date = m.date or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    m.date = m.date or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     out = Outcome()
     for step in steps:
         if only and step.name not in only:
