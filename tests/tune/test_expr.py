@@ -50,7 +50,7 @@ def test_errors_name_file_line_and_values():
         e({"N": 512, "TILE": 16})
     assert str(err.value).startswith("space.yaml:12: 'N / (TILE - 16)': division by zero with N=512, TILE=16")
     big = parse("2 ** (N * N)", KNOWN, Where(option="--grid"))
-    with pytest.raises(PipeperfError, match="--grid: .*exponent 262144 exceeds 64"):
+    with pytest.raises(PipeperfError, match=r"--grid: .*exponent 262144 exceeds 64"):
         big({"N": 512})
     with pytest.raises(PipeperfError, match="cannot evaluate"):
         parse("T * 2", KNOWN)({"T": "float"})              # no arithmetic on a type name but +

@@ -16,7 +16,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module

@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeperf.tune.engine import EngineResult, Item, Row, run_items
 from pipeperf.tune.space import Space, Variant
+from pipeperf.tune.variants import Launch
 from pipeperf.tune.work import OK
 
 
@@ -61,7 +62,7 @@ class TuneResult:
                         "limited_by": o.limited_by, "registers": o.registers,
                         "static_shared_bytes": o.static_shared, "gflop_per_s": o.gflops,
                         "dram_gb_per_s": o.dram_gbs, "cached": r.cached})
-            launch = la if hasattr(la, "grid") else None
+            launch = la if isinstance(la, Launch) else None
             rec.update({"grid": "x".join(map(str, launch.grid)) if launch else None,
                         "block": "x".join(map(str, launch.block)) if launch else None,
                         "shared_bytes": launch.shared if launch else None,

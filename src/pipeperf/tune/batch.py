@@ -21,6 +21,7 @@ Every mistake is one line naming the file and line and what was expected."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ TOP_KEYS = ("gpus", "analysis", "launches")
 LAUNCH_KEYS = ("name", "file", "kernel", "grid", "block", "shared", "args", "defines", "nvcc_flags", "include", "gpus")
 
 
-def load_batch(path: str, extra_gpus: list[str] = ()) -> tuple[list[Item], dict[str, Any]]:
+def load_batch(path: str, extra_gpus: Sequence[str] = ()) -> tuple[list[Item], dict[str, Any]]:
     """The launches of a batch file as engine items (GPUs: the launch's, else the file's, plus
     ``extra_gpus``), and its analysis options."""
     from pipeperf.tune.spacefile import _analysis_option
@@ -94,8 +95,8 @@ def load_batch(path: str, extra_gpus: list[str] = ()) -> tuple[list[Item], dict[
         if file.suffix == ".ptx" and (defines or flags or includes):
             raise at(entry, "defines" if defines else "nvcc_flags" if flags else "include").error(
                 "a .ptx file is not compiled: defines, nvcc_flags and include apply to .cu files")
-        gpus = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
-        gpus = tuple(dict.fromkeys(gpus + list(extra_gpus)))
+        named = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
+        gpus = tuple(dict.fromkeys(named + list(extra_gpus)))
         if not gpus:
             raise where.error("no GPU for this launch: give 'gpus:' (the file's or the launch's) or --gpu NAME")
         shared = entry.get("shared", 0)
@@ -136,7 +137,7 @@ def _names(v: Any, where: Where, key: str) -> list[str]:
     return _strings(v, where, key)
 
 
-def run_batch(path: str, extra_gpus: list[str] = (), scheduler: str = "local", workers: int | None = None,
+def run_batch(path: str, extra_gpus: Sequence[str] = (), scheduler: str = "local", workers: int | None = None,
               cache: Any = None, options: dict[str, Any] | None = None) -> EngineResult:
     items, file_options = load_batch(path, list(extra_gpus))
     return run_items(items, {**file_options, **(options or {})}, scheduler, workers, cache)
@@ -175,7 +176,7 @@ def format_batch(result: EngineResult) -> str:
     body = []
     for r in result.rows:
         o = r.outcome
-        if o.status == OK:
+        if o.status == OK and o.seconds is not None:
             body.append([r.item.label["name"], r.gpu, f"{o.seconds * 1e6:.4g}",
                          f"{100 * (o.occupancy or 0):.0f}% ({o.limited_by})", o.bound_text or o.bound])
         else:
@@ -184,7 +185,7 @@ def format_batch(result: EngineResult) -> str:
     lines += _table(["launch", "gpu", "time (us)", "occupancy", "bound"], body)
     totals: dict[str, float] = {}
     for r in result.rows:
-        if r.outcome.status == OK:
+        if r.outcome.status == OK and r.outcome.seconds is not None:
             totals[r.gpu] = totals.get(r.gpu, 0.0) + r.outcome.seconds
     if totals:
         lines.append("")

@@ -16,7 +16,8 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from pipeperf.errors import PipeperfError
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.tune.cache import ResultCache, canonical, result_key, sha256
 from pipeperf.tune.execute import RunInfo, execute
@@ -116,7 +116,7 @@ def _jobs(items: list[Item], rows: dict[tuple[int, str], Row], bundles: dict, op
                                 list(la.flags)]))
         groups.setdefault(uid, []).append((it, missing))
     out = []
-    analyze_opts = {k: v for k, v in opts.items()}
+    analyze_opts = dict(opts)
     if not analyze_opts.get("fast_forward"):
         analyze_opts["fast_forward"] = None
     for uid, members in groups.items():

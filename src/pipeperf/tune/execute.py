@@ -17,7 +17,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.tune.work import ERROR, Compiled, Job, Outcome, analyze_job, compile_unit, warm_up
@@ -56,7 +56,7 @@ def _run_plain(jobs: Sequence[Job], on_result: OnResult) -> RunInfo:
     """The plain loop: each compile once (kept while its analyses run), each analysis in turn."""
     t0 = time.perf_counter()
     compiled: dict[str, Compiled] = {}
-    for i, job in enumerate(progress(list(jobs), "tune", "launch")):
+    for job in progress(list(jobs), "tune", "launch"):
         c = compiled.get(job.unit.id)
         if c is None:
             compiled.clear()                               # jobs are sorted by unit: the last one is done

@@ -15,7 +15,8 @@ import ast
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from pipeperf.errors import PipeperfError
 
@@ -70,7 +71,7 @@ class Expr:
     """One parsed expression: its text, its tree, the names it reads and where it came from."""
 
     text: str
-    tree: ast.expression
+    tree: ast.Expression
     names: frozenset[str]
     where: Where
 

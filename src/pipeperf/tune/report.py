@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from pipeperf.errors import PipeperfError
 from pipeperf.tune.expr import Expr, Where
@@ -24,7 +25,7 @@ class Param:
 
     name: str
     values: tuple[Any, ...]
-    where: Where = Where()
+    where: Where = field(default_factory=Where)
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class ArgTemplate:
 
     text: str
     parts: tuple[str | Expr, ...]        # literal text and expressions, alternating as written
-    where: Where = Where()
+    where: Where = field(default_factory=Where)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Space:
             n *= len(p.values)
         return n
 
-    def variants(self) -> Iterator["Variant"]:
+    def variants(self) -> Iterator[Variant]:
         """Every combination of the parameters' values, in order (the last parameter varies
         fastest), each with the first constraint it breaks ('' when it satisfies them all)."""
         names = [p.name for p in self.params]

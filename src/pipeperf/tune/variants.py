@@ -8,7 +8,8 @@ of the space: the variant is kept and reported with the reason (:class:`Refused`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.tune.expr import Expr, whole_number

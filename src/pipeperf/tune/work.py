@@ -89,7 +89,7 @@ class Outcome:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Outcome":
+    def from_dict(cls, d: dict[str, Any]) -> Outcome:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
@@ -98,10 +98,10 @@ def warm_up() -> int:
     tasks do not pay for the imports and the start-up time says what starting cost); the pid."""
     import os
 
-    import pipeperf.analyze  # noqa: F401
-    import pipeperf.emulate  # noqa: F401
-    import pipeperf.idg.build  # noqa: F401
-    import pipeperf.report.headline  # noqa: F401
+    import pipeperf.analyze
+    import pipeperf.emulate
+    import pipeperf.idg.build
+    import pipeperf.report.headline
     import pipeperf.simulate.simulator  # noqa: F401
 
     return os.getpid()
@@ -121,7 +121,7 @@ def compile_unit(unit: CompileUnit) -> Compiled:
     try:
         path = materialize(unit.source, unit.kernel, unit.template)
     except PipeperfError as e:
-        out.errors = {t: e.message for t in unit.targets}
+        out.errors = dict.fromkeys(unit.targets, e.message)
         return out
     for target in unit.targets:
         try:
