@@ -117,7 +117,7 @@ def test_a_spatial_sample_of_sectors_keeps_the_hit_rate():
     """SHARDS: following 1 in R sectors (by hash) with the cache scaled by 1/R estimates the hit
     rate of the whole stream. A cyclic sweep over 3000 sectors, 20 times: with room for 4000 every
     pass after the first hits (95 %), with room for 2000 none does (LRU on a cyclic sweep)."""
-    from pipeperf.hardware.memory import l2_hits, sector_sample
+    from pipeperf.hardware.cache_model import l2_hits, sector_sample
 
     sectors = np.tile(np.arange(3000, dtype=np.int64) * 7919, 20)
     order = np.arange(len(sectors))

@@ -42,6 +42,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, l2_hits, \
+    sector_sample, store_write_backs
 from pipeperf.hardware.spec import GPUSpec, InstrClass
 
 SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
@@ -195,70 +197,9 @@ def _request_units(acc: Accesses, reqs: np.ndarray,
         yield r, units, distinct
 
 
-def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float) -> np.ndarray:
-    """Hit flag per access of a sector stream (``order_key`` gives the access order): a hit when
-    the same sector was accessed fewer than ``capacity`` accesses earlier."""
-    n = len(sectors)
-    if n == 0:
-        return np.zeros(0, bool)
-    order = np.argsort(order_key, kind="stable")
-    pos = np.empty(n, np.int64)
-    pos[order] = np.arange(n)
-    by_sector = np.lexsort((pos, sectors))
-    s, p = sectors[by_sector], pos[by_sector]
-    hit_sorted = np.zeros(n, bool)
-    same = s[1:] == s[:-1]
-    hit_sorted[1:] = same & ((p[1:] - p[:-1]) <= capacity)
-    hit = np.empty(n, bool)
-    hit[by_sector] = hit_sorted
-    return hit
-
-
-def _store_write_backs(hit: np.ndarray, order_key: np.ndarray, sectors: np.ndarray, store: np.ndarray,
-                       capacity: float) -> np.ndarray:
-    """``hit`` with a store's hit kept only where the sector was stored before within the L2's
-    reach (the caller applies it where the launch's stream does not fit in the L2): L2 is
-    write-back, so the first store to a clean sector (one a load brought in, as an in-place
-    update's is) makes it dirty, and a stream larger than the L2 evicts it, writing it to DRAM
-    during the kernel; later stores to the dirty sector are L2 hits. A launch whose data fit
-    keeps its dirty sectors to the kernel's end."""
-    if not store.any():
-        return hit
-    n = len(sectors)
-    order = np.argsort(order_key, kind="stable")
-    pos = np.empty(n, np.int64)
-    pos[order] = np.arange(n)
-    idx = np.flatnonzero(store)
-    by = np.lexsort((pos[idx], sectors[idx]))
-    s, p = sectors[idx][by], pos[idx][by]
-    again = np.zeros(len(idx), bool)
-    again[1:] = (s[1:] == s[:-1]) & ((p[1:] - p[:-1]) <= capacity)
-    rewrite = np.zeros(n, bool)
-    rewrite[idx[by]] = again
-    return np.where(store, hit & rewrite, hit)
-
-
-#: global sector accesses the cache model follows one by one; past it, a spatial sample (below)
-SECTOR_SAMPLE = 4_000_000
-
-
-def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.ndarray, int]:
-    """(mask, R): the accesses to 1 in R sectors, R = ceil(accesses / limit), chosen by a hash of
-    the sector so that every access to a kept sector is kept (SHARDS, Waldspurger et al., FAST
-    2015): reuse distances in the sample are the stream's over R, so a cache of C sectors
-    becomes one of C / R and the sample's hit rates estimate the stream's."""
-    r = -(-len(sectors) // limit)
-    if r <= 1:
-        return np.ones(len(sectors), bool), 1
-    h = sectors.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)     # in place from here: the
-    h >>= np.uint64(40)                                                  # stream can be 10^7 long
-    h %= np.uint64(r)
-    return h == 0, int(r)
-
-
 def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
-            l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None,
-            notes: list[str] | None = None) -> dict[int, PcMemory]:
+                     l1_capacity_sectors: float = 0.0, l2_launch_sectors: float | None = None,
+                     notes: list[str] | None = None) -> dict[int, PcMemory]:
     """Per-PC coalescing, L2 hits and bank-conflict statistics of the traced accesses; with
     ``warps_per_cta`` also the hits on sectors the same CTA touched before (``intra_hits``), and
     with an L1 share (``l1_capacity_sectors`` per CTA, loads known) the loads' L1 hits: a load's
@@ -267,93 +208,113 @@ def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: i
     write through and do not allocate). ``l2_launch_sectors``: the L2 in sectors per sampled CTA's
     share of the launch (L2 size / CTAs the sample stands for): where the sample touches more,
     the launch's stream outgrows the L2 and a store's first write to a sector is written back to
-    DRAM during the kernel (:func:`_store_write_backs`)."""
+    DRAM during the kernel (:func:`~pipeperf.hardware.cache_model.store_write_backs`)."""
     out: dict[int, PcMemory] = {}
     pcs, first = np.unique(acc.pc, return_index=True)
     for i, j in zip(pcs.tolist(), first.tolist()):
         out[i] = PcMemory(i, SPACES[int(acc.space[j])])
     if len(acc) == 0:
         return out
-    counts = np.bincount(acc.pc, minlength=int(acc.pc.max()) + 1)
+    n_pcs = int(acc.pc.max()) + 1
+    counts = np.bincount(acc.pc, minlength=n_pcs)
     for pc, st in out.items():
         st.requests = int(counts[pc])
-    # global: sectors per request and L2 hits
     g_req = np.flatnonzero(acc.space == SPACES.index("global"))
     if len(g_req):
-        reqs, secs = [], []
-        for r, units, distinct in _request_units(acc, g_req, 5):
-            reqs.append(np.repeat(r, distinct.sum(axis=1)))
-            secs.append(units[distinct])
-        req, sec = np.concatenate(reqs), np.concatenate(secs)
-        del reqs, secs
-        lanes = np.diff(acc.lane_start)[g_req]
-        need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
-        n_min = np.bincount(acc.pc[g_req], weights=need, minlength=len(counts))
-        n_sec = np.bincount(acc.pc[req], minlength=len(counts))
-        n_accesses = len(sec)
-        keep, rate = sector_sample(sec)
-        if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
-            footprint = len(np.unique(sec)) / rate
-            req, sec = req[keep], sec[keep]
-            l2_capacity_sectors, l1_capacity_sectors = l2_capacity_sectors / rate, l1_capacity_sectors / rate
-            if l2_launch_sectors is not None:
-                l2_launch_sectors /= rate
-            if notes is not None:
-                notes.append(f"cache model: {n_accesses:,} global sector accesses, more than the "
-                             f"{SECTOR_SAMPLE:,} followed one by one: L1/L2 hit rates from the accesses to 1 in "
-                             f"{rate} sectors (chosen by hash; capacities scaled by 1/{rate}; SHARDS)")
-        else:
-            footprint = None
-        key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
-        hit = l2_hits(key, sec, l2_capacity_sectors)
-        if acc.load is not None and l2_launch_sectors is not None and \
-                (footprint if footprint is not None else len(np.unique(sec))) > l2_launch_sectors:
-            hit = _store_write_backs(hit, key, sec, ~acc.load[req], l2_capacity_sectors)
-        pcs = acc.pc[req]
-        n_kept = np.bincount(pcs, minlength=len(counts))
-        # per-PC counts over every sector; the hit counts scaled from the PC's sampled sectors
-        scale = np.divide(n_sec, n_kept, out=np.zeros(len(counts)), where=n_kept > 0)
-        n_hit = np.bincount(pcs, weights=hit, minlength=len(counts)) * scale
-        n_intra: np.ndarray = np.zeros(len(counts))
-        n_l1: np.ndarray
-        if warps_per_cta:
-            cta = acc.warp[req] // warps_per_cta
-            _, sec_id = np.unique(sec, return_inverse=True)
-            _, cta_id = np.unique(cta, return_inverse=True)
-            own = sec_id.astype(np.int64) * (int(cta_id.max()) + 1) + cta_id   # (sector, CTA) pairs
-            n_intra = np.bincount(pcs, weights=l2_hits(key, own, l2_capacity_sectors), minlength=len(counts)) * scale
-            n_l1 = np.zeros(len(counts))
-            if l1_capacity_sectors > 0 and acc.load is not None:
-                ld = acc.load[req]
-                if ld.any():
-                    ckey = cta_id[ld].astype(np.int64) * (int(key.max()) + 1) + key[ld]   # each CTA's own stream
-                    n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], l1_capacity_sectors),
-                                       minlength=len(counts)) * scale
-        else:
-            n_l1 = np.zeros(len(counts))
-        for pc, st in out.items():
-            if st.space == "global":
-                st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
-                st.l1_hits = int(round(n_l1[pc]))
-                st.min_sectors = int(n_min[pc])
+        caches = _Caches(l2_capacity_sectors, l1_capacity_sectors, l2_launch_sectors)
+        _global_stats(acc, g_req, out, n_pcs, caches, warps_per_cta, notes)
     if acc.kind is not None:
         _atomics(acc, out, warps_per_cta)
-    # shared: wavefronts = the most distinct words any bank must deliver
     s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
     if len(s_req):
-        waves = np.zeros(len(acc), np.int64)
-        atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
-        for r, words, distinct in _request_units(acc, s_req, 2):
-            row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
-            # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
-            distinct = distinct | atom[r][:, None]
-            key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
-            waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
-        w_pc = np.bincount(acc.pc, weights=waves, minlength=len(counts))
-        for pc, st in out.items():
-            if st.space == "shared":
-                st.wavefronts = int(w_pc[pc])
+        _shared_stats(acc, s_req, out, n_pcs)
     return out
+
+
+@dataclass
+class _Caches:
+    """The capacities the cache model runs with, in sectors (scaled down with a spatial sample)."""
+
+    l2: float
+    l1: float
+    l2_launch: float | None
+
+    def scaled(self, rate: int) -> _Caches:
+        return _Caches(self.l2 / rate, self.l1 / rate, None if self.l2_launch is None else self.l2_launch / rate)
+
+
+def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(request, sector) of every distinct sector each global request touches, request by request."""
+    reqs, secs = [], []
+    for r, units, distinct in _request_units(acc, g_req, 5):
+        reqs.append(np.repeat(r, distinct.sum(axis=1)))
+        secs.append(units[distinct])
+    return np.concatenate(reqs), np.concatenate(secs)
+
+
+def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int, caches: _Caches,
+                  warps_per_cta: int | None, notes: list[str] | None) -> None:
+    """Sectors per request, L2 hits and (with ``warps_per_cta``) same-CTA and L1 hits of the
+    global requests ``g_req``, into ``out``."""
+    req, sec = _global_sectors(acc, g_req)
+    lanes = np.diff(acc.lane_start)[g_req]
+    need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
+    n_min = np.bincount(acc.pc[g_req], weights=need, minlength=n_pcs)
+    n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
+    n_accesses = len(sec)
+    keep, rate = sector_sample(sec)
+    footprint = dense_ids(sec)[0] / rate if acc.load is not None and caches.l2_launch is not None else 0.0
+    if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
+        req, sec = req[keep], sec[keep]
+        caches = caches.scaled(rate)
+        if notes is not None:
+            notes.append(f"cache model: {n_accesses:,} global sector accesses, more than the "
+                         f"{SECTOR_SAMPLE:,} followed one by one: L1/L2 hit rates from the accesses to 1 in "
+                         f"{rate} sectors (chosen by hash; capacities scaled by 1/{rate}; SHARDS)")
+    key = acc.step[req] * (int(acc.warp.max()) + 1) + acc.warp[req]
+    pos = access_positions(key)
+    hit = l2_hits(key, sec, caches.l2, pos)
+    if caches.l2_launch is not None and acc.load is not None and footprint > caches.l2_launch:
+        hit = store_write_backs(hit, pos, sec, ~acc.load[req], caches.l2)
+    pcs = acc.pc[req]
+    n_kept = np.bincount(pcs, minlength=n_pcs)
+    # per-PC counts over every sector; the hit counts scaled from the PC's sampled sectors
+    scale = np.divide(n_sec, n_kept, out=np.zeros(n_pcs), where=n_kept > 0)
+    n_hit = np.bincount(pcs, weights=hit, minlength=n_pcs) * scale
+    n_intra: np.ndarray = np.zeros(n_pcs)
+    n_l1: np.ndarray = np.zeros(n_pcs)
+    if warps_per_cta:
+        _, sec_id = dense_ids(sec)
+        n_ctas, cta_id = dense_ids(acc.warp[req] // warps_per_cta)
+        own = sec_id * n_ctas + cta_id                                   # (sector, CTA) pairs
+        n_intra = np.bincount(pcs, weights=l2_hits(key, own, caches.l2, pos), minlength=n_pcs) * scale
+        if caches.l1 > 0 and acc.load is not None:
+            ld = acc.load[req]
+            if ld.any():
+                ckey = cta_id[ld] * (int(key.max()) + 1) + key[ld]      # each CTA's own stream
+                n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], caches.l1),
+                                   minlength=n_pcs) * scale
+    for pc, st in out.items():
+        if st.space == "global":
+            st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
+            st.l1_hits = int(round(n_l1[pc]))
+            st.min_sectors = int(n_min[pc])
+
+
+def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
+    """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
+    waves = np.zeros(len(acc), np.int64)
+    atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
+    for r, words, distinct in _request_units(acc, s_req, 2):
+        row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
+        # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
+        distinct = distinct | atom[r][:, None]
+        key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
+        waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
+    w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
+    for pc, st in out.items():
+        if st.space == "shared":
+            st.wavefronts = int(w_pc[pc])
 
 
 def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None) -> None:
