@@ -57,7 +57,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.hardware.occupancy import launch_residency
-    from pipeperf.hardware.spec import GPUSpec, load_gpu
+    from pipeperf.hardware.spec import load_gpu
     from pipeperf.ptx.source_map import SourceMap
 
     t0 = time.perf_counter()
@@ -100,28 +100,8 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                            sampling=str(prof.counts.get("sampling", "")))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
-        gpu = spec
-        overrides: dict[int, str] = {}
-        mem_rows: list[dict[str, Any]] = []
-        notes: list[str] = []
-        alternatives: dict[str, GPUSpec] = {}
-        if opts.memory:
-            from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
-
-            gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, res.blocks,
-                                                                          n_blocks, g3, b3, opts.warm_l2,
-                                                                          SourceMap(build.module))
-            if not opts.what_if:
-                alternatives = {}
-        prof_gpu = prof
-        if spec.warp_size != 32:
-            from dataclasses import replace
-
-            from pipeperf.analyze.wavefronts import wide_warp_traces
-
-            prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-        if opts.memory:
-            notes = notes + memory_coverage_note(prof.traces, cap)
+        gpu, overrides, mem_rows, notes, alternatives, prof_gpu = _mapper_g(prof, func, spec, build, res, opts, wpb,
+                                                                            n_blocks, g3, b3, cap)
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
                                       overrides, mem_rows, notes, alternatives)
@@ -133,6 +113,37 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     assert out is not None                  # specs is not empty
     out.seconds_analysis = time.perf_counter() - t0
     return out
+
+
+def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,
+              g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None) -> tuple[Any, ...]:
+    """Mapper g for one GPU where ``opts.memory`` asks for it (the GPU with its memory classes,
+    class overrides, memory rows, notes, what-if GPUs), and the traces in that GPU's warp width."""
+    from pipeperf.ptx.source_map import SourceMap
+
+    gpu = spec
+    overrides: dict[int, str] = {}
+    mem_rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    alternatives: dict[str, Any] = {}
+    threads = math.prod(b3)
+    if opts.memory:
+        from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
+
+        gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, res.blocks,
+                                                                      n_blocks, g3, b3, opts.warm_l2,
+                                                                      SourceMap(build.module))
+        if not opts.what_if:
+            alternatives = {}
+        notes = notes + memory_coverage_note(prof.traces, cap)
+    prof_gpu = prof
+    if spec.warp_size != 32:
+        from dataclasses import replace
+
+        from pipeperf.analyze.wavefronts import wide_warp_traces
+
+        prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
+    return gpu, overrides, mem_rows, notes, alternatives, prof_gpu
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,

@@ -109,14 +109,15 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
     evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
     IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut)."""
+    from pipeperf.analyze.advice import SimContext
     from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
+    from pipeperf.analyze.results import GPUPrediction
+    from pipeperf.analyze.stalls import name_producers
+    from pipeperf.emulate.sampling import sample_weights
     from pipeperf.idg.build import kernel_graph_from_profile
-    from pipeperf.simulate.simulator import PreparedKernel
 
     blocks, scheduler, fast_forward = res.blocks, opts.scheduler, opts.fast_forward
-    from pipeperf.emulate.sampling import sample_weights
-
     blocks_traced = sorted({w // wpb for w in prof.traces})
     max_nodes = opts.max_nodes
     share = None if max_nodes is None else node_budget(prof.traces, func, max_nodes)
@@ -128,23 +129,17 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
                                          fraction=part)
 
     kg, info = build(max_nodes)
-    from pipeperf.analyze.stalls import name_producers
-
     prep = PreparedKernel(kg, gpu)
     name_producers(prep, func)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward, attribute=True)[0]
     log = prof.traces
     skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
     shorter: list[Shorter] = []
-    shorter_kg = []
+    shorter_kg: list[KernelGraph] = []
     if info.instructions_full > info.instructions_kept:
-        # shorter IDGs: without half of each skipped loop's recorded periods; cut at half the budget
-        for kind in (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ()):
-            if kind == "periods":
-                k2, i2 = build(max_nodes, True)
-            else:                                   # "cut": only with a node budget
-                assert max_nodes is not None
-                k2, i2 = build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
+        kinds = (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ())
+        for kind in kinds:
+            k2, i2 = _shorter_graph(build, kind, max_nodes, share)
             r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
             shorter.append(shorter_run(kind, i2, r2))
             shorter_kg.append(k2)
@@ -158,33 +153,10 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
-    preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
-    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz) if opts.models else {}
-    if shorter and models:               # the models' times, extrapolated as the Pipeline's
-        short = [analytical_predictions(k2, gpu, [resident], n_core, r.clock_ghz) for k2 in shorter_kg]
-        for name, v in models.items():
-            for k in ("cycles", "seconds"):
-                b = v[k][0]
-                if b is not None:
-                    v[k] = [extrapolation_slopes(b, info, shorter, skipped, [x[name][k][0] for x in short])]
-    for name, v in models.items():
-        preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
-        if "unsupported" in v:
-            preds[name]["unsupported"] = v["unsupported"]
-    profile = {"cycles": r.cycles, "warps_on_core": r.warps_on_core, "groups_on_core": r.groups_on_core,
-               "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
-               "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles, "clock_ghz": r.clock_ghz,
-               "fast_forward": r.fast_forward}
-    sw = None
-    if opts.sweep:
-        groups = list(range(1, max(blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
-        runs = pipeline_runs(prep, wpb, groups, n_blocks, scheduler, fast_forward)
-        warps = [g * wpb for g in groups]
-        curves = {PIPELINE: [x.seconds for x in runs]}
-        if opts.models:
-            for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
-                curves[name] = v["seconds"]
-        sw = {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+    preds = _model_predictions(kg, gpu, r, resident, n_core, opts.models, shorter_kg,
+                               lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs))
+    sw = _occupancy_sweep(prep, kg, gpu, r, res, wpb, n_blocks, n_core, opts) if opts.sweep else None
+
     def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
         """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),
         on GPU ``on`` (a what-if's classes), at another block size / residency / grid, extrapolated
@@ -204,11 +176,59 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
-    from pipeperf.analyze.advice import SimContext
-    from pipeperf.analyze.results import GPUPrediction
-
     pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
-                         res.limited_by, res.source, bound, preds, profile, classes, mem_rows, notes,
+                         res.limited_by, res.source, bound, preds, _run_profile(r), classes, mem_rows, notes,
                          sw, what, overhead)
     pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps
+
+
+def _model_predictions(kg: KernelGraph, gpu: GPUSpec, r: SimResult, resident: int, n_core: int, models_on: bool,
+                       shorter_kg: list[KernelGraph], extrapolate: Any) -> dict[str, dict[str, Any]]:
+    """{model: {"cycles", "seconds"[, "unsupported"]}}: the Pipeline run ``r`` and, with
+    ``models_on``, every analytical model at ``resident`` warps, extrapolated as the Pipeline's
+    (``extrapolate(value, values on the shorter IDGs)``) where shorter IDGs were simulated."""
+    preds: dict[str, dict[str, Any]] = {PIPELINE: {"cycles": r.cycles, "seconds": r.seconds}}
+    models = analytical_predictions(kg, gpu, [resident], n_core, r.clock_ghz) if models_on else {}
+    if shorter_kg and models:
+        short = [analytical_predictions(k2, gpu, [resident], n_core, r.clock_ghz) for k2 in shorter_kg]
+        for name, v in models.items():
+            for k in ("cycles", "seconds"):
+                b = v[k][0]
+                if b is not None:
+                    v[k] = [extrapolate(b, [x[name][k][0] for x in short])]
+    for name, v in models.items():
+        preds[name] = {"cycles": v["cycles"][0], "seconds": v["seconds"][0]}
+        if "unsupported" in v:
+            preds[name]["unsupported"] = v["unsupported"]
+    return preds
+
+
+def _run_profile(r: SimResult) -> dict[str, Any]:
+    """The Pipeline run's figures the report shows."""
+    return {"cycles": r.cycles, "warps_on_core": r.warps_on_core, "groups_on_core": r.groups_on_core,
+            "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
+            "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles, "clock_ghz": r.clock_ghz,
+            "fast_forward": r.fast_forward}
+
+
+def _occupancy_sweep(prep: PreparedKernel, kg: KernelGraph, gpu: GPUSpec, r: SimResult, res: Residency, wpb: int,
+                     n_blocks: int, n_core: int, opts: AnalyzeOptions) -> dict[str, Any]:
+    """Every model's time at 1 .. (the resident limit, or the blocks each SM gets) blocks per SM."""
+    groups = list(range(1, max(res.blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
+    runs = pipeline_runs(prep, wpb, groups, n_blocks, opts.scheduler, opts.fast_forward)
+    warps = [g * wpb for g in groups]
+    curves = {PIPELINE: [x.seconds for x in runs]}
+    if opts.models:
+        for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
+            curves[name] = v["seconds"]
+    return {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
+
+
+def _shorter_graph(build: Any, kind: str, max_nodes: int | None, share: float | None) -> tuple[KernelGraph, Any]:
+    """The IDGs the extrapolation compares with the launch's: without half of each skipped loop's
+    recorded periods (``periods``), or cut at half the node budget (``cut``, only with one)."""
+    if kind == "periods":
+        return build(max_nodes, True)
+    assert max_nodes is not None
+    return build(max_nodes // 2, part=None) if share is None else build(max_nodes, part=share / 2)
