@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import IDG
@@ -222,6 +222,16 @@ class KernelGraph:
                     fixed[k] = 1
                     break
         return order
+
+    def check_classes(self, gpu_name: str, classes: Collection[str]) -> None:
+        """A one-line error when the IDGs use an instruction class the GPU does not define (before
+        any model or the simulator reads a class that is not there)."""
+        missing = sorted(self.classes_used - set(classes))
+        if missing:
+            raise PipeperfError(
+                f"kernel '{self.name}' uses instruction class{'es' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(m) for m in missing)} that GPU '{gpu_name}' does not define "
+                f"(it has: {', '.join(sorted(classes))})", file=self.source or None)
 
     def check_barriers(self) -> None:
         """All warps of a group must meet the same barriers, or the group deadlocks.

@@ -43,7 +43,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import GPUSpec, InstrClass
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel_graph import KernelGraph
@@ -196,12 +195,7 @@ def warp_params(idg: IDG, weight: float, gpu: GPUSpec) -> WarpParams:
 
 def kernel_params(kernel: KernelGraph, gpu: GPUSpec) -> KernelParams:
     """Derive Table 2's parameters of ``kernel`` on ``gpu`` (weight-averaged over warp classes)."""
-    missing = sorted(kernel.classes_used - set(gpu.classes))
-    if missing:
-        raise PipeperfError(
-            f"kernel '{kernel.name}' uses instruction class{'es' if len(missing) > 1 else ''} "
-            f"{', '.join(repr(m) for m in missing)} that GPU '{gpu.name}' does not define "
-            f"(it has: {', '.join(sorted(gpu.classes))})", file=kernel.source or None)
+    kernel.check_classes(gpu.name, gpu.classes)
     total_w = sum(wc.weight for wc in kernel.warp_classes)
     wps = tuple(warp_params(wc.idg, wc.weight / total_w, gpu) for wc in kernel.warp_classes)
 

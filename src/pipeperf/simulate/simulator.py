@@ -143,12 +143,7 @@ class PreparedKernel:
     """A kernel's IDGs mapped onto a GPU (mapper f), flattened for the engine; reusable across runs."""
 
     def __init__(self, kernel: KernelGraph, gpu: GPUSpec):
-        missing = sorted(kernel.classes_used - set(gpu.classes))
-        if missing:
-            raise PipeperfError(
-                f"kernel '{kernel.name}' uses instruction class{'es' if len(missing) > 1 else ''} "
-                f"{', '.join(repr(m) for m in missing)} that GPU '{gpu.name}' does not define "
-                f"(it has: {', '.join(sorted(gpu.classes))})", file=kernel.source or None)
+        kernel.check_classes(gpu.name, gpu.classes)
         kernel.check_barriers()
         self.kernel, self.gpu = kernel, gpu
         self.subsystems = gpu.subsystems
