@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from pipeperf.errors import PipeperfError
 
@@ -79,6 +80,16 @@ def _split_exponent(text: str) -> tuple[str, str]:
     if match:
         return text[: match.start()], text[match.start():]
     return text, ""
+
+
+def read_csv_text(path: str | Path, what: str) -> str:
+    """A profiler's CSV export as text (a BOM dropped, undecodable bytes replaced), or a one-line
+    error naming the file and ``what`` it should have been."""
+    file = Path(path)
+    try:
+        return file.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as exc:
+        raise PipeperfError(f"cannot read {what}: {exc.strerror}", file=file) from exc
 
 
 def csv_records(text: str, file: str | None = None) -> list[tuple[int, list[str]]]:

@@ -28,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
-from pipeperf.measure.csvnumbers import csv_records, detect_decimal, parse_number
+from pipeperf.measure.csvnumbers import read_csv_text, csv_records, detect_decimal, parse_number
 from pipeperf.models.quantitative import SECTOR_BYTES, KernelMetrics
 
 # ncu metric -> KernelMetrics attribute            (Table 1 / nvprof name)
@@ -89,12 +89,7 @@ class _Launch:
 
 def read_ncu_csv(path: str | Path) -> list[KernelMetrics]:
     """Table 1 metrics of every kernel launch in an ncu CSV export (long or raw layout)."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise PipeperfError(f"cannot read ncu CSV: {exc.strerror}", file=file) from exc
-    return parse_ncu_csv(text, str(file))
+    return parse_ncu_csv(read_csv_text(path, "ncu CSV"), str(path))
 
 
 def parse_ncu_csv(text: str, file: str = "<ncu csv>") -> list[KernelMetrics]:

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from pipeperf.errors import PipeperfError
-from pipeperf.measure.csvnumbers import csv_records, detect_decimal, parse_number
+from pipeperf.measure.csvnumbers import read_csv_text, csv_records, detect_decimal, parse_number
 from pipeperf.models.quantitative import KernelMetrics
 
 # nvprof metric (Table 1) -> KernelMetrics attribute
@@ -40,12 +40,7 @@ _COLUMNS = ("Device", "Kernel", "Invocations", "Metric Name", "Avg")
 
 def read_nvprof_csv(path: str | Path) -> list[KernelMetrics]:
     """Table 1 metrics of every kernel in an nvprof metrics CSV."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise PipeperfError(f"cannot read nvprof CSV: {exc.strerror}", file=file) from exc
-    return parse_nvprof_csv(text, str(file))
+    return parse_nvprof_csv(read_csv_text(path, "nvprof CSV"), str(path))
 
 
 def parse_nvprof_csv(text: str, file: str = "<nvprof csv>") -> list[KernelMetrics]:
