@@ -160,32 +160,9 @@ class IDG:
         csr = _csr_in_order(deps, lookup, n)
         if csr is not None:             # the common case: every row sorted, unique and backward
             ptr, flat = csr
-            class_names = {c: k for k, c in enumerate(dict.fromkeys(classes))}
-            cls_arr = array("i", map(class_names.__getitem__, classes))
-            is_bar = [c in BARRIER_CLASSES for c in class_names]
-            bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
-            if barrier is not None:
-                for i, b in enumerate(barrier):
-                    if b:
-                        bar[i] = 1
-            return cls(name, tuple(ids), tuple(class_names), cls_arr, ptr, flat, bar)
-        dep_lists: list[list[int]] = []
-        forward = False                 # some dependence points to a later node
-        for i, ds in enumerate(deps):
-            try:
-                row = list(map(lookup, ds))
-            except KeyError:
-                missing = next(d for d in ds if d not in index)
-                raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{missing}'",
-                                    file=where, line=line_of(i)) from None
-            if len(row) > 1:
-                row = sorted(set(row))
-            if row and row[-1] >= i:
-                if i in row:
-                    raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
-                                        file=where, line=line_of(i))
-                forward = True
-            dep_lists.append(row)
+            class_names, cls_arr, bar = _class_columns(classes, barrier, n)
+            return cls(name, tuple(ids), class_names, cls_arr, ptr, flat, bar)
+        dep_lists, forward = _checked_dep_lists(ids, deps, index, where, line_of)
         # machine-written IDGs are in program order already; only forward dependences need a sort
         ordered_ids, ordered = ids, classes
         if forward:
@@ -203,15 +180,8 @@ class IDG:
                 barrier = [barrier[o] for o in order]
         ptr = array("q", accumulate(map(len, dep_lists), initial=0))
         flat = array("i", chain.from_iterable(dep_lists))
-        class_names = {c: k for k, c in enumerate(dict.fromkeys(ordered))}     # first appearance first
-        cls_arr = array("i", map(class_names.__getitem__, ordered))
-        is_bar = [c in BARRIER_CLASSES for c in class_names]
-        bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
-        if barrier is not None:
-            for i, b in enumerate(barrier):
-                if b:
-                    bar[i] = 1
-        return cls(name, tuple(ordered_ids), tuple(class_names), cls_arr, ptr, flat, bar)
+        class_names, cls_arr, bar = _class_columns(ordered, barrier, n)
+        return cls(name, tuple(ordered_ids), class_names, cls_arr, ptr, flat, bar)
 
     @classmethod
     def from_columns(cls, name: str, ids: tuple[str, ...], class_names: tuple[str, ...], cls_bytes: bytes,
@@ -270,6 +240,46 @@ def _csr_in_order(deps: Sequence[Iterable[str]], lookup, n: int) -> tuple[array,
     if not all(map(lt, keys, keys[1:])):
         return None
     return array("q", accumulate(lens, initial=0)), array("i", flat)
+
+
+def _class_columns(classes: Sequence[str], barrier: Sequence[bool] | None,
+                   n: int) -> tuple[tuple[str, ...], array, array]:
+    """(class names in order of first appearance, int32 class per node, barrier byte per node):
+    a barrier is a barrier class or a node marked ``barrier``."""
+    class_names = {c: k for k, c in enumerate(dict.fromkeys(classes))}
+    cls_arr = array("i", map(class_names.__getitem__, classes))
+    is_bar = [c in BARRIER_CLASSES for c in class_names]
+    bar = array("b", bytes(map(is_bar.__getitem__, cls_arr)) if any(is_bar) else bytes(n))
+    if barrier is not None:
+        for i, b in enumerate(barrier):
+            if b:
+                bar[i] = 1
+    return tuple(class_names), cls_arr, bar
+
+
+def _checked_dep_lists(ids: Sequence[str], deps: Sequence[Iterable[str]], index: dict[str, int],
+                       where: str | None, line_of) -> tuple[list[list[int]], bool]:
+    """from_nodes' per-node path: each node's dependences as sorted unique indices, and whether
+    any points forward; a missing id or a self-dependence is a PipeperfError naming the node."""
+    lookup = index.__getitem__
+    dep_lists: list[list[int]] = []
+    forward = False                 # some dependence points to a later node
+    for i, ds in enumerate(deps):
+        try:
+            row = list(map(lookup, ds))
+        except KeyError:
+            missing = next(d for d in ds if d not in index)
+            raise PipeperfError(f"instruction '{ids[i]}' depends on missing id '{missing}'",
+                                file=where, line=line_of(i)) from None
+        if len(row) > 1:
+            row = sorted(set(row))
+        if row and row[-1] >= i:
+            if i in row:
+                raise PipeperfError(f"instruction '{ids[i]}' depends on itself (a cycle)",
+                                    file=where, line=line_of(i))
+            forward = True
+        dep_lists.append(row)
+    return dep_lists, forward
 
 
 def _stable_topological_order(deps: list[list[int]]) -> list[int] | None:

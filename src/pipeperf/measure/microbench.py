@@ -153,7 +153,13 @@ def _shared_chase(cls: str, degree: int) -> Bench:
 
 def chain_benchmarks() -> list[Bench]:
     """One dependent-chain kernel per instruction class."""
-    b: list[Bench] = [
+    return (_arithmetic_chains() + _sfu_chains() + _lsu_chains() + _control_chains()
+            + _global_load_chains())
+
+
+def _arithmetic_chains() -> list[Bench]:
+    """Chains of fp32, fp64 and integer arithmetic (the ALU and DPU classes), divisions included."""
+    return [
         _one("add_f32", "alu", "add.rn.f32", "f32", "y"),
         _one("mul_f32", "alu", "mul.rn.f32", "f32", "y"),
         _one("fma_f32", "alu", "fma.rn.f32", "f32", "yz"),
@@ -173,6 +179,12 @@ def chain_benchmarks() -> list[Bench]:
         Bench("div_f64", "chain", "div_f64", "double x = 1.5 + 1e-9 * (double)(threadIdx.x & 7u); "
               "const double k = 3.0 * a.d1;", _asm("div.rn.f64 %0, %1, %0;", '"+d"(x)', '"d"(k)'),
               "(float)x", 32, 16, subsystem="dpu", ptx="div.rn.f64 x, k, x;"),
+    ]
+
+
+def _sfu_chains() -> list[Bench]:
+    """Chains of special functions and conversions (MUFU and the conversion units)."""
+    return [
         _one("sin_f32", "sfu", "sin.approx.f32", "f32", "", iters=8),
         _one("cos_f32", "sfu", "cos.approx.f32", "f32", "", iters=8),
         _one("rsqrt_f32", "sfu", "rsqrt.approx.f32", "f32", "", iters=8,
@@ -192,6 +204,12 @@ def chain_benchmarks() -> list[Bench]:
               _asm("{ .reg .f64 t; cvt.f64.f32 t, %0; cvt.rn.f32.f64 %0, t; }", '"+f"(x)'), "x", 128, 8,
               subsystem="dpu", n1_per_step=2, ptx="cvt.f64.f32 t, x; cvt.rn.f32.f64 x, t;",
               note="float <-> double round trip: lambda and Lambda are per conversion"),
+    ]
+
+
+def _lsu_chains() -> list[Bench]:
+    """Chains through shared and local memory and through atomics (pointer chases, one word per thread)."""
+    return [
         _shared_chase("ld_shared_f32", 1),
         _shared_chase("ld_shared_f32_conflict32", 32),
         Bench("ld_local_s32", "chain", "ld_local_s32",
@@ -210,6 +228,12 @@ def chain_benchmarks() -> list[Bench]:
               _asm("atom.global.add.u32 %0, [%1], %0;", '"+r"(v)', '"l"(w)', '"memory"'), "(float)v", 32, 8,
               subsystem="mem", memory="words", ptx="atom.global.add.u32 v, [w], v;",
               note="one word per thread (coalesced), no contention"),
+    ]
+
+
+def _control_chains() -> list[Bench]:
+    """Chains of barriers and of loop iterations (the control-flow classes)."""
+    return [
         Bench("bar_sync", "chain", "bar_sync", "", _asm("bar.sync 0;", "", "", '"memory"'), "0.0f", 64, 16,
               subsystem="barrier", ptx="bar.sync 0;", note="a chain of barriers; groups of one warp"),
         Bench("loop", "chain", "loop", _F32, _asm("add.rn.f32 %0, %0, %1;", '"+f"(x)', '"f"(y)'), "x", 1, 4096,
@@ -217,7 +241,12 @@ def chain_benchmarks() -> list[Bench]:
               note="one iteration of a '#pragma unroll 1' loop whose body is one fp32 add; the "
                    "dependent path is the counter's add, compare and branch (Sec. IV-B)"),
     ]
-    # Global loads. Streaming and strided chains walk fresh lines (the harness flushes the L2
+
+
+def _global_load_chains() -> list[Bench]:
+    """Chains of global loads: streaming and strided from DRAM, then rings that hit the L2 and the L1."""
+    b: list[Bench] = []
+    # Streaming and strided chains walk fresh lines (the harness flushes the L2
     # before every run); the chain is short for wide strides to bound the buffer size.
     for s in GLOBAL_STRIDES:
         loads = max(32, 512 // s)

@@ -164,12 +164,19 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
     (Python ints as bit sets), gen/kill per block, a worklist to the fixed point, then each
     read's reaching writers."""
     ins = func.instructions
-    n = len(ins)
-    # number every definition; all_defs[key] = bit set of its definitions
+    def_ins, all_defs, def_bits = _number_defs(defs)
+    gen, kill = _gen_kill(ins, cfg, all_defs, def_bits)
+    inn = _block_in_sets(cfg, gen, kill)
+    return _read_writers(ins, cfg, uses, inn, def_ins, all_defs, def_bits)
+
+
+def _number_defs(defs: list[list[str]]) -> tuple[list[int], dict[str, int], list[list[tuple[str, int]]]]:
+    """Every definition numbered in program order: (instruction of each definition, bit set of
+    each location's definitions, each instruction's (location, bit) pairs)."""
     def_ins: list[int] = []
     all_defs: dict[str, int] = {}
     def_bits: list[list[tuple[str, int]]] = []
-    for i in range(n):
+    for i in range(len(defs)):
         row = []
         for k in defs[i]:
             bit = 1 << len(def_ins)
@@ -177,6 +184,13 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
             all_defs[k] = all_defs.get(k, 0) | bit
             row.append((k, bit))
         def_bits.append(row)
+    return def_ins, all_defs, def_bits
+
+
+def _gen_kill(ins: list[Instruction], cfg: CFG, all_defs: dict[str, int],
+              def_bits: list[list[tuple[str, int]]]) -> tuple[list[int], list[int]]:
+    """Per block, the definitions it generates (live at its end) and those it kills; a guarded
+    definition kills nothing (it may not execute)."""
     blocks = cfg.blocks
     gen = [0] * len(blocks)
     kill = [0] * len(blocks)
@@ -193,6 +207,12 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
                     k_ |= mask
         gen[b.id] = g
         kill[b.id] = k_
+    return gen, kill
+
+
+def _block_in_sets(cfg: CFG, gen: list[int], kill: list[int]) -> list[int]:
+    """The definitions reaching each block's entry: a worklist iteration to the fixed point."""
+    blocks = cfg.blocks
     inn = [0] * len(blocks)
     out = list(gen)
     work = list(range(len(blocks)))
@@ -211,10 +231,18 @@ def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[s
                 if not on[s]:
                     on[s] = True
                     work.append(s)
+    return inn
+
+
+def _read_writers(ins: list[Instruction], cfg: CFG, uses: list[list[str]], inn: list[int],
+                  def_ins: list[int], all_defs: dict[str, int], def_bits: list[list[tuple[str, int]]]):
+    """(reaching, deps, users): walking each block from its in-set, the writers reaching each
+    read location, each instruction's writers, and each instruction's readers."""
+    n = len(ins)
     reaching: list[dict[str, tuple[int, ...]]] = [{} for _ in range(n)]
     deps: list[tuple[int, ...]] = [()] * n
     users: list[list[int]] = [[] for _ in range(n)]
-    for b in blocks:
+    for b in cfg.blocks:
         cur = inn[b.id]
         for i in range(b.start, b.end):
             r: dict[str, tuple[int, ...]] = {}

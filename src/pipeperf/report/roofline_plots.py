@@ -125,8 +125,27 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
     y_hi = 1.15 * max(p.t_op for p in preds)
     fig, ax = plt.subplots(figsize=(8.5, 6.5), dpi=120)
     kernel_color = {k: KERNEL_COLORS[i % len(KERNEL_COLORS)] for i, k in enumerate(kernels)}
-    gpu_marker = {g: _GPU_MARKERS[i % len(_GPU_MARKERS)] for i, g in enumerate(gpus)}
-    # Kernels: half-lines from the origin, slope O_krn, clipped to the axes box.
+    _draw_kernel_lines(ax, preds, kernels, kernel_color, x_hi, y_hi)
+    for p in preds:
+        _draw_adjusted_peak(ax, p, kernel_color[p.kernel])
+    _draw_devices(ax, preds, gpus, types)
+    ax.set_xlim(0, x_hi)
+    ax.set_ylim(0, y_hi)
+    ax.set_xlabel("DRAM bandwidth B_mem  [GB/s]")
+    ax.set_ylabel(f"throughput  [{_type_label(preds)}]")
+    ax.grid(True, alpha=0.25)
+    _quadrant_legend(ax)
+    ax.set_title(title or "Quadrant-split view: GPUs vs kernels", fontsize=11)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def _draw_kernel_lines(ax, preds: Sequence[QuantitativePrediction], kernels: list[str],
+                       kernel_color: dict[str, str], x_hi: float, y_hi: float) -> None:
+    """Kernels: half-lines from the origin, slope O_krn, clipped to the axes box."""
     for k in kernels:
         p = next(q for q in preds if q.kernel == k)
         slope = p.params.o_krn
@@ -138,27 +157,32 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
             end = (y_hi / slope, y_hi)
         ax.plot([0, end[0]], [0, end[1]], color=kernel_color[k], lw=2,
                 label=f"{short_name(k)}  (O = {_format_intensity(slope)} op/B)")
-    # Each kernel moves a device's roof down to its adjusted peak T'_op (Eq. 18): that point,
-    # above the kernel's line = memory bound, below = compute bound (Eq. 19). The arrow leads to
-    # the estimate on the line: straight down (memory) or left at height T'_op (compute).
-    for p in preds:
-        color = kernel_color[p.kernel]
-        adjusted = (p.b_mem, p.t_op_adjusted)
-        if p.bound == "memory":
-            target = (p.b_mem, p.t_predicted)
-        else:
-            target = (p.t_op_adjusted / p.params.o_krn if math.isfinite(p.params.o_krn) else 0.0,
-                      p.t_op_adjusted)
-        ax.plot([p.b_mem, p.b_mem], [p.t_op, p.t_op_adjusted], color="#999999", lw=0.8, ls=":",
-                zorder=2)
-        ax.plot([adjusted[0]], [adjusted[1]], marker="_", ms=14, mew=2.5, color=color, ls="none",
-                zorder=5)
-        ax.annotate("", xy=target, xytext=adjusted,
-                    arrowprops=dict(arrowstyle="->", color=color, lw=1.2, ls="--", shrinkA=3,
-                                    shrinkB=3, alpha=0.9))
-        ax.plot([target[0]], [target[1]], marker="o", ms=5.5, mfc="white", mec=color, mew=1.5,
-                ls="none", zorder=4)
-    # Devices: (B_mem, T_op) for each kernel type shown.
+
+
+def _draw_adjusted_peak(ax, p: QuantitativePrediction, color: str) -> None:
+    """A kernel moves a device's roof down to its adjusted peak T'_op (Eq. 18): that point,
+    above the kernel's line = memory bound, below = compute bound (Eq. 19). The arrow leads to
+    the estimate on the line: straight down (memory) or left at height T'_op (compute)."""
+    adjusted = (p.b_mem, p.t_op_adjusted)
+    if p.bound == "memory":
+        target = (p.b_mem, p.t_predicted)
+    else:
+        target = (p.t_op_adjusted / p.params.o_krn if math.isfinite(p.params.o_krn) else 0.0,
+                  p.t_op_adjusted)
+    ax.plot([p.b_mem, p.b_mem], [p.t_op, p.t_op_adjusted], color="#999999", lw=0.8, ls=":",
+            zorder=2)
+    ax.plot([adjusted[0]], [adjusted[1]], marker="_", ms=14, mew=2.5, color=color, ls="none",
+            zorder=5)
+    ax.annotate("", xy=target, xytext=adjusted,
+                arrowprops=dict(arrowstyle="->", color=color, lw=1.2, ls="--", shrinkA=3,
+                                shrinkB=3, alpha=0.9))
+    ax.plot([target[0]], [target[1]], marker="o", ms=5.5, mfc="white", mec=color, mew=1.5,
+            ls="none", zorder=4)
+
+
+def _draw_devices(ax, preds: Sequence[QuantitativePrediction], gpus: list[str], types: list[str]) -> None:
+    """Devices: a labelled point (B_mem, T_op) per GPU and kernel type shown."""
+    gpu_marker = {g: _GPU_MARKERS[i % len(_GPU_MARKERS)] for i, g in enumerate(gpus)}
     for g in gpus:
         for t in types:
             match = [p for p in preds if p.gpu == g and p.params.k_type == t]
@@ -171,11 +195,10 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
             ax.annotate(label, (p.b_mem, p.t_op), xytext=(9, 5), textcoords="offset points",
                         fontsize=9, fontweight="bold", zorder=7,
                         bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
-    ax.set_xlim(0, x_hi)
-    ax.set_ylim(0, y_hi)
-    ax.set_xlabel("DRAM bandwidth B_mem  [GB/s]")
-    ax.set_ylabel(f"throughput  [{_type_label(preds)}]")
-    ax.grid(True, alpha=0.25)
+
+
+def _quadrant_legend(ax) -> None:
+    """The legend: the kernels' lines (their labels) plus keys to the device, peak and estimate marks."""
     handles, _ = ax.get_legend_handles_labels()
     handles += [
         Line2D([], [], marker="s", color="black", ls="none", ms=8,
@@ -189,12 +212,6 @@ def plot_quadrant_split(preds: Sequence[QuantitativePrediction], path: str | Pat
               title="kernel half-lines (slope O_krn); adjusted peak above a\n"
                     "kernel's line: memory bound, below: compute bound",
               title_fontsize=8)
-    ax.set_title(title or "Quadrant-split view: GPUs vs kernels", fontsize=11)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
 
 
 def _gpu_label(gpu: str, preds: Sequence[QuantitativePrediction]) -> str:

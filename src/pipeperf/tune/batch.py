@@ -21,7 +21,7 @@ Every mistake is one line naming the file and line and what was expected."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +38,13 @@ def load_batch(path: str, extra_gpus: Sequence[str] = ()) -> tuple[list[Item], d
     """The launches of a batch file as engine items (GPUs: the launch's, else the file's, plus
     ``extra_gpus``), and its analysis options."""
     from pipeperf.tune.spacefile import _analysis_option
-    from pipeperf.util.launch_args import check_cuda_limits, dim3, parse_arg
     from pipeperf.util.yamlio import LineList, LineMap, load_lines
 
     doc = load_lines(path, "batch file", strict=True)
     if not isinstance(doc, LineMap):
         raise PipeperfError(f"expected a mapping with keys {', '.join(TOP_KEYS)}", file=path)
     base = Path(path).resolve().parent
-
-    def at(m: Any, key: Any = None) -> Where:
-        return Where(path, m.key_lines.get(key, m.line) if isinstance(m, LineMap) else getattr(m, "line", None))
-
+    at = _locator(path)
     for k in doc:
         if k not in TOP_KEYS:
             raise at(doc, k).error(f"unknown key {k!r}: expected one of {', '.join(TOP_KEYS)}")
@@ -61,61 +57,100 @@ def load_batch(path: str, extra_gpus: Sequence[str] = ()) -> tuple[list[Item], d
     launches = doc.get("launches")
     if not isinstance(launches, LineList) or not launches:
         raise at(doc, "launches").error("launches: expected a list of launches (file, grid, block, args, ...)")
-    items = []
-    for i, entry in enumerate(launches):
-        where = Where(path, launches.item_lines[i])
-        if not isinstance(entry, LineMap):
-            raise where.error("a launch: expected a mapping with file, grid, block, args, ...")
-        for k in entry:
-            if k not in LAUNCH_KEYS:
-                raise at(entry, k).error(f"unknown key {k!r} of a launch: expected one of {', '.join(LAUNCH_KEYS)}")
-        for k in ("file", "grid", "block"):
-            if k not in entry:
-                raise where.error(f"a launch without {k!r}: expected file, grid and block at least")
-        if not isinstance(entry["file"], str):
-            raise at(entry, "file").error("file: expected a .cu or .ptx file, relative to this file")
-        file = (base / entry["file"]).resolve()
-        if not file.is_file():
-            raise at(entry, "file").error(f"no such file: {file}")
-        if file.suffix not in (".cu", ".ptx"):
-            raise at(entry, "file").error(f"{file.name}: expected a .cu or .ptx file")
-        name = str(entry.get("name") or f"{file.stem}#{i + 1}")
-        args = []
-        for j, a in enumerate(_list(entry.get("args", []))):
-            text = str(a)
-            w = Where(path, entry["args"].item_lines[j]) if isinstance(entry.get("args"), LineList) else at(entry, "args")
-            try:
-                parse_arg(text)
-            except PipeperfError as e:
-                raise w.error(e.message) from None
-            args.append(text)
-        defines = tuple(f"-D{d}" for d in _strings(entry.get("defines", []), at(entry, "defines"), "defines"))
-        flags = tuple(_strings(entry.get("nvcc_flags", []), at(entry, "nvcc_flags"), "nvcc_flags"))
-        includes = tuple(str(base / d) for d in _strings(entry.get("include", []), at(entry, "include"), "include"))
-        if file.suffix == ".ptx" and (defines or flags or includes):
-            raise at(entry, "defines" if defines else "nvcc_flags" if flags else "include").error(
-                "a .ptx file is not compiled: defines, nvcc_flags and include apply to .cu files")
-        named = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
-        gpus = tuple(dict.fromkeys(named + list(extra_gpus)))
-        if not gpus:
-            raise where.error("no GPU for this launch: give 'gpus:' (the file's or the launch's) or --gpu NAME")
-        shared = entry.get("shared", 0)
-        if isinstance(shared, bool) or not isinstance(shared, int) or shared < 0:
-            raise at(entry, "shared").error(f"shared: expected bytes >= 0, got {shared!r}")
-        try:
-            grid = dim3(_dims(entry["grid"]), "grid")
-            block = dim3(_dims(entry["block"]), "block")
-        except PipeperfError as e:
-            raise at(entry, "grid").error(e.message) from None
-        launch: Launch | Refused
-        try:
-            check_cuda_limits(grid, block)
-            launch = Launch(str(file), entry.get("kernel"), grid, block, shared, tuple(args), defines, (),
-                            tuple(f"-I{d}" for d in includes) + flags, includes)
-        except PipeperfError as e:
-            launch = Refused(e.message)
-        items.append(Item(i, {"name": name, "kernel": entry.get("kernel") or ""}, launch, gpus))
+    gpus = (default_gpus, list(extra_gpus))
+    items = [_launch_item(i, entry, Where(path, launches.item_lines[i]), at, base, gpus)
+             for i, entry in enumerate(launches)]
     return items, options
+
+
+_At = Callable[..., Where]
+
+
+def _locator(path: str) -> _At:
+    """``at(node, key=None)``: the Where of a key of a mapping (else of the node) in ``path``."""
+    from pipeperf.util.yamlio import LineMap
+
+    def at(m: Any, key: Any = None) -> Where:
+        return Where(path, m.key_lines.get(key, m.line) if isinstance(m, LineMap) else getattr(m, "line", None))
+    return at
+
+
+def _launch_item(i: int, entry: Any, where: Where, at: _At, base: Path,
+                 gpus: tuple[list[str], list[str]]) -> Item:
+    """Launch ``i`` of the file as an engine item, checked key by key; ``gpus``: (the file's
+    GPUs, the extra ones). A launch beyond CUDA's limits is an item with a Refused launch."""
+    from pipeperf.util.launch_args import check_cuda_limits, dim3
+
+    file = _launch_file(entry, where, at, base)
+    name = str(entry.get("name") or f"{file.stem}#{i + 1}")
+    args = _launch_args(entry, where.file, at)
+    defines = tuple(f"-D{d}" for d in _strings(entry.get("defines", []), at(entry, "defines"), "defines"))
+    flags = tuple(_strings(entry.get("nvcc_flags", []), at(entry, "nvcc_flags"), "nvcc_flags"))
+    includes = tuple(str(base / d) for d in _strings(entry.get("include", []), at(entry, "include"), "include"))
+    if file.suffix == ".ptx" and (defines or flags or includes):
+        raise at(entry, "defines" if defines else "nvcc_flags" if flags else "include").error(
+            "a .ptx file is not compiled: defines, nvcc_flags and include apply to .cu files")
+    default_gpus, extra_gpus = gpus
+    named = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
+    launch_gpus = tuple(dict.fromkeys(named + extra_gpus))
+    if not launch_gpus:
+        raise where.error("no GPU for this launch: give 'gpus:' (the file's or the launch's) or --gpu NAME")
+    shared = entry.get("shared", 0)
+    if isinstance(shared, bool) or not isinstance(shared, int) or shared < 0:
+        raise at(entry, "shared").error(f"shared: expected bytes >= 0, got {shared!r}")
+    try:
+        grid = dim3(_dims(entry["grid"]), "grid")
+        block = dim3(_dims(entry["block"]), "block")
+    except PipeperfError as e:
+        raise at(entry, "grid").error(e.message) from None
+    launch: Launch | Refused
+    try:
+        check_cuda_limits(grid, block)
+        launch = Launch(str(file), entry.get("kernel"), grid, block, shared, tuple(args), defines, (),
+                        tuple(f"-I{d}" for d in includes) + flags, includes)
+    except PipeperfError as e:
+        launch = Refused(e.message)
+    return Item(i, {"name": name, "kernel": entry.get("kernel") or ""}, launch, launch_gpus)
+
+
+def _launch_file(entry: Any, where: Where, at: _At, base: Path) -> Path:
+    """A launch's keys checked (known ones; file, grid and block present), and its source file:
+    a .cu or .ptx file that exists, relative to the batch file's folder."""
+    from pipeperf.util.yamlio import LineMap
+
+    if not isinstance(entry, LineMap):
+        raise where.error("a launch: expected a mapping with file, grid, block, args, ...")
+    for k in entry:
+        if k not in LAUNCH_KEYS:
+            raise at(entry, k).error(f"unknown key {k!r} of a launch: expected one of {', '.join(LAUNCH_KEYS)}")
+    for k in ("file", "grid", "block"):
+        if k not in entry:
+            raise where.error(f"a launch without {k!r}: expected file, grid and block at least")
+    if not isinstance(entry["file"], str):
+        raise at(entry, "file").error("file: expected a .cu or .ptx file, relative to this file")
+    file = (base / entry["file"]).resolve()
+    if not file.is_file():
+        raise at(entry, "file").error(f"no such file: {file}")
+    if file.suffix not in (".cu", ".ptx"):
+        raise at(entry, "file").error(f"{file.name}: expected a .cu or .ptx file")
+    return file
+
+
+def _launch_args(entry: Any, path: str | None, at: _At) -> list[str]:
+    """A launch's kernel arguments as text, each checked by parse_arg (errors at its own line)."""
+    from pipeperf.util.launch_args import parse_arg
+    from pipeperf.util.yamlio import LineList
+
+    args = []
+    for j, a in enumerate(_list(entry.get("args", []))):
+        text = str(a)
+        w = Where(path, entry["args"].item_lines[j]) if isinstance(entry.get("args"), LineList) else at(entry, "args")
+        try:
+            parse_arg(text)
+        except PipeperfError as e:
+            raise w.error(e.message) from None
+        args.append(text)
+    return args
 
 
 def _dims(v: Any) -> Any:
