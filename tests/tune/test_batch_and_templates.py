@@ -95,3 +95,18 @@ def test_tune_json_on_the_command_line(cli, tmp_path):
     rows = sorted(doc["variants"], key=lambda r: r["rank"])
     assert [r["status"] for r in rows] == ["ok", "ok"] and [r["rank"] for r in rows] == [1, 2]
     assert rows[0]["time_us"] <= rows[1]["time_us"] and {r["template"] for r in rows} == {"1, float", "2, float"}
+
+
+@pytest.mark.parametrize("grid", ["[1, x]", "[2.5]", "[1, null]"])
+def test_batch_bad_grid_is_one_line_naming_the_line(tmp_path, grid):
+    """A grid that is not whole numbers is the file's line and what was expected, not a traceback."""
+    from pipeperf.errors import PipeperfError
+    from pipeperf.tune.batch import load_batch
+
+    f = tmp_path / "launches.yaml"
+    f.write_text("gpus: [volta_v100]\nlaunches:\n  - name: x\n    file: k.cu\n"
+                 f"    grid: {grid}\n    block: [32]\n")
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    with pytest.raises(PipeperfError) as err:
+        load_batch(str(f))
+    assert str(err.value).startswith(f"{f}:5: --grid") and "positive integers" in str(err.value)

@@ -203,7 +203,13 @@ def dim3(value: Any, what: str) -> tuple[int, int, int]:
     elif isinstance(value, int) or hasattr(value, "__index__"):
         vals = [int(value)]
     else:
-        vals = [int(v) for v in value]
+        try:
+            vals = [int(v) for v in value]          # int("x"), int(None) or int(2.5) from a YAML list
+            if any(isinstance(v, (float, bool)) or v is None for v in value):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise PipeperfError(f"{_flag(what)} {value!r}: expected one to three positive integers, "
+                                "e.g. 256 or 64,64") from None
     if not 1 <= len(vals) <= 3 or any(v < 1 for v in vals):
         raise PipeperfError(f"{_flag(what)} {value!r}: expected one to three positive integers, e.g. 256 or 64,64")
     vals += [1] * (3 - len(vals))
