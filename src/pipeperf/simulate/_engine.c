@@ -227,6 +227,23 @@ static int64_t consider_range(State *S, Scan *c, const uint64_t *cand, int64_t l
  * processed cycle over every slot, it is the engine's largest single cost, so it is vectorised as
  * wide as the CPU allows (the build targets x86-64-v2; AVX2 and AVX-512 versions are picked at
  * import by cpuid). Comparisons and minima are exact, so every version gives the same bits and low. */
+/* The end of every version: fold the vector lanes' minima (`width` of them) into *low, then the
+ * slots the vector steps left (j .. n) one by one. */
+static inline uint64_t scan_tail(const double *wake, int64_t j, int64_t n, double t1, const double *lanes,
+                                 int width, double *low, uint64_t bits)
+{
+    double m = *low;
+    for (int k = 0; k < width; k++)
+        m = lanes[k] < m ? lanes[k] : m;
+    for (; j < n; j++) {
+        double w = wake[j];
+        bits |= (uint64_t)(w < t1) << j;
+        m = w >= t1 && w < m ? w : m;
+    }
+    *low = m;
+    return bits;
+}
+
 static uint64_t candidate_bits_sse(const double *wake, int64_t n, double t1, double *low)
 {
     uint64_t bits = 0;
@@ -242,14 +259,10 @@ static uint64_t candidate_bits_sse(const double *wake, int64_t n, double t1, dou
     }
     double lanes[2];
     _mm_storeu_pd(lanes, vlow);
-    *low = lanes[0] < lanes[1] ? lanes[0] : lanes[1];
+    return scan_tail(wake, j, n, t1, lanes, 2, low, bits);
+#else
+    return scan_tail(wake, j, n, t1, NULL, 0, low, bits);
 #endif
-    for (; j < n; j++) {
-        double w = wake[j];
-        bits |= (uint64_t)(w < t1) << j;
-        *low = w >= t1 && w < *low ? w : *low;
-    }
-    return bits;
 }
 
 #ifdef WIDE_SCAN
@@ -267,16 +280,7 @@ static uint64_t candidate_bits_avx2(const double *wake, int64_t n, double t1, do
     }
     double lanes[4];
     _mm256_storeu_pd(lanes, vlow);
-    double m = *low;
-    for (int k = 0; k < 4; k++)
-        m = lanes[k] < m ? lanes[k] : m;
-    for (; j < n; j++) {
-        double w = wake[j];
-        bits |= (uint64_t)(w < t1) << j;
-        m = w >= t1 && w < m ? w : m;
-    }
-    *low = m;
-    return bits;
+    return scan_tail(wake, j, n, t1, lanes, 4, low, bits);
 }
 
 __attribute__((target("avx512f")))
@@ -293,16 +297,7 @@ static uint64_t candidate_bits_avx512(const double *wake, int64_t n, double t1, 
     }
     double lanes[8];
     _mm512_storeu_pd(lanes, vlow);
-    double m = *low;
-    for (int k = 0; k < 8; k++)
-        m = lanes[k] < m ? lanes[k] : m;
-    for (; j < n; j++) {
-        double w = wake[j];
-        bits |= (uint64_t)(w < t1) << j;
-        m = w >= t1 && w < m ? w : m;
-    }
-    *low = m;
-    return bits;
+    return scan_tail(wake, j, n, t1, lanes, 8, low, bits);
 }
 #endif
 
