@@ -26,8 +26,6 @@ from pipeperf.cli.main import main  # noqa: E402
 
 SPACE = Path(__file__).parent / "matmul_small.yaml"
 SRC = str(Path(__file__).parents[2] / "src")
-nvcc = pytest.mark.skipif(not any(Path(d, "nvcc").exists() for d in os.environ.get("PATH", "").split(os.pathsep)),
-                          reason="needs nvcc")
 
 
 class _Tty(io.StringIO):
@@ -35,7 +33,6 @@ class _Tty(io.StringIO):
         return True
 
 
-@nvcc
 def test_tune_on_local_cluster_then_only_the_new_variants(tmp_path, monkeypatch, capsys):
     cache, out, plot = tmp_path / "cache", tmp_path / "tune.parquet", tmp_path / "tune.png"
     tty = _Tty()
@@ -77,7 +74,6 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 
-@nvcc
 def test_sigkilled_worker_loses_no_result(tmp_path):
     """A real scheduler and two worker processes (``dask scheduler``, ``dask worker --no-nanny``);
     one worker is killed with SIGKILL while it runs an analysis, after results have come back."""

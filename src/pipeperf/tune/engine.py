@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Sequence
 
+from pipeperf.errors import PipeperfError
 from pipeperf.tune.cache import ResultCache, canonical, result_key, sha256
 from pipeperf.tune.execute import RunInfo, execute
 from pipeperf.tune.variants import Launch, Refused
@@ -170,6 +171,11 @@ def _gpu_digest(name: str) -> str:
 
 
 def _nvcc_version() -> str:
+    """nvcc's version for the results' key; without nvcc, the PTX comes from a committed store of
+    compiles (:mod:`pipeperf.ptx.prebuilt`) or each variant is listed with nvcc's one-line error."""
     from pipeperf.ptx.toolkit import find_tool, tool_version
 
-    return tool_version(find_tool("nvcc"))
+    try:
+        return tool_version(find_tool("nvcc"))
+    except PipeperfError:
+        return "no nvcc"
