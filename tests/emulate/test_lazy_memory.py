@@ -183,3 +183,20 @@ def test_sampled_launch_over_1gib_rand_costs_what_it_touches():
     assert prof.counts["partial"] and prof.counts["ctas_emulated"] == len(ctas)
     # 8 CTAs x 2 buffers touch ~1 MiB of 64 KiB pages; the 2 GiB of inputs are never made
     assert grown < 64 << 20, grown
+
+
+def test_analysis_turns_numpys_huge_pages_off_unless_the_user_set_them():
+    """The steady allocator switches NumPy's madvise(MADV_HUGEPAGE) off (page-fault stalls on
+    systems that compact memory for madvised regions), but never overrides the user's choice."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from pipeperf.util.alloc import steady_allocator; steady_allocator(); import numpy as np; "
+            "core = getattr(np, '_core', None) or np.core; print(core.multiarray._get_madvise_hugepage())")
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "NUMPY_MADVISE_HUGEPAGE": "1"},
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

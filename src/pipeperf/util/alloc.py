@@ -7,12 +7,19 @@ whether the threshold has risen depends on what ran before: one change to the lo
 snapshots left it low and cost wmma-gemm-2048 500 000 page faults (1 s of system time). Fixing
 it where glibc's own adjustment tops out (32 MiB, trim at twice that) makes the cost steady;
 larger arrays (lazily zeroed device memory) are still mmapped, so peak RSS does not change.
+
+NumPy also asks the kernel for transparent huge pages on its large arrays (madvise). Where the
+system compacts memory for madvised regions on the fault (``defrag = madvise``, the common
+default), every fresh array of hundreds of MB stalls there: covariance-768's analysis spent
+2.9 s of system time with it and 1.0 s without (``NUMPY_MADVISE_HUGEPAGE=0``, 2026-11-24), so the
+analysis turns it off unless the user's environment sets that variable.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import sys
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
@@ -32,3 +39,10 @@ def steady_allocator() -> None:
         libc.mallopt(_M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD)
     except (OSError, AttributeError):       # musl and others have no mallopt
         pass
+    if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+        import numpy as np
+
+        core = getattr(np, "_core", None) or getattr(np, "core", None)        # NumPy 2 / 1
+        setter = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+        if setter is not None:
+            setter(False)
