@@ -8,7 +8,9 @@ On x86-64, SSE4.2 and POPCNT (x86-64-v2's level, every x86-64 CPU since 2009, sp
 that compilers older than -march=x86-64-v2 know too; not -march=native, the build must run on
 other machines): floor and ceil become one instruction each (roundsd) instead of libm calls in
 the engine's per-cycle loop, exact either way. Wider scans (AVX2, AVX-512) are compiled as
-separate functions and picked by cpuid at import.
+separate functions and picked by cpuid at import. -fno-wrapv undoes the -fwrapv that CPython's own
+flags add: the engine never relies on signed overflow wrapping, and with it the compiler cannot
+assume the cycle loop's index arithmetic does not wrap (the engine was 15-20 % slower).
 """
 
 import platform
@@ -16,7 +18,7 @@ import sys
 
 from setuptools import Extension, setup
 
-_FLAGS = [] if sys.platform == "win32" else ["-O3", "-ffp-contract=off", "-fno-fast-math"]
+_FLAGS = [] if sys.platform == "win32" else ["-O3", "-ffp-contract=off", "-fno-fast-math", "-fno-wrapv"]
 if _FLAGS and platform.machine().lower() in ("x86_64", "amd64"):
     _FLAGS += ["-msse4.2", "-mpopcnt"]
 

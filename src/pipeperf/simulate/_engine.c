@@ -48,7 +48,7 @@ typedef struct {
 typedef struct {                  /* per-slot state, one resident warp per slot */
     int64_t n_slots, gs, maxlen;
     double *comp;                 /* completion time per (slot, instruction) */
-    int64_t *slot_cls, *slot_warp, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
+    int64_t *slot_cls, *slot_warp, *slot_grp, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
     double *start, *est, *lastiss, *wake;
     int64_t *grp_unissued, *grp_arrivals, *sub_count;
     double *grp_last_arrival, *grp_max_comp;
@@ -56,11 +56,14 @@ typedef struct {                  /* per-slot state, one resident warp per slot 
      * it, as bits by slot (hmask) and by position in the age order (hmask_pos, for GTO's scan) */
     uint64_t *hmask, *hmask_pos;
     int64_t nwords;
+    int gto;                      /* GTO keeps hmask_pos; round-robin never reads it */
 } State;
 
 static inline void hmask_set(State *S, int64_t su, int64_t s)
 {
     S->hmask[su * S->nwords + (s >> 6)] |= 1ull << (s & 63);
+    if (!S->gto)
+        return;
     int64_t p = S->pos[s];
     S->hmask_pos[su * S->nwords + (p >> 6)] |= 1ull << (p & 63);
 }
@@ -68,6 +71,8 @@ static inline void hmask_set(State *S, int64_t su, int64_t s)
 static inline void hmask_clear(State *S, int64_t su, int64_t s)
 {
     S->hmask[su * S->nwords + (s >> 6)] &= ~(1ull << (s & 63));
+    if (!S->gto)
+        return;
     int64_t p = S->pos[s];
     S->hmask_pos[su * S->nwords + (p >> 6)] &= ~(1ull << (p & 63));
 }
@@ -134,6 +139,8 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
             S->pos[S->order[i]] = i;
     }
     /* the age order may have changed: the masks by position follow the masks by slot */
+    if (!S->gto)
+        return;
     int64_t n_sub = G->n_sub, nw = S->nwords;
     memset(S->hmask_pos, 0, (size_t)(n_sub * nw) * sizeof(uint64_t));
     for (int64_t su = 0; su < n_sub; su++)
@@ -160,6 +167,9 @@ typedef struct {
     int64_t *full, nfull, nwords;
     const int64_t *busy;          /* the pipelines busy past the cycle (their warps dropped) */
     int64_t nbusy;
+    /* the pipelines with warps in their bucket this cycle, in the order they got their first:
+     * pass 2 and the cycle's end visit only these, and only their counters are reset */
+    int64_t *act, nact;
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -179,6 +189,8 @@ static inline int consider(State *S, Scan *c, int64_t s)
         c->bskip[su] = 1;            /* not reached: a full pipeline's warps are dropped */
         return 0;
     }
+    if (c->bcnt[su] == 0)
+        c->act[c->nact++] = su;
     int64_t at = su * c->n_slots + c->bcnt[su];
     c->bucket[at] = s;
     c->brank[at] = c->kk;
@@ -199,6 +211,28 @@ static inline int consider(State *S, Scan *c, int64_t s)
 }
 
 #define IS_SET(bits, i) (((bits)[(i) >> 6] >> ((i) & 63)) & 1u)
+
+static inline uint64_t rotr64(uint64_t x, int64_t r)
+{
+    return (x >> r) | (x << ((64 - r) & 63));
+}
+
+/* Round-robin over at most 64 slots from slot `first` on, wrapping: the candidates rotated so
+ * that slot `first` is bit 0 come in the scan's order in one pass (consider_range twice, over
+ * [first, n) and [0, first), visits the same warps in the same order). */
+__attribute__((noinline))        /* inlined, it costs the cycle loop registers: 20 % slower */
+static int64_t consider_rotated(State *S, Scan *c, uint64_t cand, int64_t first)
+{
+    uint64_t bits = rotr64(cand & ~c->drop[0], first);
+    while (bits) {
+        int64_t s = (__builtin_ctzll(bits) + first) & 63;
+        bits &= bits - 1;
+        if (consider(S, c, s))
+            return s;
+        bits &= ~rotr64(c->drop[0], first);     /* a pipeline may have filled up */
+    }
+    return -1;
+}
 
 /* Consider the candidates whose bit lies in [lo, hi), in ascending order; the bit of the warp
  * at which the scan stopped, or -1. gto: bits are positions in the age order. */
@@ -350,8 +384,10 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
     }
     if (!gto) {
         int64_t first = greedy + 1 < n ? greedy + 1 : 0;
-        int64_t stop = consider_range(S, c, cand, first, n, 0, -1);   /* the stopping warp's slot */
-        if (stop < 0)
+        int64_t stop;                 /* the stopping warp's slot */
+        if (nwords == 1)
+            stop = consider_rotated(S, c, cand[0], first);
+        else if ((stop = consider_range(S, c, cand, first, n, 0, -1)) < 0)
             stop = consider_range(S, c, cand, 0, first, 0, -1);
         if (stop < 0) {
             if (low < c->next_t)
@@ -411,7 +447,7 @@ static void charge(const Graph *G, const State *S, Attr *A, int64_t s, double a,
 {
     if (len <= 0.0)
         return;
-    int64_t c = S->slot_cls[s], h = S->head[s], m = s / S->gs;
+    int64_t c = S->slot_cls[s], h = S->head[s], m = S->slot_grp[s];
     if (h >= G->length[c]) {
         A->idle[S->grp_unissued[m] > 0 ? 1 : 0] += len;
         return;
@@ -506,7 +542,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     const int64_t nwords = (n_slots + 63) / 64;
     uint64_t *cand = (uint64_t *)(bskip + n_sub);
     uint64_t *drop = cand + 2 * nwords;
-    int64_t *full = (int64_t *)(drop + nwords), *busy_subs = full + n_sub;
+    int64_t *full = (int64_t *)(drop + nwords), *busy_subs = full + n_sub, *act = busy_subs + n_sub;
     int64_t nr = 0;
 
     int64_t next_group = 0, groups_done = 0;
@@ -527,6 +563,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     double cap = issue_limit > 1.0 ? issue_limit : 1.0;
     double credits = 0.0;
     int64_t last = -1;
+    const uint64_t *hm = scheduler == GTO ? S->hmask_pos : S->hmask;
+    Scan sc = {.tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
+               .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop, .hm = hm,
+               .full = full, .nwords = nwords, .busy = busy_subs, .act = act, .nact = 0};
     while (groups_done < n_groups) {
         credits = credits + issue_limit < cap ? credits + issue_limit : cap;
         int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
@@ -535,15 +575,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         /* per pipeline, in one pass: the issue slots it offers in [t, t+1); whether warps wait for
          * it with slots left (unresolved: once all such are full, no later warp in priority order
          * can issue and the scan stops); busy past the cycle, its warps are dropped from the scan */
-        const uint64_t *hm = scheduler == GTO ? S->hmask_pos : S->hmask;
         const double t1 = t + 1.0;
         int64_t unresolved = 0, nbusy = 0;
-        memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
-        for (int64_t q = 0; q < n_sub; q++) {
-            bcnt[q] = 0;
-            bptr[q] = 0;
-            bqual[q] = 0;
-            bskip[q] = 0;
+        for (int64_t k = 0; k < nwords; k++)
+            drop[k] = 0;
+        for (int64_t q = 0; q < n_sub; q++) {     /* bcnt, bptr, bqual, bskip: 0 (end of cycle) */
             double tf = tfree[q], nav;
             if (tf <= t) {
                 nav = idle_slots[q];     /* t is whole: an idle pipeline's (t + 1 - t) / minlam */
@@ -556,14 +592,15 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                     drop[k] |= hm[q * nwords + k];
             }
             navail[q] = nav;
-            if (S->sub_count[q] > 0 && nav > 0.0)
-                unresolved++;
+            unresolved += (S->sub_count[q] > 0) & (nav > 0.0);
         }
-        Scan sc = {.t = t, .t1 = t1, .next_t = inf, .kk = 0, .unresolved = unresolved,
-                   .tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
-                   .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop,
-                   .hm = hm, .full = full, .nfull = 0, .nwords = nwords,
-                   .busy = busy_subs, .nbusy = nbusy};
+        sc.t = t;
+        sc.t1 = t1;
+        sc.next_t = inf;
+        sc.kk = 0;
+        sc.unresolved = unresolved;
+        sc.nfull = 0;
+        sc.nbusy = nbusy;
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
         /* the candidates (by slot) of the full pipelines, for after pass 2 */
         const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
@@ -582,7 +619,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         while (nc > 0 && credits >= 1.0) {
             int64_t best_su = -1, best_q = -1, brk = 0;
             double bx = t + 1.0, blam = 0.0;
-            for (int64_t su = 0; su < n_sub; su++) {
+            /* the pipelines with warps bucketed; the choice does not depend on their order: the
+             * ranks are distinct, so (time, -lambda, rank) orders every pair */
+            for (int64_t a = 0; a < sc.nact; a++) {
+                int64_t su = act[a];
                 if (bptr[su] >= bcnt[su])
                     continue;
                 double tau = tfree[su] > t ? tfree[su] : t;
@@ -630,7 +670,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 bptr[best_su]++;
             nc--;
             double x = bx;
-            int64_t c = S->slot_cls[s], h = S->head[s], g = off[c] + h, su = sub[g], m = s / gs;
+            int64_t c = S->slot_cls[s], h = S->head[s], g = off[c] + h, su = sub[g], m = S->slot_grp[s];
             /* issue instruction h of the warp in slot s at time x */
             tfree[su] = x + lam[g];
             busy[su] += lam[g];
@@ -733,12 +773,19 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         }
         if (issued)
             issue_cycles++;
-        for (int64_t su = 0; su < n_sub; su++)
-            if ((bskip[su] || (early && S->sub_count[su] > 0)) && tfree[su] < next_t)
-                next_t = tfree[su];
+        if (early) {
+            for (int64_t su = 0; su < n_sub; su++)
+                if ((bskip[su] || S->sub_count[su] > 0) && tfree[su] < next_t)
+                    next_t = tfree[su];
+        } else {                      /* a skipped warp's pipeline has warps bucketed */
+            for (int64_t a = 0; a < sc.nact; a++)
+                if (bskip[act[a]] && tfree[act[a]] < next_t)
+                    next_t = tfree[act[a]];
+        }
         /* candidates left over (pipeline busy or issue limit reached) may issue next cycle */
         if (nc > 0) {
-            for (int64_t su = 0; su < n_sub; su++) {
+            for (int64_t a = 0; a < sc.nact; a++) {
+                int64_t su = act[a];
                 const int64_t *bk = bucket + su * n_slots;
                 for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
                     int64_t s = bk[q];
@@ -750,6 +797,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 }
             }
         }
+        for (int64_t a = 0; a < sc.nact; a++) {
+            int64_t su = act[a];
+            bcnt[su] = bptr[su] = bqual[su] = bskip[su] = 0;
+        }
+        sc.nact = 0;
         if (groups_done >= n_groups) {
             if (A->cells)                /* the last cycle, and the last results' latency after it */
                 charge_cycles(G, S, A, t, end_time > t ? end_time : t, tfree);
@@ -924,13 +976,13 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     int64_t M = n_resident < n_groups ? n_resident : n_groups;
     int64_t gs = group_size, n_slots = M * gs, n_sub = G.n_sub;
     int64_t nwords = (n_slots + 63) / 64;
-    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen, .nwords = nwords};
-    /* int64 per-slot arrays: 9 of n_slots (tmp included); per-group: 2 of M; sub_count; the
+    State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen, .nwords = nwords, .gto = scheduler == GTO};
+    /* int64 per-slot arrays: 10 of n_slots (tmp included); per-group: 2 of M; sub_count; the
      * two masks per subsystem */
-    mem_i = calloc((size_t)(9 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
+    mem_i = calloc((size_t)(10 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy */
-    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 2 * n_sub), sizeof(int64_t));
+    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy, act */
+    scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 3 * n_sub), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = malloc((size_t)n_slots * (size_t)maxlen * sizeof(double));
     if (A.cells) {
@@ -945,6 +997,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     int64_t *pi = mem_i;
     S.slot_cls = pi; pi += n_slots;
     S.slot_warp = pi; pi += n_slots;
+    S.slot_grp = pi; pi += n_slots;
     S.head = pi; pi += n_slots;
     S.bar_node = pi; pi += n_slots;
     S.bar_rec = pi; pi += n_slots;
@@ -969,6 +1022,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         comp[i] = INFINITY;
     for (int64_t s = 0; s < n_slots; s++) {
         S.slot_warp[s] = -1;
+        S.slot_grp[s] = s / gs;
         S.order[s] = s;
         S.pos[s] = s;
         S.est[s] = INFINITY;
