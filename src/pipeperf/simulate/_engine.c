@@ -48,9 +48,10 @@ typedef struct {
 typedef struct {                  /* per-slot state, one resident warp per slot */
     int64_t n_slots, gs, maxlen;
     double *comp;                 /* completion time per (slot, instruction) */
-    int64_t *slot_cls, *slot_warp, *slot_grp, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
+    int64_t *slot_cls, *slot_warp, *slot_grp, *gcur, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
     double *start, *est, *lastiss, *wake;
     int64_t *grp_unissued, *grp_arrivals, *sub_count;
+    int64_t n_waited;             /* the subsystems with sub_count > 0 */
     double *grp_last_arrival, *grp_max_comp;
     /* per subsystem, nwords words each: the warps with an instruction left whose next one goes to
      * it, as bits by slot (hmask) and by position in the age order (hmask_pos, for GTO's scan) */
@@ -84,7 +85,7 @@ static double head_ready(const Graph *G, const State *S, int64_t s)
     int64_t c = S->slot_cls[s], h = S->head[s];
     if (h >= G->length[c])
         return INFINITY;
-    int64_t g = G->off[c] + h;
+    int64_t g = S->gcur[s];
     const double *comp = S->comp + s * S->maxlen;
     double r = S->start[s];
     if (S->lastiss[s] + 1.0 > r)
@@ -113,6 +114,7 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
         S->slot_warp[s] = w;
         S->slot_cls[s] = c;
         S->head[s] = 0;
+        S->gcur[s] = G->off[c];       /* the node of its next instruction: off[class] + head */
         S->start[s] = t0;
         S->lastiss[s] = -INFINITY;
         if (G->length[c] > 0) {
@@ -120,7 +122,7 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
             S->est[s] = t0;              /* a group's first instructions depend on nothing */
             S->wake[s] = t0;
             S->hsub[s] = G->sub[G->off[c]];
-            S->sub_count[S->hsub[s]] += 1;
+            S->n_waited += S->sub_count[S->hsub[s]]++ == 0;
             S->hmask[S->hsub[s] * S->nwords + (s >> 6)] |= 1ull << (s & 63);
         } else {
             S->est[s] = INFINITY;
@@ -156,7 +158,8 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
 typedef struct {
     double t, t1, next_t;         /* the cycle [t, t1); the earliest time anything may happen next */
     int64_t kk, unresolved;       /* warps bucketed so far; pipelines with slots left and waiters */
-    double *tfree, *navail;
+    double *tfree, *navail;       /* navail: set for a pipeline when its first warp is bucketed */
+    const double *idle_slots, *minlam;
     int64_t *bucket, *brank, *bcnt, *bqual, *bskip, n_slots;
     /* A pipeline whose slots this cycle are all claimed by warps earlier in priority order is
      * full: every later warp waiting for it would be skipped one by one (bskip), so its warps are
@@ -184,13 +187,16 @@ static inline int consider(State *S, Scan *c, int64_t s)
             c->next_t = tf;
         return 0;
     }
+    if (c->bcnt[su] == 0) {           /* its first warp this cycle: the issue slots it offers */
+        c->act[c->nact++] = su;
+        c->navail[su] = tf <= c->t ? c->idle_slots[su]    /* t is whole: (t + 1 - t) / minlam */
+                                   : ceil((c->t1 - tf) / c->minlam[su]);
+    }
     if ((double)c->bqual[su] >= c->navail[su]) {
         /* enough higher-priority warps are ready for every slot of this pipeline */
         c->bskip[su] = 1;            /* not reached: a full pipeline's warps are dropped */
         return 0;
     }
-    if (c->bcnt[su] == 0)
-        c->act[c->nact++] = su;
     int64_t at = su * c->n_slots + c->bcnt[su];
     c->bucket[at] = s;
     c->brank[at] = c->kk;
@@ -564,7 +570,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     double credits = 0.0;
     int64_t last = -1;
     const uint64_t *hm = scheduler == GTO ? S->hmask_pos : S->hmask;
-    Scan sc = {.tfree = tfree, .navail = navail, .bucket = bucket, .brank = brank, .bcnt = bcnt,
+    Scan sc = {.tfree = tfree, .navail = navail, .idle_slots = idle_slots, .minlam = minlam,
+               .bucket = bucket, .brank = brank, .bcnt = bcnt,
                .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop, .hm = hm,
                .full = full, .nwords = nwords, .busy = busy_subs, .act = act, .nact = 0};
     while (groups_done < n_groups) {
@@ -572,27 +579,23 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
         /* pass 1: warps that can issue within [t, t+1), bucketed by the subsystem of their next
          * instruction, each bucket in the scheduler's priority order */
-        /* per pipeline, in one pass: the issue slots it offers in [t, t+1); whether warps wait for
-         * it with slots left (unresolved: once all such are full, no later warp in priority order
-         * can issue and the scan stops); busy past the cycle, its warps are dropped from the scan */
+        /* per pipeline: busy past the cycle, its warps are dropped from the scan; the pipelines
+         * that warps wait for with slots left this cycle (unresolved: once all such are full, no
+         * later warp in priority order can issue and the scan stops). bcnt, bptr, bqual, bskip
+         * are 0 (reset at the end of the cycle); navail is set as warps are bucketed. */
         const double t1 = t + 1.0;
-        int64_t unresolved = 0, nbusy = 0;
-        for (int64_t k = 0; k < nwords; k++)
-            drop[k] = 0;
-        for (int64_t q = 0; q < n_sub; q++) {     /* bcnt, bptr, bqual, bskip: 0 (end of cycle) */
-            double tf = tfree[q], nav;
-            if (tf <= t) {
-                nav = idle_slots[q];     /* t is whole: an idle pipeline's (t + 1 - t) / minlam */
-            } else if (tf < t1) {
-                nav = ceil((t1 - tf) / minlam[q]);
-            } else {
-                nav = 0.0;
+        int64_t unresolved = S->n_waited, nbusy = 0;
+        if (nwords == 1)
+            drop[0] = 0;
+        else
+            memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
+        for (int64_t q = 0; q < n_sub; q++) {
+            if (tfree[q] >= t1) {
                 busy_subs[nbusy++] = q;
                 for (int64_t k = 0; k < nwords; k++)
                     drop[k] |= hm[q * nwords + k];
+                unresolved -= S->sub_count[q] > 0;
             }
-            navail[q] = nav;
-            unresolved += (S->sub_count[q] > 0) & (nav > 0.0);
         }
         sc.t = t;
         sc.t1 = t1;
@@ -651,7 +654,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 if (q_sel < 0 || x_sel >= t + 1.0)
                     continue;
                 int64_t s = bk[q_sel];
-                double lg = lam[off[S->slot_cls[s]] + S->head[s]];
+                double lg = lam[S->gcur[s]];
                 int64_t rk = brank[su * n_slots + q_sel];
                 if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
                     bx = x_sel;
@@ -670,7 +673,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 bptr[best_su]++;
             nc--;
             double x = bx;
-            int64_t c = S->slot_cls[s], h = S->head[s], g = off[c] + h, su = sub[g], m = S->slot_grp[s];
+            int64_t c = S->slot_cls[s], h = S->head[s], g = S->gcur[s], su = sub[g], m = S->slot_grp[s];
             /* issue instruction h of the warp in slot s at time x */
             tfree[su] = x + lam[g];
             busy[su] += lam[g];
@@ -728,14 +731,15 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             if (record)
                 nr++;
             S->head[s] = h + 1;
+            S->gcur[s] = g + 1;
             S->lastiss[s] = x;
             S->est[s] = head_ready(G, S, s);
             S->wake[s] = S->est[s];
-            S->sub_count[su]--;
+            S->n_waited -= --S->sub_count[su] == 0;
             hmask_clear(S, su, s);
             if (h + 1 < length[c]) {
                 S->hsub[s] = sub[g + 1];
-                S->sub_count[sub[g + 1]]++;
+                S->n_waited += S->sub_count[sub[g + 1]]++ == 0;
                 hmask_set(S, sub[g + 1], s);
             }
             if (h + 1 == length[c])
@@ -977,9 +981,9 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     int64_t gs = group_size, n_slots = M * gs, n_sub = G.n_sub;
     int64_t nwords = (n_slots + 63) / 64;
     State S = {.n_slots = n_slots, .gs = gs, .maxlen = maxlen, .nwords = nwords, .gto = scheduler == GTO};
-    /* int64 per-slot arrays: 10 of n_slots (tmp included); per-group: 2 of M; sub_count; the
+    /* int64 per-slot arrays: 11 of n_slots (tmp included); per-group: 2 of M; sub_count; the
      * two masks per subsystem */
-    mem_i = calloc((size_t)(10 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
+    mem_i = calloc((size_t)(11 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
     mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
     /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy, act */
     scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 3 * n_sub), sizeof(int64_t));
@@ -998,6 +1002,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     S.slot_cls = pi; pi += n_slots;
     S.slot_warp = pi; pi += n_slots;
     S.slot_grp = pi; pi += n_slots;
+    S.gcur = pi; pi += n_slots;
     S.head = pi; pi += n_slots;
     S.bar_node = pi; pi += n_slots;
     S.bar_rec = pi; pi += n_slots;
