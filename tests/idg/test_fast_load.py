@@ -205,3 +205,84 @@ def test_libyaml_line_tracking_gives_the_pure_loaders_lines():
     texts += [_yaml_text(_kernel_dict(300)), json.dumps(_kernel_dict(300), indent=1)]
     for text in texts:
         assert _all_lines(yaml.load(text, Loader=yamlio._FastLineLoader)) == _all_lines(loads_lines(text))
+
+
+def _plain(n=300, seed=5):
+    """A program-written JSON IDG: one IDG of id/class/deps nodes (no barrier key)."""
+    nodes = [{k: v for k, v in node.items() if k != "barrier"} for node in _instructions(n, seed)]
+    nodes[7]["class"] = "bar_sync"           # a barrier by class, which the scan keeps
+    return {"name": "plain", "instructions": nodes}
+
+
+def _scanned_and_json(tmp_path, text, name="k.json"):
+    """The C scan's kernel (None when it declines) and json's, for the same file."""
+    from pipeperf.idg import io
+    p = tmp_path / name
+    p.write_text(text)
+    fast = io._scanned_json(p)
+    assert io._c_scan_json is not None, "the C extension is built by setup.py"
+    return fast, parse_kernel(yamlio.load_document(p))
+
+
+@pytest.mark.parametrize("layout", ["indented", "compact", "deps-first", "no-name", "crlf", "unicode"])
+def test_the_json_scan_gives_the_kernel_json_gives(tmp_path, layout):
+    d = _plain()
+    if layout == "deps-first":
+        d["instructions"] = [dict(reversed(list(node.items()))) for node in d["instructions"]]
+        d = {"instructions": d["instructions"], "name": d["name"]}
+    if layout == "no-name":
+        del d["name"]
+    if layout == "unicode":
+        d["name"] = "noyau-é"
+        for node in d["instructions"][:20]:
+            node["id"] += "µ"
+        for node in d["instructions"][:40]:
+            node["deps"] = [x + "µ" if int(x[1:]) < 20 else x for x in node.get("deps", [])]
+    text = json.dumps(d, indent=None if layout == "compact" else 1, ensure_ascii=False)
+    if layout == "crlf":
+        text = text.replace("\n", "\r\n\t")
+    fast, ref = _scanned_and_json(tmp_path, text)
+    assert fast is not None
+    _same(fast, ref)
+    assert fast.name == ("k" if layout == "no-name" else d["name"])
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["instructions"][3].update(barrier=True),            # a key the scan leaves to Python
+    lambda d: d["instructions"][3].update(id="a\\u0062"),            # an escape
+    lambda d: d.update(name=7),                                      # a name that is not a string
+    lambda d: d.update(warp_classes=[]),                             # another top-level key
+    lambda d: d["instructions"][5].update(deps=["i9"]),              # a forward dependence
+    lambda d: d["instructions"][5].update(deps=["i3", "i1"]),        # unsorted
+    lambda d: d["instructions"][5].update(deps=["nope"]),            # a missing id
+    lambda d: d["instructions"][6].update(id="i2"),                  # an id twice
+    lambda d: d["instructions"][6].pop("class"),                     # no class
+])
+def test_the_json_scan_leaves_anything_else_to_json(tmp_path, change):
+    d = _plain(20)
+    change(d)
+    text = json.dumps(d, indent=1).replace("\\\\u0062", "\\u0062")
+    from pipeperf.idg import io
+    p = tmp_path / "k.json"
+    p.write_text(text)
+    assert io._scanned_json(p) is None
+    try:                                     # the loader answers as it did: a kernel or its error
+        got = load_kernel(p)
+    except PipeperfError as exc:
+        with pytest.raises(PipeperfError) as ref:
+            _reference(p)
+        assert str(exc) == str(ref.value)
+    else:
+        _same(got, _reference(p))
+
+
+@pytest.mark.parametrize("text", ['{"instructions": [{"id": "a", "class": "x"}', '{"instructions": []}',
+                                  '{"instructions": [{"id": "a", "class": "x"}]} trailing', '',
+                                  '{"instructions": [{"id": "a", "class": "x",}]}', '\ufeff{"instructions": []}'])
+def test_malformed_json_is_named_by_json_not_the_scan(tmp_path, text):
+    p = tmp_path / "bad.json"
+    p.write_text(text)
+    from pipeperf.idg import io
+    assert io._scanned_json(p) is None
+    with pytest.raises(PipeperfError, match=r"bad\.json"):
+        load_kernel(p)

@@ -10,6 +10,15 @@
  *   path then converts, reorders or names the error, so this is only ever a faster route to the
  *   same IDG. It is the per-node loop of a 10^4-instruction file at C speed (a tenth of the time
  *   of the Python passes, which were the larger part of `pipeperf simulate FILE.json`'s load).
+ *
+ * scan_json(data) -> (name or None, ids, class_names, cls, dep_ptr, dep_idx) or None
+ *   data: the bytes of a JSON IDG file. The same columns straight from the text, for the shape
+ *   a program writes: one object with "instructions" (a non-empty array of node objects with
+ *   "id" and "class" strings and optionally "deps", an array of strings, under the rules above)
+ *   and optionally "name" (a string), strings without escapes. It builds no dict or list per
+ *   node, as json.loads and columns() do (two thirds of loading a 10^4-node file). Anything
+ *   else, malformed JSON included, is None: the caller then reads the file with json, and names
+ *   any error with its line.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -163,9 +172,350 @@ done:
     return result;
 }
 
+
+/* ---- scan_json: a JSON IDG's columns straight from its text ---------------------------------- */
+
+typedef struct {                  /* a string of the text: bytes [p, p + n), no escapes */
+    const char *p;
+    Py_ssize_t n;
+} Str;
+
+typedef struct {                  /* open addressing: strings to their index */
+    Str *key;
+    int32_t *val;
+    uint64_t mask;
+    Py_ssize_t count;
+} Table;
+
+static uint64_t str_hash(Str s)
+{
+    uint64_t h = 1469598103934665603ull;          /* FNV-1a */
+    for (Py_ssize_t i = 0; i < s.n; i++)
+        h = (h ^ (unsigned char)s.p[i]) * 1099511628211ull;
+    return h;
+}
+
+static int table_init(Table *t, Py_ssize_t n)
+{
+    uint64_t cap = 16;
+    while (cap < (uint64_t)n * 2)
+        cap *= 2;
+    t->key = PyMem_Calloc(cap, sizeof(Str));
+    t->val = PyMem_Malloc(cap * sizeof(int32_t));
+    t->mask = cap - 1;
+    t->count = 0;
+    return t->key && t->val ? 0 : -1;
+}
+
+static void table_free(Table *t)
+{
+    PyMem_Free(t->key);
+    PyMem_Free(t->val);
+}
+
+/* s's value, or -1 when absent; *at: its slot, or the free slot it would take. */
+static int32_t table_find(const Table *t, Str s, uint64_t *at)
+{
+    uint64_t i = str_hash(s) & t->mask;
+    while (t->key[i].p) {
+        if (t->key[i].n == s.n && memcmp(t->key[i].p, s.p, (size_t)s.n) == 0) {
+            *at = i;
+            return t->val[i];
+        }
+        i = (i + 1) & t->mask;
+    }
+    *at = i;
+    return -1;
+}
+
+/* Put s at the free slot `at`; the table doubles when half full. -1: no memory. */
+static int table_put(Table *t, uint64_t at, Str s, int32_t v)
+{
+    t->key[at] = s;
+    t->val[at] = v;
+    if (++t->count * 2 <= (Py_ssize_t)t->mask)
+        return 0;
+    Table big;
+    if (table_init(&big, t->count * 2) < 0) {
+        table_free(&big);
+        return -1;
+    }
+    for (uint64_t i = 0; i <= t->mask; i++)
+        if (t->key[i].p) {
+            uint64_t j;
+            table_find(&big, t->key[i], &j);
+            big.key[j] = t->key[i];
+            big.val[j] = t->val[i];
+        }
+    big.count = t->count;
+    table_free(t);
+    *t = big;
+    return 0;
+}
+
+typedef struct {
+    const char *p, *end;
+} Cursor;
+
+static void skip_ws(Cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+
+/* After whitespace, the byte ch: consumed, 1; else 0. */
+static int take(Cursor *c, char ch)
+{
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A string without escapes or control characters; 0 for anything else. */
+static int take_str(Cursor *c, Str *out)
+{
+    if (!take(c, '"'))
+        return 0;
+    const char *s = c->p;
+    while (c->p < c->end && *c->p != '"') {
+        if (*c->p == '\\' || (unsigned char)*c->p < 0x20)
+            return 0;
+        c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    out->p = s;
+    out->n = c->p - s;
+    c->p++;
+    return 1;
+}
+
+static int str_is(Str s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+/* Grow the per-node arrays to hold `want` nodes; -1: no memory. */
+static int grow_nodes(Str **id_of, Str **class_of, int32_t **cls, int64_t **ptr, Py_ssize_t want)
+{
+    Str *a = PyMem_Realloc(*id_of, (size_t)want * sizeof(Str));
+    if (a)
+        *id_of = a;
+    Str *b = PyMem_Realloc(*class_of, (size_t)want * sizeof(Str));
+    if (b)
+        *class_of = b;
+    int32_t *d = PyMem_Realloc(*cls, (size_t)want * sizeof(int32_t));
+    if (d)
+        *cls = d;
+    int64_t *e = PyMem_Realloc(*ptr, (size_t)(want + 1) * sizeof(int64_t));
+    if (e)
+        *ptr = e;
+    return a && b && d && e ? 0 : -1;
+}
+
+/* The columns' Python objects: (name or None, ids, class_names, cls, dep_ptr, dep_idx); None when
+ * a string is not UTF-8 (json then names it); NULL with an exception. */
+static PyObject *scan_result(const Str *name, const Str *id_of, const Table *classes, const int32_t *cls,
+                             const int64_t *ptr, const int32_t *flat, Py_ssize_t n, Py_ssize_t n_edges)
+{
+    PyObject *ids = PyTuple_New(n), *names = PyTuple_New(classes->count), *name_o = NULL, *result = NULL;
+    PyObject *cls_b = PyBytes_FromStringAndSize((const char *)cls, n * (Py_ssize_t)sizeof(int32_t));
+    PyObject *ptr_b = PyBytes_FromStringAndSize((const char *)ptr, (n + 1) * (Py_ssize_t)sizeof(int64_t));
+    PyObject *flat_b = PyBytes_FromStringAndSize((const char *)flat, n_edges * (Py_ssize_t)sizeof(int32_t));
+    int bad = !ids || !names || !cls_b || !ptr_b || !flat_b;
+    for (Py_ssize_t i = 0; !bad && i < n; i++) {
+        PyObject *o = PyUnicode_DecodeUTF8(id_of[i].p, id_of[i].n, NULL);
+        if (!o)
+            bad = 1;
+        else
+            PyTuple_SET_ITEM(ids, i, o);
+    }
+    for (uint64_t i = 0; !bad && i <= classes->mask; i++) {   /* the values: first appearance */
+        if (!classes->key[i].p)
+            continue;
+        PyObject *o = PyUnicode_DecodeUTF8(classes->key[i].p, classes->key[i].n, NULL);
+        if (!o)
+            bad = 1;
+        else
+            PyTuple_SET_ITEM(names, classes->val[i], o);
+    }
+    if (!bad && name->p && !(name_o = PyUnicode_DecodeUTF8(name->p, name->n, NULL)))
+        bad = 1;
+    if (!bad) {
+        result = Py_BuildValue("(OOOOOO)", name_o ? name_o : Py_None, ids, names, cls_b, ptr_b, flat_b);
+    } else if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    Py_XDECREF(name_o);
+    Py_XDECREF(ids);
+    Py_XDECREF(names);
+    Py_XDECREF(cls_b);
+    Py_XDECREF(ptr_b);
+    Py_XDECREF(flat_b);
+    return result;
+}
+
+static PyObject *py_scan_json(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const char *text = view.buf;
+    Cursor c = {text, text + view.len};
+    Table ids = {0}, classes = {0};
+    Str *id_of = NULL, *class_of = NULL, name = {NULL, 0};
+    int32_t *cls = NULL, *flat = NULL;
+    int64_t *ptr = NULL;
+    Py_ssize_t n = 0, cap_n = 0, n_edges = 0, cap_e = 0;
+    int have_instrs = 0, nomem = 0;
+    PyObject *result = NULL;
+
+    if (table_init(&ids, 1024) < 0 || table_init(&classes, 64) < 0) {
+        nomem = 1;
+        goto done;
+    }
+    if (!take(&c, '{'))
+        goto none;
+    do {
+        Str key;
+        if (!take_str(&c, &key) || !take(&c, ':'))
+            goto none;
+        if (str_is(key, "name") && !name.p) {
+            if (!take_str(&c, &name))
+                goto none;
+            continue;
+        }
+        if (!str_is(key, "instructions") || have_instrs || !take(&c, '['))
+            goto none;
+        have_instrs = 1;
+        do {                                      /* one node */
+            if (n == cap_n) {
+                cap_n = cap_n ? 2 * cap_n : 1024;
+                if (cap_n >= INT32_MAX)
+                    goto none;
+                if (grow_nodes(&id_of, &class_of, &cls, &ptr, cap_n) < 0) {
+                    nomem = 1;
+                    goto done;
+                }
+            }
+            if (!take(&c, '{'))
+                goto none;
+            int seen_id = 0, seen_class = 0, seen_deps = 0;
+            Py_ssize_t first_edge = n_edges;
+            do {
+                Str k, v;
+                if (!take_str(&c, &k) || !take(&c, ':'))
+                    goto none;
+                if (str_is(k, "id") && !seen_id) {
+                    if (!take_str(&c, &id_of[n]))
+                        goto none;
+                    seen_id = 1;
+                } else if (str_is(k, "class") && !seen_class) {
+                    if (!take_str(&c, &class_of[n]))
+                        goto none;
+                    seen_class = 1;
+                } else if (str_is(k, "deps") && !seen_deps) {
+                    seen_deps = 1;
+                    if (!take(&c, '['))
+                        goto none;
+                    if (take(&c, ']'))
+                        continue;
+                    do {
+                        if (!take_str(&c, &v))
+                            goto none;
+                        if (n_edges == cap_e) {
+                            cap_e = cap_e ? 2 * cap_e : 4096;
+                            int32_t *f = cap_e < INT32_MAX ? PyMem_Realloc(flat, (size_t)cap_e * sizeof(int32_t)) : NULL;
+                            if (!f) {
+                                nomem = 1;
+                                goto done;
+                            }
+                            flat = f;
+                        }
+                        /* resolved once the node's id is known (it may come after deps): for now
+                         * the offset of the string's opening quote */
+                        if (v.p - 1 - text >= INT32_MAX)
+                            goto none;
+                        flat[n_edges++] = (int32_t)(v.p - 1 - text);
+                    } while (take(&c, ','));
+                    if (!take(&c, ']'))
+                        goto none;
+                } else {
+                    goto none;                    /* barrier, another key, or a key twice */
+                }
+            } while (take(&c, ','));
+            if (!take(&c, '}') || !seen_id || !seen_class)
+                goto none;
+            /* the node's id, then its dependences: earlier ids, increasing, no repeats */
+            uint64_t at;
+            if (table_find(&ids, id_of[n], &at) >= 0)
+                goto none;                        /* an id twice */
+            if (table_put(&ids, at, id_of[n], (int32_t)n) < 0) {
+                nomem = 1;
+                goto done;
+            }
+            long prev = -1;
+            for (Py_ssize_t e = first_edge; e < n_edges; e++) {
+                Cursor d = {text + flat[e], c.end};
+                Str dep;
+                take_str(&d, &dep);               /* read whole above */
+                long j = table_find(&ids, dep, &at);
+                if (j <= prev || j >= (long)n)
+                    goto none;                    /* missing, forward, itself, unsorted, repeated */
+                prev = j;
+                flat[e] = (int32_t)j;
+            }
+            ptr[n] = first_edge;
+            int32_t k = table_find(&classes, class_of[n], &at);
+            if (k < 0) {
+                k = (int32_t)classes.count;
+                if (table_put(&classes, at, class_of[n], k) < 0) {
+                    nomem = 1;
+                    goto done;
+                }
+            }
+            cls[n] = k;
+            n++;
+        } while (take(&c, ','));
+        if (!take(&c, ']'))
+            goto none;
+    } while (take(&c, ','));
+    if (!take(&c, '}') || !have_instrs || n == 0)
+        goto none;
+    skip_ws(&c);
+    if (c.p != c.end)
+        goto none;
+    ptr[n] = n_edges;
+    result = scan_result(&name, id_of, &classes, cls, ptr, flat, n, n_edges);
+    goto done;
+none:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    if (nomem)
+        PyErr_NoMemory();
+    table_free(&ids);
+    table_free(&classes);
+    PyMem_Free(id_of);
+    PyMem_Free(class_of);
+    PyMem_Free(cls);
+    PyMem_Free(ptr);
+    PyMem_Free(flat);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", py_columns, METH_O,
      "columns(instrs): (ids, class_names, cls, dep_ptr, dep_idx) of well-formed IDG nodes, else None."},
+    {"scan_json", py_scan_json, METH_O,
+     "scan_json(data): (name, ids, class_names, cls, dep_ptr, dep_idx) of a plain JSON IDG's bytes, else None."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_columns",
