@@ -173,6 +173,7 @@ typedef struct {
     /* the pipelines with warps in their bucket this cycle, in the order they got their first:
      * pass 2 and the cycle's end visit only these, and only their counters are reset */
     int64_t *act, nact;
+    int skipped;                  /* some bskip is set */
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -195,6 +196,7 @@ static inline int consider(State *S, Scan *c, int64_t s)
     if ((double)c->bqual[su] >= c->navail[su]) {
         /* enough higher-priority warps are ready for every slot of this pipeline */
         c->bskip[su] = 1;            /* not reached: a full pipeline's warps are dropped */
+        c->skipped = 1;
         return 0;
     }
     int64_t at = su * c->n_slots + c->bcnt[su];
@@ -536,7 +538,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
 {
     const int64_t gs = S->gs, n_slots = S->n_slots, n_sub = G->n_sub, maxlen = S->maxlen;
     const double inf = INFINITY;
-    const int64_t *off = G->off, *length = G->length, *sub = G->sub;
+    const int64_t *length = G->length, *sub = G->sub;
     const double *lam = G->lam, *Lam = G->Lam, *Lret = G->Lret, *minlam = G->minlam;
     double *comp = S->comp;
     Outcome out = {OK, 0.0, 0, 0};
@@ -589,13 +591,16 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             drop[0] = 0;
         else
             memset(drop, 0, (size_t)nwords * sizeof(uint64_t));
-        for (int64_t q = 0; q < n_sub; q++) {
-            if (tfree[q] >= t1) {
-                busy_subs[nbusy++] = q;
-                for (int64_t k = 0; k < nwords; k++)
-                    drop[k] |= hm[q * nwords + k];
-                unresolved -= S->sub_count[q] > 0;
-            }
+        uint64_t busy_bits = 0;       /* n_sub <= 64; compared without branches, as the busy
+                                       * pipelines change from cycle to cycle */
+        for (int64_t q = 0; q < n_sub; q++)
+            busy_bits |= (uint64_t)(tfree[q] >= t1) << q;
+        for (; busy_bits; busy_bits &= busy_bits - 1) {
+            int64_t q = __builtin_ctzll(busy_bits);
+            busy_subs[nbusy++] = q;
+            for (int64_t k = 0; k < nwords; k++)
+                drop[k] |= hm[q * nwords + k];
+            unresolved -= S->sub_count[q] > 0;
         }
         sc.t = t;
         sc.t1 = t1;
@@ -604,6 +609,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         sc.unresolved = unresolved;
         sc.nfull = 0;
         sc.nbusy = nbusy;
+        sc.skipped = 0;
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
         /* the candidates (by slot) of the full pipelines, for after pass 2 */
         const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
@@ -612,7 +618,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             for (int64_t k = 0; k < nwords; k++)
                 n_on += __builtin_popcountll(cand_slot[k] & S->hmask[su * nwords + k]);
             if (n_on > bcnt[su])      /* some were dropped: as many bskips in a warp-by-warp scan */
-                bskip[su] = 1;
+                bskip[su] = sc.skipped = 1;
         }
         double next_t = sc.next_t;
         int64_t kk = sc.kk;
@@ -723,8 +729,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 double cp = x + Lam[g];
                 comp[s * maxlen + h] = cp;
                 double cr = x + Lret[g];          /* what the block waits for before it retires */
-                if (cr > S->grp_max_comp[m])
-                    S->grp_max_comp[m] = cr;
+                double gm = S->grp_max_comp[m];
+                S->grp_max_comp[m] = cr > gm ? cr : gm;
                 if (record)
                     rec_comp[nr] = cp;
             }
@@ -767,7 +773,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             } else {
                 double e = S->est[s];
                 if (e < inf) {
-                    double tf = tfree[sub[off[c] + S->head[s]]];
+                    double tf = tfree[S->hsub[s]];     /* its next instruction's pipeline */
                     if (tf > e)
                         e = tf;
                     if (e < next_t)
@@ -781,7 +787,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             for (int64_t su = 0; su < n_sub; su++)
                 if ((bskip[su] || S->sub_count[su] > 0) && tfree[su] < next_t)
                     next_t = tfree[su];
-        } else {                      /* a skipped warp's pipeline has warps bucketed */
+        } else if (sc.skipped) {      /* a skipped warp's pipeline has warps bucketed */
             for (int64_t a = 0; a < sc.nact; a++)
                 if (bskip[act[a]] && tfree[act[a]] < next_t)
                     next_t = tfree[act[a]];
@@ -823,10 +829,10 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             nt = t + 1.0;
         if (A->cells)
             charge_cycles(G, S, A, t, nt, tfree);
-        if (nt - t - 1.0 > 0.0) {                /* credits keep accruing over skipped idle cycles */
-            double c2 = credits + issue_limit * (nt - t - 1.0);
-            credits = c2 < cap ? c2 : cap;
-        }
+        /* credits keep accruing over skipped idle cycles (none skipped: + 0, and credits <= cap) */
+        double skipped = nt - t - 1.0 > 0.0 ? nt - t - 1.0 : 0.0;
+        double c2 = credits + issue_limit * skipped;
+        credits = c2 < cap ? c2 : cap;
         t = nt;
     }
     out.end_time = end_time;
@@ -908,6 +914,8 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     const char *bad = NULL;
     if (group_size < 1 || n_groups < 1 || n_resident < 1 || G.n_sub < 1)
         bad = "group_size, n_groups, n_resident and the subsystems must be >= 1";
+    else if (G.n_sub > 64)
+        bad = "at most 64 subsystems";
     else if (scheduler != RR && scheduler != GTO)
         bad = "scheduler must be RR (0) or GTO (1)";
     else if (LEN(0) != G.n_classes || LEN(3) != G.n_nodes || LEN(4) != G.n_nodes || LEN(5) != G.n_nodes
