@@ -629,48 +629,62 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         /* pass 2: fill the pipelines' issue slots, earliest first */
         int issued = 0;
         while (nc > 0 && credits >= 1.0) {
-            int64_t best_su = -1, best_q = -1, brk = 0;
-            double bx = t + 1.0, blam = 0.0;
-            /* the pipelines with warps bucketed; the choice does not depend on their order: the
-             * ranks are distinct, so (time, -lambda, rank) orders every pair */
-            for (int64_t a = 0; a < sc.nact; a++) {
-                int64_t su = act[a];
-                if (bptr[su] >= bcnt[su])
-                    continue;
-                double tau = tfree[su] > t ? tfree[su] : t;
-                if (tau >= t + 1.0)
-                    continue;
-                /* first waiting warp (in priority order) whose operands are ready by tau, else
-                 * the one whose operands are ready soonest */
-                int64_t q_sel = -1;
-                double x_sel = inf;
-                const int64_t *bk = bucket + su * n_slots;
-                for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
-                    int64_t s = bk[q];
-                    if (s < 0)
-                        continue;
-                    double e = S->est[s];
-                    if (e <= tau) {
-                        q_sel = q;
-                        x_sel = tau;
-                        break;
-                    }
-                    if (e < x_sel) {
-                        x_sel = e;
-                        q_sel = q;
-                    }
-                }
-                if (q_sel < 0 || x_sel >= t + 1.0)
-                    continue;
-                int64_t s = bk[q_sel];
-                double lg = lam[S->gcur[s]];
-                int64_t rk = brank[su * n_slots + q_sel];
-                if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
-                    bx = x_sel;
-                    blam = lg;
-                    brk = rk;
+            int64_t best_su = -1, best_q = -1;
+            double bx = t + 1.0;
+            if (kk == 1) {
+                /* one warp bucketed (most cycles): the pick is its own, as the loop below makes it */
+                int64_t su = act[0];
+                double tau = tfree[su] > t ? tfree[su] : t, e = S->est[bucket[su * n_slots]];
+                double x = e <= tau ? tau : e;
+                if (tau < t + 1.0 && x < t + 1.0) {
                     best_su = su;
-                    best_q = q_sel;
+                    best_q = 0;
+                    bx = x;
+                }
+            } else {
+                int64_t brk = 0;
+                double blam = 0.0;
+                /* the pipelines with warps bucketed; the choice does not depend on their order: the
+                 * ranks are distinct, so (time, -lambda, rank) orders every pair */
+                for (int64_t a = 0; a < sc.nact; a++) {
+                    int64_t su = act[a];
+                    if (bptr[su] >= bcnt[su])
+                        continue;
+                    double tau = tfree[su] > t ? tfree[su] : t;
+                    if (tau >= t + 1.0)
+                        continue;
+                    /* first waiting warp (in priority order) whose operands are ready by tau, else
+                     * the one whose operands are ready soonest */
+                    int64_t q_sel = -1;
+                    double x_sel = inf;
+                    const int64_t *bk = bucket + su * n_slots;
+                    for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                        int64_t s = bk[q];
+                        if (s < 0)
+                            continue;
+                        double e = S->est[s];
+                        if (e <= tau) {
+                            q_sel = q;
+                            x_sel = tau;
+                            break;
+                        }
+                        if (e < x_sel) {
+                            x_sel = e;
+                            q_sel = q;
+                        }
+                    }
+                    if (q_sel < 0 || x_sel >= t + 1.0)
+                        continue;
+                    int64_t s = bk[q_sel];
+                    double lg = lam[S->gcur[s]];
+                    int64_t rk = brank[su * n_slots + q_sel];
+                    if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
+                        bx = x_sel;
+                        blam = lg;
+                        brk = rk;
+                        best_su = su;
+                        best_q = q_sel;
+                    }
                 }
             }
             if (best_su < 0)
