@@ -16,8 +16,9 @@ best of ``--repeat`` runs each (the machine may be busy), as wall time and as th
 (user + system, from ``getrusage(RUSAGE_CHILDREN)``: on a shared machine the steadier figure, though it still grows with
 the load). ``python3 -c pass`` is timed the same way: the floor no command can go under. The first simulate (not counted) fills the user cache with
 the GPU spec as JSON, as a user's first command does; from then on the JSON path imports neither
-NumPy nor PyYAML. Run it with and without ``PYTHONDONTWRITEBYTECODE=1`` to see what compiling
-pipeperf's modules on every start costs (an installed package has its ``.pyc`` files)::
+NumPy nor PyYAML. pipeperf's modules are compiled to ``.pyc`` files first, as an installed
+package has them (a source checkout under ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
+them on every start: ``--no-compile`` measures that)::
 
     PYTHONPATH=src python3 benchmarks/simulate_load_speed.py [--n 10000] [--repeat 3]
 """
@@ -132,7 +133,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000, help="instructions in the IDG (default 10000)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement, best kept (default 3)")
     ap.add_argument("--keep", metavar="DIR", help="write the IDG files here instead of a temporary directory")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="do not compile pipeperf's modules to .pyc first (measure compiling them on each start)")
     args = ap.parse_args()
+    if not args.no_compile:
+        import compileall
+        compileall.compile_dir(str(SRC / "pipeperf"), quiet=2)
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(args.keep) if args.keep else Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
@@ -140,7 +146,8 @@ def main() -> None:
         time_simulate(files["json"])                                   # the OS file cache warm
         floors = [time_floor() for _ in range(args.repeat)]
         print(f"{args.n} instructions, 64 warps on {GPU}; best of {args.repeat} fresh processes "
-              f"(python3 -c pass: {min(f[0] for f in floors):.3f} s wall, {min(f[1] for f in floors):.3f} s cpu)")
+              f"(python3 -c pass: {min(f[0] for f in floors):.3f} s wall, {min(f[1] for f in floors):.3f} s cpu); "
+              + ("modules compiled on each start" if args.no_compile else "pipeperf's .pyc files compiled first"))
         print(f"{'file':<6} {'size':>9} {'import s':>9} {'load s':>8} {'wall s':>8} {'cpu s':>7} "
               f"{'warp-instr':>11} {'M warp-instr/s':>15}")
         for fmt, path in files.items():
