@@ -53,6 +53,7 @@ typedef struct {                  /* per-slot state, one resident warp per slot 
     double *comp;                 /* completion time per (slot, instruction) */
     int64_t *slot_cls, *slot_warp, *slot_grp, *gcur, *head, *bar_node, *bar_rec, *hsub, *order, *pos, *tmp;
     double *start, *est, *lastiss, *wake;
+    double *wake_pos;             /* GTO: wake by position in the age order (wake_pos[pos[s]] = wake[s]) */
     int64_t *grp_unissued, *grp_arrivals, *sub_count;
     int64_t n_waited;             /* the subsystems with sub_count > 0 */
     double *grp_last_arrival, *grp_max_comp;
@@ -79,6 +80,14 @@ static inline void hmask_clear(State *S, int64_t su, int64_t s)
         return;
     int64_t p = S->pos[s];
     S->hmask_pos[su * S->nwords + (p >> 6)] &= ~(1ull << (p & 63));
+}
+
+/* Every write of a wake time goes here: GTO scans the candidates by age position. */
+static inline void set_wake(State *S, int64_t s, double v)
+{
+    S->wake[s] = v;
+    if (S->gto)
+        S->wake_pos[S->pos[s]] = v;
 }
 
 /* Earliest time the next instruction of slot s may issue: its operands are ready and a cycle
@@ -123,13 +132,13 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
         if (G->length[c] > 0) {
             S->grp_unissued[m] += 1;
             S->est[s] = t0;              /* a group's first instructions depend on nothing */
-            S->wake[s] = t0;
+            set_wake(S, s, t0);
             S->hsub[s] = G->sub[G->off[c]];
             S->n_waited += S->sub_count[S->hsub[s]]++ == 0;
             S->hmask[S->hsub[s] * S->nwords + (s >> 6)] |= 1ull << (s & 63);
         } else {
             S->est[s] = INFINITY;
-            S->wake[s] = INFINITY;
+            set_wake(S, s, INFINITY);
         }
     }
     if (youngest) {
@@ -143,9 +152,11 @@ static void load_group(const Graph *G, State *S, int64_t m, int64_t gid, double 
         for (int64_t i = 0; i < S->n_slots; i++)
             S->pos[S->order[i]] = i;
     }
-    /* the age order may have changed: the masks by position follow the masks by slot */
+    /* the age order may have changed: the wake times and masks by position follow those by slot */
     if (!S->gto)
         return;
+    for (int64_t i = 0; i < S->n_slots; i++)
+        S->wake_pos[i] = S->wake[S->order[i]];
     int64_t n_sub = G->n_sub, nw = S->nwords;
     memset(S->hmask_pos, 0, (size_t)(n_sub * nw) * sizeof(uint64_t));
     for (int64_t su = 0; su < n_sub; su++)
@@ -186,7 +197,7 @@ static inline int consider(State *S, Scan *c, int64_t s)
     int64_t su = S->hsub[s];
     double tf = c->tfree[su];
     if (tf >= c->t1) {
-        S->wake[s] = tf;
+        set_wake(S, s, tf);
         if (tf < c->next_t)
             c->next_t = tf;
         return 0;
@@ -360,24 +371,13 @@ static int scan_warps(State *S, Scan *c, int scheduler, int64_t greedy, uint64_t
     const double t1 = c->t1;
     const int gto = scheduler == GTO;
     double low = INFINITY;        /* the earliest wake time of the warps that are not candidates */
-    /* the candidates as bits by slot, then (gto) by position in the age order; branch-free, as
-     * whether a warp is a candidate is as good as random to a branch predictor */
+    /* the candidates as bits by slot, or (gto) by position in the age order, from the wake times
+     * kept in that order; branch-free, as whether a warp is a candidate is as good as random to a
+     * branch predictor */
+    const double *wake = gto ? S->wake_pos : S->wake;
     for (int64_t k = 0; k < nwords; k++) {
         int64_t lo = k * 64, hi = lo + 64 < n ? lo + 64 : n;
-        cand[k] = candidate_bits(S->wake + lo, hi - lo, t1, &low);
-    }
-    if (gto) {
-        for (int64_t k = 0; k < nwords; k++) {
-            uint64_t bits = cand[k];
-            cand[k] = 0;
-            cand[nwords + k] = bits;
-        }
-        for (int64_t k = 0; k < nwords; k++) {
-            for (uint64_t bits = cand[nwords + k]; bits; bits &= bits - 1) {
-                int64_t i = S->pos[k * 64 + __builtin_ctzll(bits)];
-                cand[i >> 6] |= 1ull << (i & 63);
-            }
-        }
+        cand[k] = candidate_bits(wake + lo, hi - lo, t1, &low);
     }
     /* A candidate whose pipeline is busy past this cycle would only be put to sleep until the
      * pipeline frees (consider: wake = tfree, next_t <= tfree): its pipeline's warps are dropped
@@ -614,12 +614,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         sc.nbusy = nbusy;
         sc.skipped = 0;
         int early = scan_warps(S, &sc, scheduler, greedy, cand, nwords);
-        /* the candidates (by slot) of the full pipelines, for after pass 2 */
-        const uint64_t *cand_slot = scheduler == GTO ? cand + nwords : cand;
+        /* the candidates of the full pipelines (bits and masks in the scan's order), for after pass 2 */
         for (int64_t f = 0; f < sc.nfull; f++) {
             int64_t su = full[f], n_on = 0;
             for (int64_t k = 0; k < nwords; k++)
-                n_on += __builtin_popcountll(cand_slot[k] & S->hmask[su * nwords + k]);
+                n_on += __builtin_popcountll(cand[k] & hm[su * nwords + k]);
             if (n_on > bcnt[su])      /* some were dropped: as many bskips in a warp-by-warp scan */
                 bskip[su] = sc.skipped = 1;
         }
@@ -732,7 +731,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                             rec_comp[S->bar_rec[s2]] = tb;
                         if (s2 != s) {
                             S->est[s2] = head_ready(G, S, s2);
-                            S->wake[s2] = S->est[s2];
+                            set_wake(S, s2, S->est[s2]);
                             if (S->est[s2] < next_t)
                                 next_t = S->est[s2];
                         }
@@ -757,7 +756,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
             S->gcur[s] = g + 1;
             S->lastiss[s] = x;
             S->est[s] = head_ready(G, S, s);
-            S->wake[s] = S->est[s];
+            set_wake(S, s, S->est[s]);
             S->n_waited -= --S->sub_count[su] == 0;
             hmask_clear(S, su, s);
             if (h + 1 < length[c]) {
@@ -784,7 +783,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 } else {
                     for (int64_t j = 0; j < gs; j++) {
                         S->est[m * gs + j] = inf;
-                        S->wake[m * gs + j] = inf;
+                        set_wake(S, m * gs + j, inf);
                     }
                 }
             } else {
@@ -1030,8 +1029,9 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     /* int64 per-slot arrays: 11 of n_slots (tmp included); per-group: 2 of M; sub_count; the
      * two masks per subsystem */
     mem_i = calloc((size_t)(11 * n_slots + 2 * M + n_sub + 2 * n_sub * nwords), sizeof(int64_t));
-    mem_d = calloc((size_t)(4 * n_slots + 2 * M), sizeof(double));
-    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords), drop, full, busy, act */
+    mem_d = calloc((size_t)(5 * n_slots + 2 * M), sizeof(double));
+    /* buckets and their ranks, 4 per-subsystem counters, candidates (2 x nwords, one used), drop, full,
+     * busy, act */
     scratch_i = calloc((size_t)(2 * n_sub * n_slots + 4 * n_sub + 3 * nwords + 3 * n_sub), sizeof(int64_t));
     scratch_d = calloc((size_t)(3 * n_sub), sizeof(double));
     comp = alloc_comp((size_t)n_slots * (size_t)maxlen);
@@ -1066,6 +1066,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     S.est = pd; pd += n_slots;
     S.lastiss = pd; pd += n_slots;
     S.wake = pd; pd += n_slots;
+    S.wake_pos = pd; pd += n_slots;
     S.grp_last_arrival = pd; pd += M;
     S.grp_max_comp = pd;
     S.comp = comp;
@@ -1078,6 +1079,7 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         S.pos[s] = s;
         S.est[s] = INFINITY;
         S.wake[s] = INFINITY;
+        S.wake_pos[s] = INFINITY;
         S.lastiss[s] = -INFINITY;
     }
     double *busy = v[12].buf;
