@@ -47,8 +47,9 @@ def test_memory_and_launch_facts_are_sane(name):
     assert (m["l1_line_bytes"], m["sector_bytes"]) == (128, 32)
     assert 64 * 1024 <= m["l1_bytes"] <= 256 * 1024 < m["l2_bytes"]
     for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs"):
-        if k in m:                                  # achievable stream bandwidths: below the peak
-            assert 0.7 * m["dram_peak_gbs"] < m[k] < m["dram_peak_gbs"], (k, m[k])
+        if k in m:       # achievable stream bandwidths: below the peak; the lowest published share is
+            # the H200's copy (gpu-stream/h200.txt 'scale', 3165 of 4800 GB/s = 66 %)
+            assert 0.6 * m["dram_peak_gbs"] < m[k] < m["dram_peak_gbs"], (k, m[k])
     assert 0 < g.sustained_clock_ghz <= g.clock_ghz
     if "overhead_us" in g.launch:
         assert 1 < g.launch["overhead_us"] < 10
