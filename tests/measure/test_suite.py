@@ -143,3 +143,15 @@ def test_cases_a_constant_was_read_from_are_left_out_of_the_mape():
     s = summarise([scored, calib])
     assert s.overall["pipeline"] == pytest.approx(10.0) and s.counts["calibration"] == 1
     assert s.counts["predicted"] == 1 and "launch" not in s.by_family
+
+
+def test_the_best_model_line_names_the_best_of_the_models_asked_for():
+    from pipeperf.report.suite_report import format_summary
+
+    launch = Launch("k.cu", "k", (1,), (32,), ())
+    r = CaseResult(Case("a", "dram", "volta_v100", launch, 1.0, True, "f:1"),
+                   {"pipeline": 1.2, "roofline": 1.05, "volkov": 1.5})
+    s = summarise([r])
+    assert "best model overall: roofline (5.0 %)" in format_summary(s)
+    text = format_summary(s, ["pipeline", "volkov"])
+    assert "best model overall of pipeline, volkov: pipeline (20.0 %)" in text and "roofline" not in text

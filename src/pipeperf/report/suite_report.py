@@ -35,10 +35,12 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
     table("MAPE % overall", {"all": s.overall}, {"all": c["predicted"]})
     table("MAPE % by GPU", s.by_gpu, c["by_gpu"])
     table("MAPE % by family", s.by_family, c["by_family"])
-    scored = {m: v for m in s.models if (v := s.overall.get(m)) is not None}
+    # the best of the models asked for (--models), else of every model the suite ran
+    scored = {m: v for m in (models and shown or s.models) if (v := s.overall.get(m)) is not None}
     best = min(scored, key=scored.__getitem__, default=None)
     if best:
-        lines += ["", f"best model overall: {best} ({s.overall[best]:.1f} %)"]
+        among = f" of {', '.join(scored)}" if models else ""
+        lines += ["", f"best model overall{among}: {best} ({s.overall[best]:.1f} %)"]
     if s.orders:
         lines += ["", "order groups (variants of one computation, measured fastest first):"]
         for o in s.orders:
