@@ -36,7 +36,7 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
     table("MAPE % by GPU", s.by_gpu, c["by_gpu"])
     table("MAPE % by family", s.by_family, c["by_family"])
     # the best of the models asked for (--models), else of every model the suite ran
-    scored = {m: v for m in (models and shown or s.models) if (v := s.overall.get(m)) is not None}
+    scored = {m: v for m in (shown if models else s.models) if (v := s.overall.get(m)) is not None}
     best = min(scored, key=scored.__getitem__, default=None)
     if best:
         among = f" of {', '.join(scored)}" if models else ""
