@@ -79,6 +79,29 @@ def test_read_write_mix_picks_the_bandwidth_between_the_published_points(cu, tmp
     assert a.predictions[0].seconds == pytest.approx(2 * 4 * n / 600e9, rel=0.05)
 
 
+def test_a_missing_dram_figure_is_named_with_what_stands_in(cu, tmp_path):
+    """Only a copy figure: a copy runs at it without a word, a write-only stream takes it for the
+    missing write figure and says so; no figure at all: the classes' lambda from the vendor peak."""
+    from pipeperf.hardware.memory import dram_rate_note
+    from pipeperf.hardware.spec import load_gpu
+
+    n = 1 << 16
+    args = [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"]
+    only_copy = _gpu(tmp_path, "cp", "memory: {dram_read_gbs: null, dram_write_gbs: null, dram_copy_gbs: 700}\n")
+    a = analyze(cu, [n // 256], [256], args, [only_copy], kernel="copy", arch="sm_75", what_if=False)
+    assert not [x for x in a.predictions[0].notes if "achievable DRAM" in x]
+    g = load_gpu(only_copy)
+    assert dram_rate_note(g, 0.5) is None
+    assert dram_rate_note(g, 0.0) == "cp lacks an achievable DRAM write figure (700 GB/s stands in) in the GPU database"
+    assert "read figure (700 GB/s stands in)" in dram_rate_note(g, 0.8)
+    none = _gpu(tmp_path, "bare", "memory: {dram_read_gbs: null, dram_write_gbs: null, dram_copy_gbs: null}\n")
+    a = analyze(cu, [n // 256], [256], args, [none], kernel="copy", arch="sm_75", what_if=False)
+    said = [x for x in a.predictions[0].notes if "achievable DRAM" in x]
+    assert said == ["bare has no achievable DRAM bandwidth in the GPU database: DRAM requests cost the "
+                    "ld_global_s32/st_global classes' lambda, derived from the vendor peak 900 GB/s, which no "
+                    "access stream reaches (DRAM-bound times are optimistic)"]
+
+
 def test_block_dispatch_cost_on_a_million_one_warp_blocks(cu, tmp_path):
     """2^20 blocks of one warp on 80 SMs, 32 resident each: every SM runs ceil(2^20/80) = 13108
     blocks in 410 rounds of its 32 slots, and every round after the first waits the dispatch

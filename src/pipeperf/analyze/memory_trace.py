@@ -16,8 +16,8 @@ import numpy as np
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, block_head
 from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
-    analyze_accesses, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, map_memory, \
-    warp_combined
+    analyze_accesses, dram_rate_note, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, \
+    map_memory, warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
@@ -154,7 +154,10 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
-    dram = dram_request_cpi(gpu, read_share(stats, func), active_sms or gpu.cores)
+    share = read_share(stats, func)
+    dram = dram_request_cpi(gpu, share, active_sms or gpu.cores)
+    if any(st.space == "global" for st in stats.values()) and (note := dram_rate_note(gpu, share)):
+        notes.append(note)
     mm = map_memory(stats, base_class, gpu, labels, dram, launch_scale, active_sms or gpu.cores)
     mm.notes.extend(notes)
     return mm

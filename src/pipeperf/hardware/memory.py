@@ -446,6 +446,30 @@ def dram_request_cpi(gpu: GPUSpec, read_fraction: float, active_sms: int) -> flo
     return REF_SECTORS * SECTOR / bytes_per_cycle_per_sm
 
 
+def dram_rate_note(gpu: GPUSpec, read_fraction: float) -> str | None:
+    """What :func:`dram_request_cpi` had to stand in for, in one line for the report (None when
+    the database has the figures this traffic mix needs): no achievable figure at all (DRAM
+    requests then cost the load/store classes' lambda, the vendor peak's share where the file
+    derives it from the peak), or a missing read or write point taken from the nearest one."""
+    m = gpu.memory
+    have = {k: m.get(f"dram_{k}_gbs") for k in ("read", "copy", "write")}
+    if not any(have.values()):
+        peak = m.get("dram_peak_gbs")
+        return (f"{gpu.name} has no achievable DRAM bandwidth in the GPU database: DRAM requests cost the "
+                "ld_global_s32/st_global classes' lambda" + (f", derived from the vendor peak {peak:g} GB/s, "
+                "which no access stream reaches (DRAM-bound times are optimistic)" if peak else ""))
+    f = min(1.0, max(0.0, read_fraction))
+    used = {"write": f < 0.5, "copy": 0.0 < f < 1.0, "read": f > 0.5}      # the interpolation's points
+    missing = [k for k in ("read", "copy", "write") if used[k] and not have[k]]
+    if not missing:
+        return None
+    least = min(v for v in have.values() if v)
+    stand = {"read": have["copy"] or next(v for v in have.values() if v), "write": have["copy"] or least,
+             "copy": least}                                        # as dram_request_cpi takes them
+    return (f"{gpu.name} lacks an achievable DRAM " + " and ".join(
+        f"{k} figure ({stand[k]:g} GB/s stands in)" for k in missing) + " in the GPU database")
+
+
 def l2_class(gpu: GPUSpec, active_sms: int) -> InstrClass | None:
     """The GPU's L2-hit class (``ld_global_l2``) with its lambda set by the measured L2 bandwidth
     (``memory.l2_bandwidth_bytes_per_clk``, what the L2 slices achieve together) divided among
