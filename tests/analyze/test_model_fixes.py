@@ -1,6 +1,7 @@
 """The physical fixes of the Pipeline model, each pinned on a small case worked out by hand:
 DRAM at the achievable bandwidth shared by the SMs, the cost of dispatching blocks, same-address
-atomics serialised at the L2, an L1 hit on a neighbour's load, the sampled last block's weight."""
+atomics serialised at the L2, an L1 hit on a neighbour's load and its wavefronts, the sampled last
+block's weight."""
 
 from __future__ import annotations
 
@@ -35,6 +36,15 @@ extern "C" __global__ void stencil3(const float* in, float* out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > 0 && i < n - 1) out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+
+extern "C" __global__ void row_sums(const float* a, float* out, int n)
+{   // lane t walks row t of a row-major matrix: each warp load touches 32 lines; when n is a
+    // multiple of 32 floats (128 B) every lane's word sits in bank 0
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < 8; ++k) s += a[t * n + k];
+    out[t] = s;
 }
 '''
 
@@ -155,6 +165,23 @@ def test_l1_serves_the_neighbours_of_a_stencil(cu, tmp_path):
     assert len(rows["l1"]) == 3
     assert rows["l1"][-1] >= 0.8 and rows["l1"][-2] >= 0.8      # two of the three loads hit L1
     assert max(rows["nol1"]) == 0.0
+
+
+def test_an_l1_hit_on_one_bank_takes_a_wavefront_per_lane(cu, tmp_path):
+    """Row sums of a matrix by lane: the first of 8 loads of a row misses, the other 7 hit the
+    sector it brought into L1. With rows of 4096 floats the 32 lanes' words share bank 0: 32
+    data wavefronts per warp load (te42kyfo/gpu-benches gpu-strides, stride 32: 32 cycles). With
+    rows of 4104 floats (still 32-byte aligned) 8 lanes share a bank (gcd(4104, 32) = 8) and the
+    tag stage's 1 + 31/4 lookups of 32 lines set it: 8.75, not 32 sectors / 4 = 8."""
+    lam = {}
+    for n in (4096, 4104):
+        args = [f"a=zeros:f32:{256 * n}", "out=zeros:f32:256", f"n={n}"]
+        a = analyze(cu, [1], [256], args, ["volta_v100"], kernel="row_sums", arch="sm_75", what_if=False)
+        hits = [r for r in a.predictions[0].memory if r["space"] == "global" and r["opcode"].startswith("ld")
+                and r.get("l1_hit_rate", 0.0) == 1.0]
+        assert len(hits) == 7, [(r["opcode"], r.get("l1_hit_rate")) for r in a.predictions[0].memory]
+        lam[n] = {r["cpi"] for r in hits}
+    assert lam == {4096: {32.0}, 4104: {8.75}}
 
 
 def test_the_nearly_empty_last_block_stands_for_itself(cu, tmp_path):

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyze_accesses, global_class,
-                                      l2_capacity_sectors, l2_hits, map_memory, shared_class)
+                                      l1_load_wavefronts, l2_capacity_sectors, l2_hits, map_memory,
+                                      shared_class)
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import InstrClass, load_gpu
 
@@ -46,6 +47,34 @@ def test_sectors_per_request(addrs, nbytes, sectors):
 def test_bank_conflict_degree(addrs, nbytes, degree):
     st = stats(req(0, "shared", addrs, nbytes))[0]
     assert st.conflict_degree == degree
+
+
+@pytest.mark.parametrize("stride, cycles", [
+    (1, 1.0),            # 128 contiguous bytes: one line, one word per bank
+    (0, 1.0),            # every lane the same word: a broadcast
+    (2, 2.0),            # 2 words per even bank; 2 lines (tag stage 1.25)
+    (8, 8.0),            # gpu-strides: data wavefronts gcd(8, 32) = 8 beat 8 lines' 2.75
+    (9, 3.0),            # 9 lines (1 + 8/4 = 3), every bank once: gpu-strides 3.03 (a100.txt)
+    (31, 8.5),           # 31 lines (124 B apart), 32 banks: the tag stage, gpu-strides 8.5
+    (32, 32.0),          # 32 lines, all in bank 0: gpu-strides 32.0
+    (4096, 32.0),        # a row of a 4096-float matrix per lane (naive SGEMM's A): as stride 32
+])
+def test_l1_cycles_of_a_warp_load_are_bank_wavefronts_or_tag_lookups(stride, cycles):
+    """te42kyfo/gpu-benches gpu-strides: a warp load of floats at a stride of s floats that hits
+    the L1 takes max(gcd(s, 32) bank wavefronts, 1 + (lines - 1) / 4 tag lookups) cycles."""
+    acc = Accesses.from_rows([req(0, "global", [4 * stride * t for t in range(WARP)])])
+    assert l1_load_wavefronts(acc, np.arange(1))[0] == pytest.approx(cycles)
+
+
+def test_an_l1_hit_costs_its_wavefronts_not_its_sectors():
+    """32 sectors per request, all L1 hits: lambda = 32 wavefronts x the L1's 1 cycle when the
+    lanes share a bank (stride 32 floats), 8.75 when they spread over the banks (stride 31)."""
+    l1 = InstrClass("ld_l1", "lsu", 1.0, 30.0)
+    for w, lam in ((32.0, 32.0), (8.75, 8.75)):
+        st = PcMemory(0, "global", requests=1, sectors=32, l2_hits=32, l1_hits=32, l1_wavefronts=w)
+        c = global_class(DRAM, st, L2, "x", l1=l1)
+        assert c.subsystem == "lsu" and c.cpi == pytest.approx(lam)
+        assert c.latency == pytest.approx(30.0 + (w - 1.0) * 1.0)
 
 
 def test_partial_warps_and_means_over_requests():

@@ -120,6 +120,7 @@ class PcMemory:
     ctas_sampled: int = 0       # global atomics: CTAs of the sample that issued this instruction
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
+    l1_wavefronts: float = 0.0  # global loads: L1 cycles per request (l1_load_wavefronts), summed; 0: not known
     min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
     #: global: the (L2, L1) hit rates that set a request's latency, where they are not this
     #: pattern's own: a what-if that only drops redundant sectors keeps where the data come from
@@ -148,6 +149,14 @@ class PcMemory:
     @property
     def traced_hit_rate(self) -> float:
         return self.l2_hits / self.sectors if self.sectors else 0.0
+
+    @property
+    def l1_wavefronts_per_request(self) -> float:
+        """A global load's cycles in the L1 when it hits (:func:`l1_load_wavefronts`); without the
+        count, its sectors in 128-byte reference requests, as mapper g charged before."""
+        if self.l1_wavefronts and self.requests:
+            return self.l1_wavefronts / self.requests
+        return self.sectors_per_request / REF_SECTORS
 
     @property
     def conflict_degree(self) -> float:
@@ -294,23 +303,61 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
                 ckey = cta_id[ld] * (int(key.max()) + 1) + key[ld]      # each CTA's own stream
                 n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], caches.l1),
                                    minlength=n_pcs) * scale
+    n_l1_waves: np.ndarray = np.zeros(n_pcs)
+    if acc.load is not None and n_l1.any():           # only where loads hit the L1
+        ld_req = g_req[acc.load[g_req] & (n_l1[acc.pc[g_req]] > 0)]
+        n_l1_waves = np.bincount(acc.pc, weights=l1_load_wavefronts(acc, ld_req), minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "global":
             st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
             st.l1_hits = int(round(n_l1[pc]))
             st.min_sectors = int(n_min[pc])
+            st.l1_wavefronts = float(n_l1_waves[pc])
 
 
-def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
-    """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
+def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per request (indexed like ``acc``; 0 outside ``reqs``): the most distinct 4-byte words any
+    of the 32 banks must deliver, lanes on one word broadcasting and an atomic's lanes on one word
+    serialising. The wavefronts of a shared-memory request (CUDA C++ Programming Guide, 'Shared
+    Memory': 32 banks of 4 bytes), and of the L1's data stage for a global load that hits: on
+    Ampere and Hopper, te42kyfo/gpu-benches gpu-strides (a40.txt, a100.txt, h200.txt; commit
+    0a45416) measures l1tex__data_pipe_lsu_wavefronts per warp load of floats at a stride of s
+    floats as gcd(s, 32): 1, 2, 4, 8, 16, 32 for s = 1, 2, 4, 8, 16, 32, 1 for every odd s."""
     waves = np.zeros(len(acc), np.int64)
     atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
-    for r, words, distinct in _request_units(acc, s_req, 2):
+    for r, words, distinct in _request_units(acc, reqs, 2):
         row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
         # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
         distinct = distinct | atom[r][:, None]
         key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
         waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
+    return waves
+
+
+#: cache lines the L1's tag stage looks up per cycle after a request's first: te42kyfo/gpu-benches
+#: gpu-strides (a40.txt, a100.txt, h200.txt; commit 0a45416) measures
+#: l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld per warp load of floats spread over
+#: 1, 2, 4, 8, 16, 32 lines (strides 1, 2, 4, 8, 16, 31 floats) as 1.00, 1.22-1.24, 1.84-1.89,
+#: 2.72-2.83, 4.67, 8.5: one cycle, then about a quarter cycle per further line
+L1_TAG_LINES_PER_CYCLE = 4
+
+
+def l1_load_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per global load request (indexed like ``acc``): its cycles in the L1 when it hits, the
+    larger of the data stage's bank wavefronts (:func:`bank_wavefronts`) and the tag stage's
+    1 + (lines - 1) / L1_TAG_LINES_PER_CYCLE for the 128-byte lines it touches. gpu-strides'
+    cycles per warp load are that maximum: a stride of 32 floats (32 lines, one bank) takes 32
+    cycles, of 31 floats (32 lines, 32 banks) 8.5; 128 contiguous bytes one."""
+    waves = bank_wavefronts(acc, reqs).astype(np.float64)
+    for r, _, distinct in _request_units(acc, reqs, 7):
+        lines = distinct.sum(axis=1)
+        waves[r] = np.maximum(waves[r], 1.0 + (lines - 1) / L1_TAG_LINES_PER_CYCLE)
+    return waves
+
+
+def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
+    """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
+    waves = bank_wavefronts(acc, s_req)
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":
@@ -391,15 +438,19 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
     lam_dram = base.cpi if dram_cpi is None else dram_cpi
     lam_l2, Lam_l2 = (l2.cpi, l2.latency) if l2 is not None else (lam_dram, base.latency)
     lam_l1, Lam_l1 = (l1.cpi, l1.latency) if l1 is not None else (0.0, 0.0)
-    lam_mix = p * lam_dram + (h - q1) * lam_l2 + q1 * lam_l1
+    # L2 and DRAM serve a request's sectors, 4 per reference request; the L1 its wavefronts
+    # (bank conflicts, lines looked up: PcMemory.l1_wavefronts_per_request)
+    w1 = st.l1_wavefronts_per_request if q1 > 0.0 else 0.0
+    lam_far = p * lam_dram + (h - q1) * lam_l2
     hl, l1l = st.latency_hit_rates if st.latency_hit_rates is not None else (h, st.l1_hit_rate)
     hl = hl if l2 is not None else 0.0
     ql = min(l1l, hl) if l1 is not None and l2 is not None else 0.0
     Lam_mix = (1.0 - hl) * base.latency + (hl - ql) * Lam_l2 + ql * Lam_l1
-    lam = max(m * lam_mix, 1e-6)
-    Lam = Lam_mix + max(0.0, m - 1.0) * lam_mix
+    lam = max(m * lam_far + q1 * w1 * lam_l1, 1e-6)
+    Lam = Lam_mix + max(0.0, m - 1.0) * lam_far + q1 * max(0.0, w1 - 1.0) * lam_l1
     src = (f"mapper g from {base.name}: {st.sectors_per_request:.2f} sectors/request (reference "
-           f"{REF_SECTORS}), " + (f"L1 hit rate {q1:.2f}, " if l1 is not None else "") + f"L2 hit rate {h:.2f}"
+           f"{REF_SECTORS}), " + (f"L1 hit rate {q1:.2f}" + (f" ({w1:.3g} L1 cycles per request)" if q1 > 0 else "")
+                                  + ", " if l1 is not None else "") + f"L2 hit rate {h:.2f}"
            + (f" (address shared by {st.shared_by:.3g} CTAs of a wave)" if st.shared_by > 1 else "")
            + ("" if l2 is not None else " (no L2 class: hits as DRAM)")
            + (f"; DRAM {lam_dram:.3g} cycles per {REF_SECTORS * SECTOR} B at the achievable bandwidth"
@@ -557,6 +608,7 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
             extra = st.sectors - st.min_sectors
             out[pc] = replace(st, sectors=st.min_sectors, l2_hits=max(0, st.l2_hits - extra),
                               intra_hits=max(0, st.intra_hits - extra), l1_hits=max(0, st.l1_hits - extra),
+                              l1_wavefronts=0.0,          # coalesced: its sectors' reference requests
                               latency_hit_rates=st.latency_hit_rates or (st.hit_rate, st.l1_hit_rate))
             changed = True
         elif (what == "atomics combined per warp" and st.space == "global" and st.lane_ops
