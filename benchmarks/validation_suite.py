@@ -18,7 +18,8 @@ CTA stands for its stratum of the grid: off = every sampled CTA weighs the same)
 ``intpipe`` (integer add/logic/moves on the ALU pipe beside the FMA pipe of Volta and later: off =
 one pipe), ``l2pipe`` (requests served by L2 alone on the L2 slices' pipe: off = behind DRAM
 requests on the memory pipe), ``l2share`` (an L2 hit's lambda from the measured L2 bandwidth
-shared by the active SMs: off = the L2 class as the GPU file gives it).
+shared by the active SMs: off = the L2 class as the GPU file gives it), ``l1waves`` (an L1 hit's
+cost from its bank wavefronts and tag lookups: off = its sectors / 4).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -36,7 +37,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
 FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm",
-         "intpipe", "l2pipe", "l2share")
+         "intpipe", "l2pipe", "l2share", "l1waves")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -94,6 +95,12 @@ def switch_off(fixes: set[str]) -> None:
         import pipeperf.analyze.memory_trace as mt
 
         mt.warm_start = lambda stats, gpu, launch_scale: False
+    if "l1waves" in fixes:
+        import numpy as np
+
+        import pipeperf.hardware.memory as mem_mod
+
+        mem_mod.l1_load_wavefronts = lambda acc, reqs: np.zeros(len(acc))   # 0: sectors / 4 per L1 hit
 
 
 def main() -> int:
