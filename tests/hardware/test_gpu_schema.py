@@ -52,16 +52,34 @@ def test_an_unversioned_file_reads_as_version_1(cache, tmp_path):
 
 
 def test_an_older_file_is_migrated_or_refused_with_what_changed(cache, tmp_path, monkeypatch):
-    """As if the format were at version 2, which renamed a key: version 1 files are converted."""
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.CHANGES, 2, "'cores' renamed 'sm_count'")
-    path, line = _spec(tmp_path, "schema_version: 1")
+    """As if the format were at the next version, which renamed a key: older files are converted."""
+    nxt = schema.SCHEMA_VERSION + 1
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", nxt)
+    monkeypatch.setitem(schema.CHANGES, nxt, "'cores' renamed 'sm_count'")
+    path, line = _spec(tmp_path, f"schema_version: {nxt - 1}")
     with pytest.raises(PipeperfError) as err:          # no migration known: what changed since
         load_gpu(path)
-    assert str(err.value).startswith(f"{path}:{line}: GPU file of schema_version 1 cannot be converted")
+    assert str(err.value).startswith(f"{path}:{line}: GPU file of schema_version {nxt - 1} cannot be converted")
     assert "'cores' renamed 'sm_count'" in str(err.value)
-    monkeypatch.setitem(schema.MIGRATIONS, 1, lambda d: {**d, "cores": d["cores"] * 2})
+    monkeypatch.setitem(schema.MIGRATIONS, nxt - 1, lambda d: {**d, "cores": d["cores"] * 2})
     assert load_gpu(path).cores == 2 * 10
+
+
+def test_version_2_adds_the_base_clock_and_the_device_memory(cache, tmp_path):
+    """A version-1 file reads unchanged; version 2's optional keys are numbers a source can cite."""
+    path, _ = _spec(tmp_path, "schema_version: 1")
+    g = load_gpu(path)
+    assert g.base_clock_ghz is None and "dram_bytes" not in g.memory and "base_clock_ghz" not in g.fields()
+    p2 = tmp_path / "v2.yaml"
+    p2.write_text("base: pascal_gtx1060\nname: v2\nschema_version: 2\nbase_clock_ghz: 1.5\n"
+                  "memory: {dram_bytes: 6442450944}\nsources: {base_clock_ghz: a datasheet, "
+                  "memory.dram_bytes: the same datasheet}\n")
+    g = load_gpu(str(p2))
+    assert g.base_clock_ghz == 1.5 and g.fields()["memory.dram_bytes"] == 6442450944
+    assert g.sources["base_clock_ghz"] == "a datasheet"
+    p2.write_text("base: pascal_gtx1060\nname: v2\nschema_version: 2\nbase_clock_ghz: 0\n")
+    with pytest.raises(PipeperfError, match="'base_clock_ghz' must be > 0"):
+        load_gpu(str(p2))
 
 
 def test_the_spec_cache_is_keyed_by_schema_and_pipeperf_versions(cache, monkeypatch):

@@ -88,6 +88,9 @@ def test_same_chip_entries_inherit_through_base():
     assert rtx4090.memory.get("dram_read_gbs") is None and "memory.dram_read_gbs" not in rtx4090.sources
     assert load_gpu("ada_l40").memory["dram_read_gbs"] and "memory.dram_read_gbs" in load_gpu("ada_l40").sources
     assert load_gpu("ampere_a100_pcie_80gb").base == "ampere_a100_pcie"
+    a80 = load_gpu("ampere_a100_80gb")      # a top-level `null` drops the base's number and its source too
+    assert load_gpu("ampere_a100").base_clock_ghz == 1.095
+    assert a80.base_clock_ghz is None and "base_clock_ghz" not in a80.sources and "base_clock_ghz" not in a80.fields()
 
 
 #: issue 19's instruction-class families -> the class of each bundled modern entry that carries it

@@ -64,6 +64,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     specs = [load_gpu(name) for name in gpus]          # an unknown GPU fails before any work
     if not specs:
         raise PipeperfError("no GPU to analyze for: name at least one (--gpu NAME)")
+    check_device_memory(specs, args)
     g3, b3 = dim3(grid, "grid"), dim3(block, "block")
     threads = math.prod(b3)
     wpb = -(-threads // 32)
@@ -144,6 +145,20 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
     return gpu, overrides, mem_rows, notes, alternatives, prof_gpu
+
+
+def check_device_memory(specs, args: Sequence[Any]) -> None:
+    """Refuse, in one line, a launch whose buffers exceed a GPU's device memory
+    (``memory.dram_bytes``, the vendor's capacity): it cannot run there, so no time is predicted."""
+    from pipeperf.util.launch_args import buffer_bytes
+
+    need = buffer_bytes(args)
+    for spec in specs:
+        have = spec.memory.get("dram_bytes")
+        if have and need > have:
+            raise PipeperfError(f"the launch's buffers take {need / 2**30:.3g} GiB, more than the "
+                                f"{have / 2**30:.3g} GiB of device memory of {spec.name} (memory.dram_bytes): "
+                                "it cannot run there; shrink the buffers or pick a larger GPU")
 
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,

@@ -19,16 +19,20 @@ from collections.abc import Callable
 from pipeperf.errors import PipeperfError
 
 #: the version of the GPU files this pipeperf reads and writes
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: what each version changed (the version it introduced -> a sentence); docs/gpu-schema.md in full
 CHANGES: dict[int, str] = {
     1: "first versioned format: 'schema_version' added; every other key as before it "
        "(files without the key are read as version 1)",
+    2: "optional 'base_clock_ghz' (the vendor's base clock) and 'memory.dram_bytes' (the device "
+       "memory) added; a version-1 file is a valid version-2 file",
 }
 
 #: version N -> a function turning version N's top-level mapping into version N + 1's
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: lambda data: dict(data),           # 2 only adds optional keys
+}
 
 #: the version of a file without ``schema_version`` (written before the key existed)
 UNVERSIONED = 1

@@ -73,6 +73,7 @@ class GPUSpec:
     atomics: dict[str, Any] = field(default_factory=dict)  # same-address atomic rates, see _ATOMICS_KEYS
     peaks: dict[str, Any] = field(default_factory=dict)    # measured quantitative-roofline rates, _PEAKS_KEYS
     sustained_clock_ghz: float | None = None               # the clock under load; None -> clock_ghz
+    base_clock_ghz: float | None = None                    # the vendor's base clock (reported, not simulated)
     sources: dict[str, str] = field(default_factory=dict)  # dotted field key -> citation
     estimates: frozenset[str] = frozenset()                # dotted keys whose numbers are derived
     base: str = ""                                         # the spec this one inherits from, if any
@@ -120,7 +121,7 @@ class GPUSpec:
 
     def fields(self) -> dict[str, float]:
         """Every numeric machine fact outside ``classes`` by dotted key (what ``sources`` cites)."""
-        out: dict[str, float] = {k: getattr(self, k) for k in _NUMERIC_TOP}
+        out: dict[str, float] = {k: getattr(self, k) for k in _NUMERIC_TOP if getattr(self, k) is not None}
         for section in _SECTIONS:
             for k, v in getattr(self, section).items():
                 if k != "source" and isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -137,6 +138,7 @@ class GPUSpec:
             "warp_size": self.warp_size, "max_warps_per_core": self.max_warps_per_core,
             "max_groups_per_core": self.max_groups_per_core,
             "sustained_clock_ghz": self.sustained_clock_ghz, "compute_capability": self.compute_capability,
+            **({"base_clock_ghz": self.base_clock_ghz} if self.base_clock_ghz is not None else {}),
             "memory": {k: v for k, v in self.memory.items() if k != "source"}, "launch": dict(self.launch),
             "atomics": dict(self.atomics), **({"peaks": dict(self.peaks)} if self.peaks else {}),
             "sources": dict(self.sources), "estimates": sorted(self.estimates),
@@ -211,11 +213,11 @@ def _aliases() -> dict[str, str]:
 _TOP_KEYS = {schema.KEY, "name", "full_name", "vendor", "architecture", "compute_capability", "cores", "clock_ghz",
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
              "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "peaks",
-             "sustained_clock_ghz", "base"}
+             "sustained_clock_ghz", "base_clock_ghz", "base"}
 _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
 #: the ``memory`` section: caches for mapper g's cache models, DRAM peak and achievable bandwidths
 _MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
-                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk"}
+                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk", "dram_bytes"}
 #: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
 _LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles", "blocks_per_clk"}
 #: the ``atomics`` section: whole-GPU same-address global atomics per clock (resolved in L2),
@@ -227,8 +229,8 @@ _ATOMICS_KEYS = {"global_same_address_per_clk", "shared_same_address_cycles"}
 _PEAKS_KEYS = {"T_SP", "T_DP", "T_int", "T_add", "T_ldst", "B_mem"}
 _SECTIONS = {"memory": _MEMORY_KEYS, "launch": _LAUNCH_KEYS, "atomics": _ATOMICS_KEYS, "peaks": _PEAKS_KEYS}
 #: top-level numbers that ``sources`` cites by their own name
-_NUMERIC_TOP = ("cores", "clock_ghz", "sustained_clock_ghz", "issue_limit", "warp_size", "max_warps_per_core",
-                "max_groups_per_core")
+_NUMERIC_TOP = ("cores", "clock_ghz", "sustained_clock_ghz", "base_clock_ghz", "issue_limit", "warp_size",
+                "max_warps_per_core", "max_groups_per_core")
 #: mappings a spec with a ``base`` merges key by key with its base's
 _MERGED = {"classes", "memory", "launch", "atomics", "peaks", "limits", "measured", "sources"}
 
@@ -347,6 +349,10 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
                     removed.append(f"{key}.{k}")
             origins[id(new)] = (doc, value)
             merged[key] = new
+        elif value is None and key in _NUMERIC_TOP:          # `key: null` at the top: the same
+            merged.pop(key, None)
+            if key not in (d.get("sources") or {}):
+                removed.append(key)
         else:
             merged[key] = value
     if removed and isinstance(merged.get("sources"), dict):       # and the citation of a dropped field
@@ -401,11 +407,15 @@ def parse_gpu(doc: Document) -> GPUSpec:
         raise doc.error(f"'clock_ghz' must be > 0, got {clock}", d)
     if il <= 0:
         raise doc.error(f"'issue_limit' must be > 0 (use .inf for none), got {il}", d)
-    sustained = None
+    sustained = base_clock = None
     if "sustained_clock_ghz" in d:
         sustained = _number(doc, d, "sustained_clock_ghz", "GPU spec")
         if sustained <= 0:
             raise doc.error(f"'sustained_clock_ghz' must be > 0, got {sustained}", d)
+    if d.get("base_clock_ghz") is not None:
+        base_clock = _number(doc, d, "base_clock_ghz", "GPU spec")
+        if base_clock <= 0:
+            raise doc.error(f"'base_clock_ghz' must be > 0, got {base_clock}", d)
     ints: dict[str, int] = {}
     for key, default in (("warp_size", 32), ("max_warps_per_core", 64), ("max_groups_per_core", 32)):
         v = d.get(key, default)
@@ -418,7 +428,7 @@ def parse_gpu(doc: Document) -> GPUSpec:
         full_name=str(d.get("full_name", "")), vendor=str(d.get("vendor", "")),
         architecture=str(d.get("architecture", "")),
         compute_capability=str(d.get("compute_capability", "")),
-        limits=dict(d.get("limits") or {}), path=doc.path, sustained_clock_ghz=sustained,
+        limits=dict(d.get("limits") or {}), path=doc.path, sustained_clock_ghz=sustained, base_clock_ghz=base_clock,
         base=str(d.get("base", "")), memory=sections["memory"], launch=sections["launch"],
         atomics=sections["atomics"], peaks=sections["peaks"], sources=sources, estimates=estimates,
         warp_size=ints["warp_size"], max_warps_per_core=ints["max_warps_per_core"],

@@ -78,6 +78,27 @@ class ArgSpec:
         return f"buffer {self.fill} {self.type} {self.count}{tail}"
 
 
+def buffer_bytes(args) -> int:
+    """The bytes of the launch's buffers: generated ones by their spec, ``.npy`` files by their size
+    on disk (header included, a few bytes over), NumPy arrays (API callers) by ``nbytes``; scalars
+    and specs that do not parse count nothing (the emulator reports those at their source)."""
+    total = 0
+    for a in args:
+        if isinstance(a, str):
+            try:
+                a = parse_arg(a)
+            except PipeperfError:
+                continue
+        if isinstance(a, ArgSpec):
+            if a.fill == "npy":
+                total += Path(a.value).stat().st_size
+            else:
+                total += a.nbytes or 0
+        elif hasattr(a, "nbytes") and getattr(a, "ndim", 0) > 0:
+            total += int(a.nbytes)
+    return total
+
+
 def parse_number(text: str) -> int | float | None:
     """An integer (decimal, ``0x``, ``0o``, ``0b``; ``010`` is ten) or a floating literal; None if neither."""
     s = text.strip()
