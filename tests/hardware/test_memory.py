@@ -6,7 +6,7 @@ import pytest
 
 from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyze_accesses, global_class,
                                       l1_load_wavefronts, l2_capacity_sectors, l2_hits, map_memory,
-                                      shared_class)
+                                      per_pc_sample, shared_class)
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import InstrClass, load_gpu
 
@@ -64,6 +64,15 @@ def test_l1_cycles_of_a_warp_load_are_bank_wavefronts_or_tag_lookups(stride, cyc
     the L1 takes max(gcd(s, 32) bank wavefronts, 1 + (lines - 1) / 4 tag lookups) cycles."""
     acc = Accesses.from_rows([req(0, "global", [4 * stride * t for t in range(WARP)])])
     assert l1_load_wavefronts(acc, np.arange(1))[0] == pytest.approx(cycles)
+
+
+def test_per_pc_sample_keeps_evenly_spaced_requests_and_says_what_each_stands_for():
+    pcs = np.array([3] * 10 + [1] * 5 + [3] * 10)
+    keep, per = per_pc_sample(pcs, 4, n_pcs=6)
+    assert keep.tolist() == [0, 5, 10, 12, 13, 14, 15, 20]          # PC 3: every 5th of 20; PC 1: 4 of 5
+    assert per.tolist() == [0.0, 1.25, 0.0, 5.0, 0.0, 0.0]
+    keep, per = per_pc_sample(pcs, 100)                              # under the cap: everything
+    assert keep.tolist() == list(range(25)) and per[1] == per[3] == 1.0
 
 
 def test_an_l1_hit_costs_its_wavefronts_not_its_sectors():

@@ -306,13 +306,34 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
     n_l1_waves: np.ndarray = np.zeros(n_pcs)
     if acc.load is not None and n_l1.any():           # only where loads hit the L1
         ld_req = g_req[acc.load[g_req] & (n_l1[acc.pc[g_req]] > 0)]
-        n_l1_waves = np.bincount(acc.pc, weights=l1_load_wavefronts(acc, ld_req), minlength=n_pcs)
+        some, per_req = per_pc_sample(acc.pc[ld_req], L1_WAVEFRONT_SAMPLE, n_pcs)
+        waves = np.bincount(acc.pc[ld_req[some]], weights=l1_load_wavefronts(acc, ld_req[some])[ld_req[some]],
+                            minlength=n_pcs)
+        n_l1_waves = waves * per_req
+        if notes is not None and len(some) < len(ld_req):
+            notes.append(f"L1 cycles per request (bank wavefronts, tag lookups) from {L1_WAVEFRONT_SAMPLE:,} "
+                         "evenly spaced requests of each load instruction that has more")
     for pc, st in out.items():
         if st.space == "global":
             st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
             st.l1_hits = int(round(n_l1[pc]))
             st.min_sectors = int(n_min[pc])
             st.l1_wavefronts = float(n_l1_waves[pc])
+
+
+def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per block of ``reqs``: (requests, bank wavefronts, distinct 128-byte lines), from one pass
+    over each request's sorted 4-byte words (a line holds 32 of them)."""
+    atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
+    for r, words, distinct in _request_units(acc, reqs, 2):
+        row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
+        # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
+        dist = distinct | atom[r][:, None]
+        key = row[dist] * 32 + (words[dist] & np.uint64(31)).astype(np.int64)
+        waves = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
+        line = words >> np.uint64(5)                           # sorted rows: count the changes
+        lines = 1 + (line[:, 1:] != line[:, :-1]).sum(axis=1)
+        yield r, waves, lines
 
 
 def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
@@ -323,15 +344,10 @@ def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
     Ampere and Hopper, te42kyfo/gpu-benches gpu-strides (a40.txt, a100.txt, h200.txt; commit
     0a45416) measures l1tex__data_pipe_lsu_wavefronts per warp load of floats at a stride of s
     floats as gcd(s, 32): 1, 2, 4, 8, 16, 32 for s = 1, 2, 4, 8, 16, 32, 1 for every odd s."""
-    waves = np.zeros(len(acc), np.int64)
-    atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
-    for r, words, distinct in _request_units(acc, reqs, 2):
-        row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
-        # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
-        distinct = distinct | atom[r][:, None]
-        key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
-        waves[r] = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
-    return waves
+    out = np.zeros(len(acc), np.int64)
+    for r, waves, _ in _banks_and_lines(acc, reqs):
+        out[r] = waves
+    return out
 
 
 #: cache lines the L1's tag stage looks up per cycle after a request's first: te42kyfo/gpu-benches
@@ -343,16 +359,37 @@ L1_TAG_LINES_PER_CYCLE = 4
 
 
 def l1_load_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
-    """Per global load request (indexed like ``acc``): its cycles in the L1 when it hits, the
-    larger of the data stage's bank wavefronts (:func:`bank_wavefronts`) and the tag stage's
-    1 + (lines - 1) / L1_TAG_LINES_PER_CYCLE for the 128-byte lines it touches. gpu-strides'
-    cycles per warp load are that maximum: a stride of 32 floats (32 lines, one bank) takes 32
-    cycles, of 31 floats (32 lines, 32 banks) 8.5; 128 contiguous bytes one."""
-    waves = bank_wavefronts(acc, reqs).astype(np.float64)
-    for r, _, distinct in _request_units(acc, reqs, 7):
-        lines = distinct.sum(axis=1)
-        waves[r] = np.maximum(waves[r], 1.0 + (lines - 1) / L1_TAG_LINES_PER_CYCLE)
-    return waves
+    """Per global load request (indexed like ``acc``; 0 outside ``reqs``): its cycles in the L1
+    when it hits, the larger of the data stage's bank wavefronts (:func:`bank_wavefronts`) and the
+    tag stage's 1 + (lines - 1) / L1_TAG_LINES_PER_CYCLE for the 128-byte lines it touches.
+    gpu-strides' cycles per warp load are that maximum: a stride of 32 floats (32 lines, one
+    bank) takes 32 cycles, of 31 floats (32 lines, 32 banks) 8.5; 128 contiguous bytes one."""
+    out = np.zeros(len(acc), np.float64)
+    for r, waves, lines in _banks_and_lines(acc, reqs):
+        out[r] = np.maximum(waves, 1.0 + (lines - 1) / L1_TAG_LINES_PER_CYCLE)
+    return out
+
+
+#: load requests per instruction whose L1 cycles are counted one by one; an instruction with more
+#: takes the mean of that many evenly spaced ones (a warp's pattern at one PC rarely varies)
+L1_WAVEFRONT_SAMPLE = 4096
+
+
+def per_pc_sample(pcs: np.ndarray, cap: int, n_pcs: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Positions into ``pcs`` (each element a request's PC) of at most ``cap`` evenly spaced
+    requests per PC, in order, and per PC the requests each kept one stands for (indexed by PC,
+    at least ``n_pcs`` long)."""
+    n_pcs = max(n_pcs, int(pcs.max()) + 1 if len(pcs) else 0)
+    count = np.bincount(pcs, minlength=n_pcs)
+    order = np.argsort(pcs, kind="stable")
+    start = np.concatenate(([0], np.cumsum(count)[:-1])) if n_pcs else np.zeros(0, np.int64)
+    rank = np.arange(len(pcs)) - start[pcs[order]]           # position within its PC, in order
+    n = count[pcs[order]]
+    step = np.maximum(1.0, n / cap)
+    keep = (n <= cap) | (np.floor(rank / step) != np.floor((rank - 1) / step))
+    kept = np.bincount(pcs[order[keep]], minlength=n_pcs)
+    per_req = np.divide(count, kept, out=np.zeros(n_pcs), where=kept > 0)
+    return np.sort(order[keep]), per_req
 
 
 def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
