@@ -1,6 +1,7 @@
 """Advice: what to change in a kernel or its launch, each with the time the Pipeline model predicts
 for the changed kernel, from re-simulating it (never a rule of thumb such as "more occupancy is
-faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given, largest first.
+faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given, largest first,
+and, where the launch's warps run in lock step, at least its phase spread (:func:`min_gain`).
 
 * bank conflicts, uncoalesced global accesses, serialised same-address atomics (combined per warp): mapper g's
   what-ifs (:data:`pipeperf.hardware.memory.WHAT_IF`), the same IDGs simulated with the fixed
@@ -105,11 +106,19 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     pred.sim = None
 
 
+def min_gain(pred) -> float:
+    """The smallest gain worth advising: MIN_GAIN, or the launch's own phase spread where its warps
+    run in lock step (analyze/lockstep.py): a gain inside that spread is not one the model resolves."""
+    ps = getattr(pred, "phase_sensitivity", None)
+    return max(MIN_GAIN, ps.spread) if ps is not None and not ps.smooth else MIN_GAIN
+
+
 def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
-    """Every piece of advice for one kernel x GPU whose predicted gain is >= MIN_GAIN, largest first."""
+    """Every piece of advice for one kernel x GPU whose predicted gain is >= :func:`min_gain`, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
-    return sorted((a for a in items if a.gain >= MIN_GAIN), key=lambda a: -a.gain)
+    floor = min_gain(pred)
+    return sorted((a for a in items if a.gain >= floor), key=lambda a: -a.gain)
 
 
 def _where(rows: list[dict]) -> str:

@@ -112,6 +112,7 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     from pipeperf.analyze.advice import SimContext
     from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
+    from pipeperf.analyze.lockstep import phase_sensitivity
     from pipeperf.analyze.results import GPUPrediction
     from pipeperf.analyze.stalls import name_producers
     from pipeperf.emulate.sampling import sample_weights
@@ -174,11 +175,16 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     for name, alt in alternatives.items():
         a = resimulate(on=alt)
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
+    phase = None
+    if opts.what_if:            # re-simulations for the report, as the what-ifs above
+        phase = phase_sensitivity(gpu, r.subsystem_busy, r.seconds, resimulate)
+        if phase is not None and not phase.smooth:
+            notes = notes + [phase.note()]
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
     pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, _run_profile(r), classes, mem_rows, notes,
-                         sw, what, overhead)
+                         sw, what, overhead, phase_sensitivity=phase)
     pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps
 

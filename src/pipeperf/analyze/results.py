@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pipeperf.analyze.advice import Advice, SimContext
+    from pipeperf.analyze.lockstep import PhaseSensitivity
     from pipeperf.analyze.stalls import LineTime
 
 
@@ -51,6 +52,7 @@ class GPUPrediction:
     sweep: dict[str, Any] | None = None
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
     launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
+    phase_sensitivity: PhaseSensitivity | None = None   # lockstep.PhaseSensitivity: the time at +-1 % bandwidth
     quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
     source_lines: list[LineTime] = field(default_factory=list)      # stalls.LineTime per source line, largest first
     time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
@@ -78,6 +80,8 @@ class GPUPrediction:
             d["sweep"] = self.sweep
         if self.what_if:
             d["what_if"] = self.what_if
+        if self.phase_sensitivity is not None:
+            d["phase_sensitivity"] = self.phase_sensitivity.to_dict()
         if self.quantitative:
             d["quantitative_roofline"] = {k: v.to_dict() for k, v in self.quantitative.items()}
         if self.source_lines:
