@@ -104,6 +104,10 @@ def test_order_checks_compare_every_pair_with_the_measured_order():
     assert ok[0]["measured_order"] == ["fast", "mid", "slow"] and ok[0]["in_order"]["pipeline"] is True
     bad = order_checks([_result("slow", 3.0, 10.0), _result("fast", 1.0, 20.0)], ["pipeline"])
     assert bad[0]["in_order"]["pipeline"] is False
+    w = bad[0]["worst_inversion"]["pipeline"]
+    assert (w["measured_faster"], w["measured_slower"]) == ("fast", "slow")
+    assert w["measured_gap"] == pytest.approx(2.0) and w["predicted_gap"] == pytest.approx(-1.0)
+    assert ok[0]["worst_inversion"] == {}
     tie = order_checks([_result("x", 1.0, 20.0), _result("y", 1.005, 10.0)], ["pipeline"])
     assert tie[0]["in_order"]["pipeline"] is True            # measured within 1 %: either order
 

@@ -354,8 +354,10 @@ def _count(items: Iterable[str]) -> dict[str, int]:
 
 
 def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[dict[str, Any]]:
-    """Per order group: the measured order of its variants (fastest first) and whether each model
-    predicts the same order (ties within 1 % of the measured time count as either order)."""
+    """Per order group: the measured order of its variants (fastest first), whether each model
+    predicts the same order (ties within 1 % of the measured time count as either order) and, per
+    model out of order, the pair it inverts most (``worst_inversion``: the measured-faster and
+    -slower case and both gaps, as shares of the faster one's time)."""
     groups: dict[str, list[CaseResult]] = defaultdict(list)
     for r in results:
         if r.case.order_group:
@@ -366,15 +368,22 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
             continue
         rs = sorted(rs, key=lambda r: r.case.seconds)
         verdict: dict[str, bool | None] = {}
+        worst: dict[str, dict[str, Any]] = {}
         for m in models:
             got = [r.predicted.get(m) for r in rs]
             p = [x for x in got if x is not None]
             if len(p) < len(got):
                 verdict[m] = None
                 continue
-            verdict[m] = all(p[i] <= p[j] * 1.0 or abs(rs[i].case.seconds - rs[j].case.seconds) <= 0.01 * rs[j].case.seconds
-                             for i in range(len(rs)) for j in range(i + 1, len(rs)))
-        out.append({"group": name, "measured_order": [r.case.id for r in rs], "in_order": verdict})
+            bad = [(p[i] / p[j] - 1.0, i, j) for i in range(len(rs)) for j in range(i + 1, len(rs))
+                   if p[i] > p[j] and abs(rs[i].case.seconds - rs[j].case.seconds) > 0.01 * rs[j].case.seconds]
+            verdict[m] = not bad
+            if bad:
+                gap, i, j = max(bad)
+                worst[m] = {"measured_faster": rs[i].case.id, "measured_slower": rs[j].case.id,
+                            "measured_gap": rs[j].case.seconds / rs[i].case.seconds - 1.0, "predicted_gap": -gap}
+        out.append({"group": name, "measured_order": [r.case.id for r in rs], "in_order": verdict,
+                    "worst_inversion": worst})
     return out
 
 

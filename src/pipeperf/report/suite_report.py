@@ -47,6 +47,10 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
             ok = o["in_order"].get("pipeline")
             lines.append(f"  {o['group']}: pipeline {'in the measured order' if ok else 'OUT OF ORDER' if ok is False else '-'}"
                          f" ({len(o['measured_order'])} variants)")
+            w = o.get("worst_inversion", {}).get("pipeline")
+            if w:
+                lines.append(f"    most inverted: {w['measured_faster']} measured {w['measured_gap']:.1%} faster than "
+                             f"{w['measured_slower']}, predicted {-w['predicted_gap']:.1%} slower")
     for f in s.failed:
         lines.append(f"  failed {f['id']}: {f['error']}")
     return "\n".join(lines)
