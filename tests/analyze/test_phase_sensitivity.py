@@ -83,3 +83,39 @@ def test_advice_inside_the_phase_spread_is_not_given():
     assert min_gain(SimpleNamespace(phase_sensitivity=None)) == MIN_GAIN
     small = PhaseSensitivity(100e-6, 98.4e-6, 101.6e-6, ("DRAM",))     # 3.2 %: phase-bound, below MIN_GAIN
     assert min_gain(SimpleNamespace(phase_sensitivity=small)) == MIN_GAIN
+
+
+def _row(seconds: float, spread: float | None):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(outcome=SimpleNamespace(seconds=seconds, phase_spread=spread))
+
+
+def test_tune_says_which_leading_ranks_the_lock_step_spread_covers():
+    from pipeperf.tune.report import unresolved_note
+
+    # rank 2 is 4 % behind, inside rank 1's 11 % lock-step spread; rank 3 is 20 % behind
+    assert "ranks 1, 2 are within them" in unresolved_note([_row(1.0, 0.11), _row(1.04, 0.01), _row(1.2, 0.01)])
+    # smooth runs: their spread is the bandwidth's share of the time, not an uncertainty
+    assert "none of these runs in lock step" in unresolved_note([_row(1.0, 0.02), _row(1.003, 0.02)])
+    assert "ahead of the others" in unresolved_note([_row(1.0, 0.05), _row(1.2, 0.06)])
+
+
+def test_tune_phase_check_adds_the_spread_column(cli, tmp_path):
+    """Two block sizes of the alignedTypes RGBA32 copy on the A100 80 GB: with --phase-check each
+    variant's spread is shown (lock-step ones starred) and the note under the table; without, neither."""
+    space = tmp_path / "copy.yaml"
+    space.write_text(f"""source: {ALIGNED}
+kernel: copy_rgba32
+params: {{B: [128, 256]}}
+grid: [64]
+block: [B]
+args: [d_odata=zeros:u8:49999872, d_idata=zeros:u8:49999872, numElements=3124992]
+gpus: [ampere_a100_80gb]
+""")
+    rc, out, err = cli("tune", str(space), "--phase-check", "--scheduler", "none", "--no-cache")
+    assert rc == 0, err
+    assert "phase spread" in out and "%*" in out and "run in lock step" in out
+    rc, out, err = cli("tune", str(space), "--scheduler", "none", "--no-cache")
+    assert rc == 0, err
+    assert "phase spread" not in out

@@ -41,6 +41,7 @@ def _one_line_error(rc, err, *expected):
     (GOOD.replace("hopper_h100", "hopper_h999"), ["unknown GPU 'hopper_h999': expected a spec file or one of"]),
     (GOOD + "shared: TILE.bit_length()\n", [":7: 'TILE.bit_length()': unknown function"]),
     (GOOD.replace("source: ", "source: missing/"), [":1: no such file"]),
+    (GOOD + "analysis: {phase_check: 3}\n", [":7:", "analysis.phase_check: expected true or false, got 3"]),
 ])
 def test_tune_space_errors(cli, tmp_path, text, expected):
     path = _write(tmp_path, text)

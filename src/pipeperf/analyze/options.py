@@ -37,7 +37,9 @@ class AnalyzeOptions:
     simulated (no ``fast_forward``); the reference the shortcuts are tested against.
     ``skip_loops=False`` turns only the periodic-loop skipping off. ``models=False`` evaluates the
     Pipeline model only, not the analytical ones (a third of a small launch's time; ``pipeperf
-    tune`` ranks by the Pipeline time)."""
+    tune`` ranks by the Pipeline time). ``phase_check`` re-simulates the launch with the DRAM and L2
+    pipelines 1 % faster and slower (:mod:`pipeperf.analyze.lockstep`): by default where the
+    what-ifs run; ``pipeperf tune --phase-check`` turns it on without them."""
 
     kernel: str | None = None
     mode: str = "hybrid"
@@ -51,6 +53,7 @@ class AnalyzeOptions:
     all_ctas: bool = False
     fast_forward: int | None = FAST_FORWARD_ROUNDS
     what_if: bool = True
+    phase_check: bool | None = None     # the lock-step check (analyze/lockstep.py); None: with what_if
     max_blocks_per_sm: int | None = None
     nvcc_flags: tuple[str, ...] = ()
     warm_l2: bool = False

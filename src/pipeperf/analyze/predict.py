@@ -176,7 +176,7 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
         a = resimulate(on=alt)
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     phase = None
-    if opts.what_if:            # re-simulations for the report, as the what-ifs above
+    if opts.what_if if opts.phase_check is None else opts.phase_check:   # re-simulations, as the what-ifs
         phase = phase_sensitivity(gpu, r.subsystem_busy, r.seconds, resimulate)
         if phase is not None and not phase.smooth:
             notes = notes + [phase.note()]

@@ -55,6 +55,9 @@ def register(subparsers) -> None:
     a = p.add_argument_group("analysis")
     a.add_argument("--trace-warps", type=int, metavar="N", help="warps traced per launch (default 256, as analyze)")
     a.add_argument("--mode", choices=("full", "hybrid"), help="emulation mode (default hybrid)")
+    a.add_argument("--phase-check", action="store_true", default=None,
+                   help="simulate each variant also with the DRAM and L2 bandwidth 1%% higher and lower and show "
+                        "the spread of its time (lock-step warps: ranks closer than it are not resolved)")
     add_execution_options(p)
     o = p.add_argument_group("output")
     o.add_argument("--top", type=int, default=5, metavar="K", help="variants shown per GPU (default 5)")
@@ -125,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
         raise PipeperfError("--space: FILE is a space file already")
     cli = CliSpace(None if is_space else args.file, args.kernel, args.sizes, args.params, args.defines,
                    args.template, args.grid, args.block, args.shared, args.args, args.constraints, args.gpus,
-                   args.includes, args.nvcc_flag, {"trace_warps": args.trace_warps, "mode": args.mode})
+                   args.includes, args.nvcc_flag, {"trace_warps": args.trace_warps, "mode": args.mode,
+                                                                 "phase_check": args.phase_check})
     space = load_space(args.file if is_space else args.space, cli)
     result = tune(space, args.scheduler, args.workers, open_cache(args))
     written = []

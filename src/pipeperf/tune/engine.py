@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 
 #: analyze()'s defaults for the options a space or batch may set: part of every cache key, so
 #: an option left out and the same option given explicitly find the same entry
-DEFAULT_OPTIONS: dict[str, Any] = {"trace_warps": 256, "mode": "hybrid", "max_nodes": 200_000, "fast_forward": 4}
+DEFAULT_OPTIONS: dict[str, Any] = {"trace_warps": 256, "mode": "hybrid", "max_nodes": 200_000, "fast_forward": 4,
+                                   "phase_check": False}
 
 
 @dataclass

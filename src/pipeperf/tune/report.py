@@ -38,15 +38,21 @@ def format_tune(t, top: int = 5) -> str:
             lines.append(f"{gpu}: no variant could be predicted")
             continue
         lines.append(f"{gpu}: best {min(top, len(ranked))} of {len(ranked)}")
-        header = ["rank"] + names + ["time (us)", "vs best", "occupancy", "bound"]
+        shown = ranked[:top]
+        phase = any(row.outcome.phase_spread is not None for row in shown)
+        header = ["rank"] + names + ["time (us)", "vs best"] + (["phase spread"] if phase else []) \
+            + ["occupancy", "bound"]
         body = []
         best = ranked[0].outcome.seconds
-        for i, row in enumerate(ranked[:top]):
+        for i, row in enumerate(shown):
             o = row.outcome
             body.append([str(i + 1)] + [str(row.item.label[n]) for n in names] +
-                        [f"{o.seconds * 1e6:.4g}", f"{o.seconds / best:.2f}x",
-                         f"{100 * (o.occupancy or 0):.0f}% ({o.limited_by})", o.bound_text or o.bound])
+                        [f"{o.seconds * 1e6:.4g}", f"{o.seconds / best:.2f}x"] +
+                        ([_spread(o.phase_spread)] if phase else []) +
+                        [f"{100 * (o.occupancy or 0):.0f}% ({o.limited_by})", o.bound_text or o.bound])
         lines += _table(header, body)
+        if phase:
+            lines.append(unresolved_note(shown))
     failed = t.failures()
     if failed:
         lines.append("")
@@ -57,6 +63,34 @@ def format_tune(t, top: int = 5) -> str:
         if len(failed) > MAX_FAILED_LINES:
             lines.append(f"  ... {len(failed) - MAX_FAILED_LINES} more (--out or --json lists every variant)")
     return "\n".join(lines)
+
+
+def _spread(s: float | None) -> str:
+    """A variant's phase spread, starred where it is lock-step (lockstep.SMOOTH_SPREAD exceeded)."""
+    from pipeperf.analyze.lockstep import SMOOTH_SPREAD
+
+    return "-" if s is None else f"{100 * s:.1f}%" + ("*" if s > SMOOTH_SPREAD else "")
+
+
+def unresolved_note(ranked: Sequence[Any]) -> str:
+    """Which of the leading ranks the Pipeline model does not tell apart: those within the lock-step
+    spread (over lockstep.SMOOTH_SPREAD) of theirs or the best's. A smooth run's spread is only the
+    bandwidth's share in its time, not an uncertainty, and ties nothing."""
+    from pipeperf.analyze.lockstep import SMOOTH_SPREAD
+
+    def rough(o) -> float:
+        return o.phase_spread if o.phase_spread is not None and o.phase_spread > SMOOTH_SPREAD else 0.0
+
+    best = ranked[0].outcome
+    tied = [i + 1 for i, row in enumerate(ranked[1:], 1)
+            if row.outcome.seconds / best.seconds - 1.0 <= max(rough(best), rough(row.outcome))]
+    head = ("phase spread: the time's range with the DRAM and L2 bandwidth 1 % higher and lower "
+            "(* over 3 %: the warps run in lock step and the time depends on their phase)")
+    if not any(rough(row.outcome) for row in ranked):
+        return head + "; none of these runs in lock step"
+    if not tied:
+        return head + "; rank 1 is ahead of the others shown by more than their spreads"
+    return head + f"; ranks {', '.join(map(str, [1] + tied))} are within them: not told apart by the Pipeline model"
 
 
 def _label(label: dict[str, Any], names: Sequence[str]) -> str:

@@ -82,6 +82,7 @@ class Outcome:
     gflops: float | None = None
     dram_gbs: float | None = None
     analysis_seconds: float = 0.0      # this GPU's share of the analysis' wall time
+    phase_spread: float | None = None  # with phase_check: the time's spread at +-1 % DRAM/L2 bandwidth (lockstep)
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -217,5 +218,6 @@ def _analyze(job: Job, compiled: Compiled, path: Path, gpus: list[str],
         out[gpu] = Outcome(gpu, OK, "", float(p.seconds), float(p.cycles), p.bound_by, h.bound_text,
                            float(p.occupancy), int(p.blocks_per_sm * p.warps_per_block), int(p.blocks_per_sm),
                            p.limited_by, int(res.get("registers", 0)), int(res.get("shared_bytes", 0)),
-                           h.gflops, h.dram_gbs, share)
+                           h.gflops, h.dram_gbs, share,
+                           p.phase_sensitivity.spread if p.phase_sensitivity is not None else None)
     return out
