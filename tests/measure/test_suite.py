@@ -112,6 +112,24 @@ def test_order_checks_compare_every_pair_with_the_measured_order():
     assert tie[0]["in_order"]["pipeline"] is True            # measured within 1 %: either order
 
 
+def test_an_inversion_within_the_lock_step_spread_is_said_to_be_unresolved():
+    """Measured 2 % apart, predicted 1 % the other way: with launches whose Pipeline times move by
+    5 % and 3 % at +-1 % bandwidth the pair is within the spread; with 0.5 % spreads it is not."""
+    from pipeperf.measure.suite import summarise
+    from pipeperf.report.suite_report import format_summary
+
+    for spreads, within in (((0.05, 0.03), True), ((0.005, 0.004), False)):
+        rs = [_result("fast", 1.0, 10.1), _result("slow", 1.02, 10.0)]
+        rs[0].phase_spread, rs[1].phase_spread = spreads
+        w = order_checks(rs, ["pipeline"])[0]["worst_inversion"]["pipeline"]
+        assert w["phase_spreads"] == list(spreads) and w["within_phase_spread"] is within
+        text = format_summary(summarise(rs))
+        assert ("not resolved by the model" in text) is within
+        assert ("larger than that spread" in text) is not within
+    rs = [_result("fast", 1.0, 10.1), _result("slow", 1.02, 10.0)]      # no spreads: no claim
+    assert "phase_spreads" not in order_checks(rs, ["pipeline"])[0]["worst_inversion"]["pipeline"]
+
+
 def test_cli_prints_the_mape_tables_and_draws_the_scatter(tmp_path, cli):
     root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5))
     png = tmp_path / "s.png"

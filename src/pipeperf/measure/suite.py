@@ -74,6 +74,7 @@ class CaseResult:
     launch_overhead: float = 0.0                # seconds added to every model's kernel time
     error: str | None = None                    # why the case could not be predicted
     analysis_seconds: float = 0.0
+    phase_spread: float | None = None           # the Pipeline time's lock-step spread (order-group cases)
 
     def ape(self, model: str) -> float | None:
         p = self.predicted.get(model)
@@ -233,12 +234,14 @@ def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int
     groups: dict[Launch, list[Case]] = defaultdict(list)
     for c in cases:
         groups[c.launch].append(c)
-    work = [(launch, sorted({c.gpu for c in cs})) for launch, cs in groups.items()]
+    # launches of order-group cases are also simulated at +-1 % bandwidth (analyze/lockstep.py): a
+    # pair the model puts out of order within that spread is a limit of the model, said as such
+    work = [(launch, sorted({c.gpu for c in cs}), any(c.order_group for c in cs)) for launch, cs in groups.items()]
     results: list[CaseResult] = []
     done = 0
     if jobs > 1 and len(work) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for (launch, _), out in zip(work, pool.map(_predict_launch, work)):
+            for (launch, _, _), out in zip(work, pool.map(_predict_launch, work)):
                 results += _results_of(groups[launch], out)
                 done += 1
                 if progress:
@@ -253,7 +256,7 @@ def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int
     return sorted(results, key=lambda r: order[r.case.id])
 
 
-def _predict_launch(item: tuple[Launch, list[str]]) -> dict[str, Any]:
+def _predict_launch(item: tuple[Launch, list[str], bool]) -> dict[str, Any]:
     """{gpu: {"models": {model: kernel seconds}, "overhead": s} | {"error": msg}}, plus "_seconds".
     All GPUs are analysed in one run; when that fails, each GPU alone, so one GPU's error (a class
     it lacks, say) does not hide the others' results."""
@@ -262,28 +265,30 @@ def _predict_launch(item: tuple[Launch, list[str]]) -> dict[str, Any]:
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     try:
-        out.update(_analyze_launch(launch := item[0], item[1]))
+        out.update(_analyze_launch(launch := item[0], item[1], item[2]))
     except PipeperfError as e:
         if len(item[1]) == 1:
             out[item[1][0]] = {"error": str(e)}
         for g in item[1] if len(item[1]) > 1 else ():
             try:
-                out.update(_analyze_launch(launch, [g]))
+                out.update(_analyze_launch(launch, [g], item[2]))
             except PipeperfError as e1:
                 out[g] = {"error": str(e1)}
     out["_seconds"] = time.perf_counter() - t0
     return out
 
 
-def _analyze_launch(launch: Launch, gpus: list[str]) -> dict[str, Any]:
+def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False) -> dict[str, Any]:
     from pipeperf.analyze import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
                 max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False,
-                warm_l2=launch.warm_l2)
+                warm_l2=launch.warm_l2, phase_check=phase_check)
     return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
-                    "overhead": p.launch_overhead_seconds} for p in a.predictions}
+                    "overhead": p.launch_overhead_seconds,
+                    "phase_spread": p.phase_sensitivity.spread if p.phase_sensitivity else None}
+            for p in a.predictions}
 
 
 def _results_of(cases: list[Case], out: dict[str, Any]) -> list[CaseResult]:
@@ -296,7 +301,7 @@ def _results_of(cases: list[Case], out: dict[str, Any]) -> list[CaseResult]:
             continue
         extra = o["overhead"] if c.includes_launch else 0.0
         pred = {m: (s + extra if s is not None else None) for m, s in o["models"].items()}
-        res.append(CaseResult(c, pred, extra, analysis_seconds=share))
+        res.append(CaseResult(c, pred, extra, analysis_seconds=share, phase_spread=o.get("phase_spread")))
     return res
 
 
@@ -357,7 +362,9 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
     """Per order group: the measured order of its variants (fastest first), whether each model
     predicts the same order (ties within 1 % of the measured time count as either order) and, per
     model out of order, the pair it inverts most (``worst_inversion``: the measured-faster and
-    -slower case and both gaps, as shares of the faster one's time)."""
+    -slower case and both gaps, as shares of the faster one's time; for the Pipeline model also
+    both cases' lock-step spreads, ``phase_spreads``, and ``within_phase_spread``: its predicted
+    gap is no larger than the larger spread, so the model does not resolve the pair)."""
     groups: dict[str, list[CaseResult]] = defaultdict(list)
     for r in results:
         if r.case.order_group:
@@ -382,6 +389,10 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
                 gap, i, j = max(bad)
                 worst[m] = {"measured_faster": rs[i].case.id, "measured_slower": rs[j].case.id,
                             "measured_gap": rs[j].case.seconds / rs[i].case.seconds - 1.0, "predicted_gap": -gap}
+                spreads = [rs[i].phase_spread, rs[j].phase_spread]
+                if m == "pipeline" and None not in spreads:
+                    worst[m]["phase_spreads"] = spreads
+                    worst[m]["within_phase_spread"] = gap <= max(spreads)
         out.append({"group": name, "measured_order": [r.case.id for r in rs], "in_order": verdict,
                     "worst_inversion": worst})
     return out
@@ -391,6 +402,7 @@ def results_json(results: Sequence[CaseResult], summary: SuiteSummary) -> str:
     cases = [{"id": r.case.id, "gpu": r.case.gpu, "family": r.case.family, "measured_seconds": r.case.seconds,
               "predicted_seconds": r.predicted, "launch_overhead_seconds": r.launch_overhead,
               "ape_percent": {m: (None if (a := r.ape(m)) is None else round(100 * a, 2)) for m in r.predicted},
-              "error": r.error, "source": r.case.source, "reference": r.case.reference}
+              "error": r.error, "source": r.case.source, "reference": r.case.reference,
+              **({"phase_spread": round(r.phase_spread, 4)} if r.phase_spread is not None else {})}
              for r in results]
     return json.dumps({"summary": summary.to_dict(), "cases": cases}, indent=1)

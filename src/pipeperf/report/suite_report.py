@@ -51,6 +51,12 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
             if w:
                 lines.append(f"    most inverted: {w['measured_faster']} measured {w['measured_gap']:.1%} faster than "
                              f"{w['measured_slower']}, predicted {-w['predicted_gap']:.1%} slower")
+                if "phase_spreads" in w:
+                    a, b = w["phase_spreads"]
+                    lines.append(f"    their Pipeline times move by {a:.1%} and {b:.1%} with the DRAM/L2 bandwidth "
+                                 f"+-1 % (lock-step warps, docs/DESIGN.md): "
+                                 + ("the pair lies within that spread, not resolved by the model"
+                                    if w["within_phase_spread"] else "the inversion is larger than that spread"))
     for f in s.failed:
         lines.append(f"  failed {f['id']}: {f['error']}")
     return "\n".join(lines)
