@@ -389,10 +389,10 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
                 gap, i, j = max(bad)
                 worst[m] = {"measured_faster": rs[i].case.id, "measured_slower": rs[j].case.id,
                             "measured_gap": rs[j].case.seconds / rs[i].case.seconds - 1.0, "predicted_gap": -gap}
-                spreads = [rs[i].phase_spread, rs[j].phase_spread]
-                if m == "pipeline" and None not in spreads:
-                    worst[m]["phase_spreads"] = spreads
-                    worst[m]["within_phase_spread"] = gap <= max(spreads)
+                sa, sb = rs[i].phase_spread, rs[j].phase_spread
+                if m == "pipeline" and sa is not None and sb is not None:
+                    worst[m]["phase_spreads"] = [sa, sb]
+                    worst[m]["within_phase_spread"] = gap <= max(sa, sb)
         out.append({"group": name, "measured_order": [r.case.id for r in rs], "in_order": verdict,
                     "worst_inversion": worst})
     return out
