@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -67,7 +66,7 @@ def cli(capsys):
 @pytest.fixture
 def no_cuda(monkeypatch, tmp_path):
     """No CUDA tool anywhere pipeperf looks: PATH is the host compiler's folders only, no
-    $CUDA_HOME, no NVIDIA wheels on sys.path, no /usr/local/cuda; and no stored compiles
+    $CUDA_HOME, none of the NVIDIA wheels installed here, no /usr/local/cuda; and no stored compiles
     ($PIPEPERF_PREBUILT_DIR), nor $PIPEPERF_NO_CUDA (the tests add tools back one way or another)."""
     from pipeperf.ptx import toolkit
 
@@ -76,6 +75,10 @@ def no_cuda(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", os.pathsep.join(d for d in ("/usr/bin", "/bin") if not Path(d, "nvcc").exists()))
     monkeypatch.delenv("CUDA_HOME", raising=False)
     monkeypatch.delenv("CUDA_PATH", raising=False)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if not Path(p or ".", "nvidia").is_dir()])
+    # the wheels installed here (nvdisasm, by the test extra) are hidden from the look-up, not
+    # from sys.path: the same site-packages holds numpy; wheels a test prepends are still found
+    installed = set(toolkit.wheel_bin_dirs())
+    original = toolkit.wheel_bin_dirs
+    monkeypatch.setattr(toolkit, "wheel_bin_dirs", lambda: [d for d in original() if d not in installed])
     monkeypatch.setattr(toolkit, "FALLBACK_ROOTS", ())
     return tmp_path
