@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,51 +58,52 @@ class LineLoads:
         return sum(xs) / len(xs) if xs else 0.0
 
 
-def ptx_loads(ptx: str, kernel: str) -> dict[tuple[str, int, str], list[int]]:
-    """{(file name, line, space): [bytes per thread of each load]} of entry ``kernel`` in PTX text
-    (loads in a ``.func`` the entry calls are not counted: nvcc inlines most device functions)."""
-    files = {m.group(1): m.group(2) for m in map(_PTX_FILE.match, ptx.splitlines()) if m}
+def _scan(text: str, kernel: str, function: re.Pattern[str], line_of: Callable[[str], tuple[str, int] | None],
+          load_of: Callable[[str], tuple[str, int] | None]) -> dict[tuple[str, int, str], list[int]]:
+    """{(file name, line, space): [bytes per thread of each load]} of function ``kernel`` in a
+    listing: ``function`` matches a function's first line (group 1: its name), ``line_of`` a
+    source-line marker, ``load_of`` a load ((space, bytes) or None)."""
     out: dict[tuple[str, int, str], list[int]] = defaultdict(list)
     inside, where = False, ("", 0)
-    for line in ptx.splitlines():
-        e = _PTX_ENTRY.match(line)
-        if e:
-            inside = e.group(1) == kernel
-            continue
-        if not inside:
-            continue
-        loc = _PTX_LOC.match(line)
-        if loc:
-            where = (Path(files.get(loc.group(1), "")).name, int(loc.group(2)))
-            continue
-        ld = _PTX_LD.match(line)
-        if ld:
-            vec = int(ld.group(3) or 1)
-            out[(where[0], where[1], ld.group(1))].append(vec * int(ld.group(5)) // 8)
+    for line in text.splitlines():
+        f = function.match(line)
+        if f:
+            inside = f.group(1) == kernel
+        elif inside and (loc := line_of(line)) is not None:
+            where = loc
+        elif inside and (ld := load_of(line)) is not None:
+            out[(*where, ld[0])].append(ld[1])
     return out
+
+
+def ptx_loads(ptx: str, kernel: str) -> dict[tuple[str, int, str], list[int]]:
+    """:func:`_scan` of entry ``kernel`` in PTX text (loads in a ``.func`` the entry calls are not
+    counted: nvcc inlines most device functions)."""
+    files = {m.group(1): m.group(2) for m in map(_PTX_FILE.match, ptx.splitlines()) if m}
+
+    def line_of(line: str) -> tuple[str, int] | None:
+        m = _PTX_LOC.match(line)
+        return None if m is None else (Path(files.get(m.group(1), "")).name, int(m.group(2)))
+
+    def load_of(line: str) -> tuple[str, int] | None:
+        m = _PTX_LD.match(line)
+        return None if m is None else (m.group(1), int(m.group(3) or 1) * int(m.group(5)) // 8)
+    return _scan(ptx, kernel, _PTX_ENTRY, line_of, load_of)
 
 
 def sass_loads(sass: str, kernel: str) -> dict[tuple[str, int, str], list[int]]:
     """The same for the SASS of ``nvdisasm -g -c`` (LDS: shared, LDG: global)."""
-    out: dict[tuple[str, int, str], list[int]] = defaultdict(list)
-    inside, where = False, ("", 0)
-    for line in sass.splitlines():
-        f = _SASS_FUNC.match(line)
-        if f:
-            inside = f.group(1) == kernel
-            continue
-        if not inside:
-            continue
+    def line_of(line: str) -> tuple[str, int] | None:
         m = _SASS_LINE.search(line)
-        if m:
-            where = (Path(m.group(1)).name, int(m.group(2)))
-            continue
-        ld = _SASS_LD.match(line)
-        if ld:
-            widths = [_SASS_WIDTH[s] for s in ld.group(2).split(".") if s in _SASS_WIDTH]
-            space = "shared" if ld.group(1) == "LDS" else "global"
-            out[(where[0], where[1], space)].append(widths[0] if widths else 4)
-    return out
+        return None if m is None else (Path(m.group(1)).name, int(m.group(2)))
+
+    def load_of(line: str) -> tuple[str, int] | None:
+        m = _SASS_LD.match(line)
+        if m is None:
+            return None
+        widths = [_SASS_WIDTH[x] for x in m.group(2).split(".") if x in _SASS_WIDTH]
+        return ("shared" if m.group(1) == "LDS" else "global", widths[0] if widths else 4)
+    return _scan(sass, kernel, _SASS_FUNC, line_of, load_of)
 
 
 def compare(ptx: str, sass: str, kernel: str) -> dict[tuple[str, int, str], LineLoads]:
