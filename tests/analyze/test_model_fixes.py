@@ -1,7 +1,7 @@
 """The physical fixes of the Pipeline model, each pinned on a small case worked out by hand:
 DRAM at the achievable bandwidth shared by the SMs, the cost of dispatching blocks, same-address
-atomics serialised at the L2, an L1 hit on a neighbour's load and its wavefronts, the sampled last
-block's weight."""
+atomics serialised at the L2, an L1 hit on a neighbour's load and its wavefronts, an L1 hit that
+waits for its warp's in-flight fill, the sampled last block's weight."""
 
 from __future__ import annotations
 
@@ -36,6 +36,22 @@ extern "C" __global__ void stencil3(const float* in, float* out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > 0 && i < n - 1) out[i] = in[i - 1] + in[i] + in[i + 1];
+}
+
+extern "C" __global__ void hop_via_hit(const int* a, const int* b, int* out)
+{   // a[t ^ 1] lies in the sector a[t] is fetching: an L1 hit that waits for that fill
+    int t = threadIdx.x;
+    int x = a[t];
+    int y = a[t ^ 1];
+    out[t] = x + b[y];
+}
+
+extern "C" __global__ void hop_via_miss(const int* a, const int* b, int* out)
+{
+    int t = threadIdx.x;
+    int x = a[t];
+    int y = a[t ^ 1];
+    out[t] = y + b[x];
 }
 
 extern "C" __global__ void row_sums(const float* a, float* out, int n)
@@ -246,3 +262,19 @@ def test_an_l1_only_load_uses_the_l1_pipeline(cu, tmp_path):
     l1_only = [r for r in loads if r["l1_hit_rate"] >= ONE_LEVEL]
     assert l1_only and len(l1_only) < len(loads)
     assert a.bound.subsystem_busy.get("lsu", 0) > 0
+
+
+def test_an_l1_hit_on_the_warps_inflight_line_waits_for_the_fill(cu, tmp_path):
+    """One warp loads a[t] (a DRAM miss), then a[t ^ 1] (the same sectors: an L1 hit on the line
+    still being fetched), then b at the address the hit returned: the hit's data come with the
+    miss's fill, so the chain is two DRAM latencies (V100: 2 x 437 cycles), as long as the same
+    chain through the miss itself, not one DRAM latency plus an L1 hit."""
+    args = ["a=zeros:i32:64", "b=zeros:i32:64", "out=zeros:i32:64"]
+    run = {k: analyze(cu, [1], [32], args, ["volta_v100"], kernel=k, arch="sm_75", what_if=False).predictions[0]
+           for k in ("hop_via_hit", "hop_via_miss")}
+    hit = run["hop_via_hit"]
+    loads = [r for r in hit.memory if r["opcode"].startswith("ld")]
+    assert [r["l1_hit_rate"] for r in loads] == [0.0, 1.0, 0.0]
+    assert loads[1]["fill_ptx_line"] == loads[0]["ptx_line"]
+    assert hit.cycles >= 2 * 437
+    assert hit.cycles == pytest.approx(run["hop_via_miss"].cycles, rel=0.01)

@@ -84,6 +84,7 @@ def test_an_l1_hit_costs_its_wavefronts_not_its_sectors():
         c = global_class(DRAM, st, L2, "x", l1=l1)
         assert c.subsystem == "lsu" and c.cpi == pytest.approx(lam)
         assert c.latency == pytest.approx(30.0 + (w - 1.0) * 1.0)
+        assert c.after_fill == pytest.approx(lam)      # behind an in-flight fill: its L1 cycles
 
 
 def test_partial_warps_and_means_over_requests():
@@ -204,3 +205,19 @@ def test_ideal_stats_fix_only_what_is_broken():
     assert ideal_stats(fine, "no bank conflicts") is None and ideal_stats(fine, "coalesced global accesses") is None
     with pytest.raises(PipeperfError, match="unknown what-if"):
         ideal_stats(st, "faster please")
+
+
+def test_a_hit_on_the_same_warps_earlier_load_names_that_load_as_its_fill():
+    """Warp 0 loads the r of 32 16-B structs (pc 0: 16 sectors from DRAM), then their g (pc 1: the
+    same sectors, L1 hits on the fill pc 0 is bringing); warp 1 of the same CTA then loads the
+    same b words (pc 2): hits too, but on warp 0's sectors, which its IDG cannot wait for."""
+    from pipeperf.hardware.memory import KINDS
+
+    base = np.arange(WARP) * 16
+    addrs = [base, base + 4, base + 8]
+    acc = Accesses.from_arrays([0, 1, 2], [0, 0, 1], [0, 1, 2], [0, 0, 0], [4, 4, 4], [WARP] * 3,
+                               np.concatenate(addrs), [KINDS.index("load")] * 3)
+    st = analyze_accesses(acc, float("inf"), warps_per_cta=2, l1_capacity_sectors=1024)
+    assert [st[pc].l1_hits for pc in (0, 1, 2)] == [0, 16, 16]
+    assert [st[pc].fill_pc for pc in (0, 1, 2)] == [-1, 0, -1]
+    assert "fill_pc" in st[1].to_dict() and "fill_pc" not in st[2].to_dict()

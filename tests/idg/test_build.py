@@ -48,3 +48,16 @@ def test_trace_cap_and_register_edges_by_hand():
     assert info.truncated_warps == 1 and len(kg.warp_classes) == 1 and kg.warp_classes[0].weight == 2
     g = kg.warp_classes[0].idg
     assert [list(g.deps_of(i)) for i in range(4)] == [[], [0], [0, 1], [2]]
+
+
+def test_a_fill_source_links_each_hit_to_the_warps_latest_earlier_instance():
+    """pc 1 waits for pc 0's fill (mapper g's fill sources): in a loop of two iterations each pc 1
+    node names the pc 0 node of its own iteration; pc 0 itself names nothing."""
+    from pipeperf.idg.build import warp_idg
+
+    body = [{"pc": 0, "opcode": "ld", "dsts": ("%r1",), "srcs": ("[%rd1]",)},
+            {"pc": 1, "opcode": "ld", "dsts": ("%r2",), "srcs": ("[%rd1+4]",)},
+            {"pc": 2, "opcode": "add", "dsts": ("%r3",), "srcs": ("%r2", "1")}]
+    g = warp_idg("k", body * 2, lambda e: e["opcode"], fills={1: 0})
+    assert g.fill.tolist() == [-1, 0, -1, -1, 3, -1]
+    assert warp_idg("k", body * 2, lambda e: e["opcode"]).fill is None

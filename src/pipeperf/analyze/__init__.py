@@ -101,11 +101,11 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                            sampling=str(prof.counts.get("sampling", "")))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
-        gpu, overrides, mem_rows, notes, alternatives, prof_gpu = _mapper_g(prof, func, spec, build, res, opts, wpb,
-                                                                            n_blocks, g3, b3, cap)
+        gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu = _mapper_g(prof, func, spec, build, res,
+                                                                                   opts, wpb, n_blocks, g3, b3, cap)
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
-                                      overrides, mem_rows, notes, alternatives)
+                                      overrides, mem_rows, notes, alternatives, fills)
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         explain(pred, func, SourceMap(build.module),
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
@@ -119,11 +119,13 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
 def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,
               g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None) -> tuple[Any, ...]:
     """Mapper g for one GPU where ``opts.memory`` asks for it (the GPU with its memory classes,
-    class overrides, memory rows, notes, what-if GPUs), and the traces in that GPU's warp width."""
+    class overrides, the loads' fill sources, memory rows, notes, what-if GPUs), and the traces in
+    that GPU's warp width."""
     from pipeperf.ptx.source_map import SourceMap
 
     gpu = spec
     overrides: dict[int, str] = {}
+    fills: dict[int, int] = {}
     mem_rows: list[dict[str, Any]] = []
     notes: list[str] = []
     alternatives: dict[str, Any] = {}
@@ -131,7 +133,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     if opts.memory:
         from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
 
-        gpu, overrides, mem_rows, notes, alternatives = launch_memory(prof, func, spec, wpb, res.blocks,
+        gpu, overrides, mem_rows, notes, alternatives, fills = launch_memory(prof, func, spec, wpb, res.blocks,
                                                                       n_blocks, g3, b3, opts.warm_l2,
                                                                       SourceMap(build.module))
         if not opts.what_if:
@@ -144,7 +146,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
         from pipeperf.analyze.wavefronts import wide_warp_traces
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-    return gpu, overrides, mem_rows, notes, alternatives, prof_gpu
+    return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
 
 
 def check_device_memory(specs, args: Sequence[Any]) -> None:

@@ -323,7 +323,7 @@ def _split(g, chains: list[np.ndarray]):
         idx += deps
         ptr.append(len(idx))
     return IDG.from_arrays(g.name, g.classes, g.cls, np.array(ptr), np.array(idx, np.int32), g.barrier,
-                           g.ids, g.pcs)
+                           g.ids, g.pcs, g.fill)
 
 
 def _chain_advice(pred, ctx: SimContext) -> list[Advice]:

@@ -236,11 +236,12 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
                   grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
                   sources: SourceMap | None = None
-                  ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec]]:
+                  ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec], dict[int, int]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
-    class name overrides for the IDG builder, one report row per memory PC, notes, and per
+    class name overrides for the IDG builder, one report row per memory PC, notes, per
     applicable what-if of :data:`~pipeperf.hardware.memory.WHAT_IF` the GPU with the classes
-    that fixed access pattern would get, under the same names).
+    that fixed access pattern would get, under the same names, and the loads' fill sources for
+    the IDG builder: {load pc: pc whose in-flight fill its L1 hits wait for}).
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
@@ -265,6 +266,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
         x = func.instructions[pc]
         row = st.to_dict()
         loc = sources.location(func, x) if sources is not None else None
+        if st.fill_pc >= 0:                      # the load whose fill its L1 hits wait for
+            row.update(fill_ptx_line=func.instructions[st.fill_pc].line)
         row.update(line=x.line, ptx_line=x.line, opcode=x.opcode,
                    source_file=loc.file if loc else None, source_line=loc.line if loc else None,
                    source=str(loc) if loc else None)
@@ -289,7 +292,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
                 alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
                                    if ideal[pc] is not mm.stats[pc])
             what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
-    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if
+    fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
+    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills
 
 
 def memory_coverage_note(log, cap: int | None) -> list[str]:

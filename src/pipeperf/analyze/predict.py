@@ -105,10 +105,12 @@ def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | Non
 
 def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, opts: AnalyzeOptions,
                 path: str, grid: tuple[int, int, int], overrides: dict[int, str], mem_rows: list[dict],
-                notes: list[str], alternatives: dict[str, Any]) -> tuple[GPUPrediction, int]:
+                notes: list[str], alternatives: dict[str, Any],
+                fills: dict[int, int] | None = None) -> tuple[GPUPrediction, int]:
     """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
     evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
-    IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut)."""
+    IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut).
+    ``fills``: the loads whose L1 hits wait for an earlier load's fill (mapper g's, :func:`warp_idg`)."""
     from pipeperf.analyze.advice import SimContext
     from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
@@ -127,7 +129,7 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
         return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
                                          class_overrides=overrides, warps_per_group=wpb,
                                          block_weights=sample_weights(blocks_traced, grid), drop_periods=drop,
-                                         fraction=part)
+                                         fraction=part, fills=fills)
 
     kg, info = build(max_nodes)
     prep = PreparedKernel(kg, gpu)

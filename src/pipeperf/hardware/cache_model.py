@@ -28,18 +28,30 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float,
     """Hit flag per access of a sector stream (``order_key`` gives the access order; ``pos``, its
     :func:`access_positions`, when the caller has them): a hit when the same sector was accessed
     fewer than ``capacity`` accesses earlier."""
-    n = len(sectors)
-    if n == 0:
-        return np.zeros(0, bool)
     if pos is None:
         pos = access_positions(order_key)
+    return hits_of(previous_access(sectors, pos), pos, capacity)
+
+
+def previous_access(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Per access of a sector stream (``pos``: each access's place in the stream), the index of
+    the previous access to the same sector, -1 for a first touch."""
+    n = len(sectors)
+    prev = np.full(n, -1, np.int64)
+    if n < 2:
+        return prev
     by_sector = np.lexsort((pos, sectors))
-    s, p = sectors[by_sector], pos[by_sector]
-    hit_sorted = np.zeros(n, bool)
-    same = s[1:] == s[:-1]
-    hit_sorted[1:] = same & ((p[1:] - p[:-1]) <= capacity)
-    hit = np.empty(n, bool)
-    hit[by_sector] = hit_sorted
+    same = sectors[by_sector[1:]] == sectors[by_sector[:-1]]
+    prev[by_sector[1:][same]] = by_sector[:-1][same]
+    return prev
+
+
+def hits_of(prev: np.ndarray, pos: np.ndarray, capacity: float) -> np.ndarray:
+    """Hit flag per access: its sector was accessed (``prev``, :func:`previous_access`) fewer than
+    ``capacity`` accesses earlier."""
+    seen = prev >= 0
+    hit = np.zeros(len(prev), bool)
+    hit[seen] = (pos[seen] - pos[prev[seen]]) <= capacity
     return hit
 
 

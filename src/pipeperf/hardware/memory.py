@@ -42,8 +42,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from pipeperf.errors import PipeperfError
-from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, l2_hits, \
-    sector_sample, store_write_backs
+from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, hits_of, l2_hits, \
+    previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.spec import GPUSpec, InstrClass
 
 SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
@@ -125,6 +125,10 @@ class PcMemory:
     #: global: the (L2, L1) hit rates that set a request's latency, where they are not this
     #: pattern's own: a what-if that only drops redundant sectors keeps where the data come from
     latency_hit_rates: tuple[float, float] | None = None
+    #: global loads: the load instruction (pc) of the same warp that last touched most of this
+    #: one's L1-hit sectors, -1 for none: while that load's fill is in flight the hit waits for it
+    #: (a hit on a reserved line: :func:`fill_sources`)
+    fill_pc: int = -1
 
     @property
     def sectors_per_request(self) -> float:
@@ -170,6 +174,8 @@ class PcMemory:
                      l2_hit_rate=round(self.hit_rate, 4),
                      l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3),
                      min_sectors_per_request=round(self.min_sectors / self.requests, 4) if self.requests else 0.0)
+            if self.fill_pc >= 0:
+                d["fill_pc"] = self.fill_pc
         elif self.space == "shared":
             d.update(conflict_degree=round(self.conflict_degree, 4))
         return d
@@ -292,6 +298,7 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
     n_hit = np.bincount(pcs, weights=hit, minlength=n_pcs) * scale
     n_intra: np.ndarray = np.zeros(n_pcs)
     n_l1: np.ndarray = np.zeros(n_pcs)
+    fills: dict[int, int] = {}
     if warps_per_cta:
         _, sec_id = dense_ids(sec)
         n_ctas, cta_id = dense_ids(acc.warp[req] // warps_per_cta)
@@ -301,8 +308,11 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
             ld = acc.load[req]
             if ld.any():
                 ckey = cta_id[ld] * (int(key.max()) + 1) + key[ld]      # each CTA's own stream
-                n_l1 = np.bincount(pcs[ld], weights=l2_hits(ckey, own[ld], caches.l1),
-                                   minlength=n_pcs) * scale
+                pos1 = access_positions(ckey)
+                prev = previous_access(own[ld], pos1)
+                hit1 = hits_of(prev, pos1, caches.l1)
+                n_l1 = np.bincount(pcs[ld], weights=hit1, minlength=n_pcs) * scale
+                fills = fill_sources(pcs[ld], acc.warp[req[ld]], prev, hit1)
     n_l1_waves: np.ndarray = np.zeros(n_pcs)
     if acc.load is not None and n_l1.any():           # only where loads hit the L1
         ld_req = g_req[acc.load[g_req] & (n_l1[acc.pc[g_req]] > 0)]
@@ -317,8 +327,37 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
         if st.space == "global":
             st.sectors, st.l2_hits, st.intra_hits = int(n_sec[pc]), int(round(n_hit[pc])), int(round(n_intra[pc]))
             st.l1_hits = int(round(n_l1[pc]))
+            st.fill_pc = fills.get(pc, -1)
             st.min_sectors = int(n_min[pc])
             st.l1_wavefronts = float(n_l1_waves[pc])
+
+
+def fill_sources(pcs: np.ndarray, warps: np.ndarray, prev: np.ndarray, hit: np.ndarray) -> dict[int, int]:
+    """{load pc: the pc whose fill its L1 hits wait for}, from one CTA-ordered stream of load sector
+    accesses (``pcs``, ``warps``; ``prev``: the previous access to each one's sector; ``hit``: L1
+    hits). A hit on a sector whose last access was the same warp's earlier load may find that
+    load's data still on the way: the L1 has reserved the line and queues the hit until the fill
+    arrives (GPGPU-Sim's HIT_RESERVED request status, gpgpu-sim/gpgpu-sim_distribution
+    src/gpgpu-sim/gpu-cache.h at 8be43f1: the request waits in the line's MSHR entry). A PC
+    gets a fill source when most of its hits are of that kind and on one PC; whether the fill is
+    still in flight when the hit issues is the simulator's to say (it links each dynamic hit to
+    the warp's latest earlier instance of that PC: :func:`pipeperf.idg.build.warp_idg`). Hits
+    on another warp's fill are not linked (the simulated warps' IDGs are separate)."""
+    mine = hit & (prev >= 0)
+    mine[mine] = warps[prev[mine]] == warps[mine]
+    if not mine.any():
+        return {}
+    q, p = pcs[mine], pcs[prev[mine]]
+    width = int(max(q.max(), p.max())) + 1
+    pairs, count = np.unique(q * width + p, return_counts=True)
+    hits = np.bincount(pcs[hit], minlength=width)
+    out: dict[int, int] = {}
+    best: dict[int, int] = {}
+    for pair, c in zip(pairs.tolist(), count.tolist()):
+        qq, pp = divmod(pair, width)
+        if c > best.get(qq, 0) and 2 * c >= hits[qq]:
+            best[qq], out[qq] = c, pp
+    return out
 
 
 def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -501,7 +540,9 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
         sub = l2.subsystem
     else:
         sub = base.subsystem
-    return InstrClass(name, sub, lam, Lam, src, True)
+    # a hit that waits for an in-flight fill (PcMemory.fill_pc) reads its data out of the L1 after
+    # the fill: its L1 cycles, queued behind the requests that waited before it
+    return InstrClass(name, sub, lam, Lam, src, True, after_fill=q1 * w1 * lam_l1)
 
 
 #: share of a request's sectors one cache level must serve for it to be issued to that level's

@@ -49,6 +49,9 @@ class InstrClass:
     latency: float
     source: str = ""
     estimate: bool = False
+    #: cycles a load that waits for an earlier load's fill (IDG.fill) still takes once that fill is
+    #: in: its own L1 data cycles (mapper g's L1 hits); 0 for every other class
+    after_fill: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,8 @@ class GPUSpec:
             "atomics": dict(self.atomics), **({"peaks": dict(self.peaks)} if self.peaks else {}),
             "sources": dict(self.sources), "estimates": sorted(self.estimates),
             **({"base": self.base} if self.base else {}),
-            "classes": {k: {"subsystem": c.subsystem, "cpi": c.cpi, "latency": c.latency}
+            "classes": {k: {"subsystem": c.subsystem, "cpi": c.cpi, "latency": c.latency,
+                            **({"after_fill": c.after_fill} if c.after_fill else {})}
                         for k, c in self.classes.items()},
         }
 
@@ -214,7 +218,7 @@ _TOP_KEYS = {schema.KEY, "name", "full_name", "vendor", "architecture", "compute
              "issue_limit", "warp_size", "max_warps_per_core", "max_groups_per_core", "classes",
              "limits", "sources", "notes", "measured", "memory", "launch", "atomics", "peaks",
              "sustained_clock_ghz", "base_clock_ghz", "base"}
-_CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note"}
+_CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note", "after_fill"}
 #: the ``memory`` section: caches for mapper g's cache models, DRAM peak and achievable bandwidths
 _MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
                 "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk", "dram_bytes"}
@@ -395,8 +399,11 @@ def parse_gpu(doc: Document) -> GPUSpec:
             raise doc.error(f"class '{cname}': cpi must be > 0, got {cpi}", c)
         if lat < 0:
             raise doc.error(f"class '{cname}': latency must be >= 0, got {lat}", c)
+        after = _number(doc, c, "after_fill", f"class '{cname}'") if "after_fill" in c else 0.0
+        if after < 0:
+            raise doc.error(f"class '{cname}': after_fill must be >= 0, got {after}", c)
         classes[str(cname)] = InstrClass(str(cname), str(c["subsystem"]), cpi, lat,
-                                         str(c.get("source", "")), bool(c.get("estimate", False)))
+                                         str(c.get("source", "")), bool(c.get("estimate", False)), after)
     sections = {name: _section(doc, d, name, keys) for name, keys in _SECTIONS.items()}
     cores = _number(doc, d, "cores", "GPU spec")
     clock = _number(doc, d, "clock_ghz", "GPU spec")

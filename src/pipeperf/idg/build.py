@@ -86,14 +86,21 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
 
 
 def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
-             registers_of: Callable[[Mapping], Registers] = text_registers) -> IDG:
-    """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters)."""
+             registers_of: Callable[[Mapping], Registers] = text_registers,
+             fills: Mapping[int, int] | None = None) -> IDG:
+    """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters).
+
+    ``fills`` ({load pc: pc whose fill its L1 hits wait for}, mapper g's
+    :func:`~pipeperf.hardware.memory.fill_sources`): each instance of such a load completes no
+    earlier than the warp's latest earlier instance of that pc (:attr:`IDG.fill`)."""
     n = len(entries)
     names: dict[str, int] = {}
     cls = np.empty(n, dtype=np.int32)
     ptr = np.zeros(n + 1, dtype=np.int64)
     idx: list[int] = []
     last: dict[str, int] = {}
+    fill = np.full(n, -1, np.int32) if fills else None
+    last_pc: dict[int, int] = {}
     for i, e in enumerate(entries):
         c = class_of(e)
         cls[i] = names.setdefault(c, len(names))
@@ -103,9 +110,16 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         ptr[i + 1] = len(idx)
         for r in writes:
             last[r] = i
+        if fill is not None:
+            pc = e["pc"]
+            src = fills.get(pc)             # type: ignore[union-attr]  # fill is set only with fills
+            if src is not None and src in last_pc:
+                fill[i] = last_pc[src]
+            last_pc[pc] = i
     bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls] if n else np.zeros(0, bool)
     pcs = np.fromiter((e["pc"] for e in entries), np.int64, n) if n and "pc" in entries[0] else None
-    return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs)
+    return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs,
+                           fill=fill)
 
 
 _OPCODE = operator.itemgetter("opcode")
@@ -116,7 +130,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              registers_of: Callable[[Mapping], Registers] = text_registers,
                              max_nodes: int | None = None, source: str = "",
                              warps_per_group: int | None = None,
-                             block_weights: Mapping[int, float] | None = None) -> tuple[KernelGraph, BuildInfo]:
+                             block_weights: Mapping[int, float] | None = None,
+                             fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -141,13 +156,13 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, registers_of, source, warps_per_group, block_weights, full)
+                     class_of, registers_of, source, warps_per_group, block_weights, full, fills)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
               lengths: Mapping[int, int], truncated: int, class_of, registers_of, source: str,
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
-              full: int | None = None) -> tuple[KernelGraph, BuildInfo]:
+              full: int | None = None, fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
     if warps_per_group is not None and warps_per_group < 1:
         raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
@@ -165,7 +180,7 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of)
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
@@ -200,11 +215,13 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               class_overrides: Mapping[int, str] | None = None,
                               warps_per_group: int | None = None,
                               block_weights: Mapping[int, float] | None = None,
-                              drop_periods: bool = False, fraction: float | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              drop_periods: bool = False, fraction: float | None = None,
+                              fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
-    ``fraction``: each warp's trace cut to that share of its length (emulator traces only).
+    ``fraction``: each warp's trace cut to that share of its length (emulator traces only);
+    ``fills``: mapper g's fill sources (:func:`warp_idg`).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -226,17 +243,18 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
         return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes, source, warps_per_group,
-                               block_weights, drop_periods, fraction)
+                               block_weights, drop_periods, fraction, fills)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes, source,
-                                    warps_per_group, block_weights)
+                                    warps_per_group, block_weights, fills)
 
 
 def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_per_group, block_weights,
-                    drop_periods: bool = False, fraction: float | None = None):
+                    drop_periods: bool = False, fraction: float | None = None,
+                    fills: Mapping[int, int] | None = None):
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -277,7 +295,7 @@ def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     truncated = sum(cut.values())
     return _assemble(func.name, groups, rep, kept, truncated, class_of, registers_of, source, warps_per_group,
-                     block_weights, sum(n for _, n in sig.values()))
+                     block_weights, sum(n for _, n in sig.values()), fills)
 
 
 def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:

@@ -59,6 +59,10 @@ class IDG:
     dep_idx_buf: Buffer
     barrier_buf: Buffer
     pcs: np.ndarray | None = None   # int64 PTX instruction index per node (graphs built from traces)
+    #: int32 per node: the earlier node whose result this node's cannot precede, though the warp
+    #: issues it without waiting (-1: none; None: no node has one): a load hitting L1 sectors the
+    #: warp is still fetching gets its data with that fill (:func:`pipeperf.idg.build.warp_idg`)
+    fill: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -125,6 +129,8 @@ class IDG:
                 d["deps"] = deps
             if self.barrier[i] and self.class_of(i) not in BARRIER_CLASSES:
                 d["barrier"] = True
+            if self.fill is not None and self.fill[i] >= 0:
+                d["completes_after"] = self.ids[int(self.fill[i])]
             out.append(d)
         return {"name": self.name, "instructions": out}
 
@@ -200,8 +206,10 @@ class IDG:
     @classmethod
     def from_arrays(cls, name: str, classes: Sequence[str], cls_arr: np.ndarray, dep_ptr: np.ndarray,
                     dep_idx: np.ndarray, barrier: np.ndarray | None = None,
-                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None) -> IDG:
-        """Fast constructor for generated graphs already in topological order (deps < node)."""
+                    ids: Sequence[str] | None = None, pcs: np.ndarray | None = None,
+                    fill: np.ndarray | None = None) -> IDG:
+        """Fast constructor for generated graphs already in topological order (deps < node);
+        ``fill``: see :attr:`fill`."""
         import numpy as np
         n = len(cls_arr)
         dep_ptr = np.ascontiguousarray(dep_ptr, dtype=np.int64)
@@ -218,8 +226,14 @@ class IDG:
             if c in BARRIER_CLASSES:
                 bar |= cls_arr == k
         node_ids = tuple(ids) if ids is not None else tuple(f"i{k}" for k in range(n))
+        if fill is not None:
+            fill = np.ascontiguousarray(fill, dtype=np.int32)
+            if len(fill) != n or ((fill < -1) | (fill >= np.arange(n))).any():
+                raise ValueError("fill must name an earlier node (or -1) per node")
+            if not (fill >= 0).any():
+                fill = None
         return cls(name, node_ids, names, cls_arr, dep_ptr, dep_idx, bar,
-                   None if pcs is None else np.asarray(pcs, dtype=np.int64))
+                   None if pcs is None else np.asarray(pcs, dtype=np.int64), fill)
 
 
 def _csr_in_order(deps: Sequence[Iterable[str]], lookup, n: int) -> tuple[array, array] | None:

@@ -6,6 +6,8 @@ Formats (see README)::
     instructions:
       - {id: c1, class: comp}
       - {id: m1, class: mem, deps: [c1]}
+      - {id: m2, class: l1hit, completes_after: m1}   # issues at once, done no sooner than
+                                                      # m1's result plus its class's after_fill
 
     name: divergent                 # several warp classes with weights
     warp_classes:
@@ -20,6 +22,7 @@ Formats (see README)::
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
@@ -35,7 +38,7 @@ try:                                    # the node pass in C (setup.py builds it
 except ImportError:
     _c_columns = _c_scan_json = None
 
-_NODE_KEYS = frozenset({"id", "class", "deps", "barrier"})
+_NODE_KEYS = frozenset({"id", "class", "deps", "barrier", "completes_after"})
 _ID, _CLASS = itemgetter("id"), itemgetter("class")
 
 
@@ -146,12 +149,13 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
                               where=doc.path, lines=_NodeLines(doc, instrs))
     ids, classes, deps = [], [], []
     bars: list[bool] | None = None      # only when some node says ``barrier:``
+    after: dict[int, str] = {}          # node -> the id its completes_after names
     for k, node in enumerate(instrs):
         if not isinstance(node, dict):
             raise doc.error(f"instruction {k + 1}: expected a mapping like {{id: c1, class: comp, deps: [...]}}", d)
         if not node.keys() <= _NODE_KEYS:
             raise doc.error(f"instruction {k + 1}: unknown key '{sorted(set(node) - _NODE_KEYS)[0]}' "
-                            f"(expected id, class, deps, barrier)", node)
+                            f"(expected id, class, deps, barrier, completes_after)", node)
         try:
             node_id, cls = node["id"], node["class"]
         except KeyError:
@@ -177,17 +181,41 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
             bars.append(bool(node["barrier"]))
         elif bars is not None:
             bars.append(False)
-    return IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
-                          where=doc.path, lines=_NodeLines(doc, instrs))
+        if "completes_after" in node:
+            after[k] = str(node["completes_after"])
+    g = IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
+                       where=doc.path, lines=_NodeLines(doc, instrs))
+    return _with_fill(doc, g, instrs, ids, after) if after else g
+
+
+def _with_fill(doc: Document, g: IDG, instrs: list, ids: list[str], after: dict[int, str]) -> IDG:
+    """``g`` with each ``completes_after`` (node k of the file -> the id it names) as
+    :attr:`IDG.fill`: the named node must come earlier in the warp's order."""
+    import numpy as np
+
+    index = {x: i for i, x in enumerate(g.ids)}
+    fill = np.full(len(g), -1, np.int32)
+    for k, target in after.items():
+        me = index[ids[k]]
+        j = index.get(target)
+        if j is None:
+            raise doc.error(f"instruction '{ids[k]}': completes_after names '{target}', which is not "
+                            "an instruction of this IDG", instrs[k])
+        if j >= me:
+            raise doc.error(f"instruction '{ids[k]}': completes_after must name an earlier instruction, "
+                            f"not '{target}'", instrs[k])
+        fill[me] = j
+    return replace(g, fill=fill)
 
 
 def _columns(instrs: list) -> tuple[list, list, list] | None:
     """(ids, classes, deps) of a list of well-formed nodes (mappings of text ids and classes, deps
-    lists of text, no ``barrier:`` key), each column taken by a C-level pass (map, itemgetter, set,
-    str.join) rather than a Python loop per node; None for anything else, which parse_idg's loop
-    then converts or names in an error."""
+    lists of text, no ``barrier:`` or ``completes_after:`` key), each column taken by a C-level
+    pass (map, itemgetter, set, str.join) rather than a Python loop per node; None for anything
+    else, which parse_idg's loop then converts or names in an error."""
     if set(map(type, instrs)) != {dict} or not all(map(_NODE_KEYS.issuperset, instrs)) \
-            or any(map(dict.__contains__, instrs, repeat("barrier"))):
+            or any(map(dict.__contains__, instrs, repeat("barrier"))) \
+            or any(map(dict.__contains__, instrs, repeat("completes_after"))):
         return None
     try:
         ids, classes = list(map(_ID, instrs)), list(map(_CLASS, instrs))

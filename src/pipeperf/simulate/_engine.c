@@ -9,7 +9,7 @@
  * run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
  *          warp_cls, group_size, n_groups, n_resident, issue_limit, scheduler,
  *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp
- *          [, attr, dep_col, idle])
+ *          [, attr, dep_col, idle[, fill, fill_cycles]])
  *   -> (status, end_time, issued, issue_cycles)
  * Arrays are C-contiguous buffers: int64 (off, length, sub, bar_prev, dep_ptr, dep_idx,
  * warp_cls, rec_warp, rec_instr), float64 (lam, Lam, Lret, minlam, busy, rec_issue, rec_comp)
@@ -20,6 +20,11 @@
  * instruction occupying it, the wait's cause) or, with no instruction to charge, to idle[0] (the
  * slot holds no running block: retire, dispatch, no block left) or idle[1] (the warp is done, its
  * block is not). Charges only read the simulation's state: results are the same with it on.
+ * fill (optional, int64 per node, -1 for none) and fill_cycles (float64 per node): the earlier node
+ * of the same warp (its index in the warp's IDG) after whose result this node's comes fill_cycles
+ * later at the earliest: a load that hits L1 sectors another load of the warp is still fetching
+ * completes after that fill arrives, not after the L1's own latency. It does not hold the node's
+ * issue (the warp issues on), only its completion.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -43,6 +48,8 @@ enum { OK = 0, DEADLOCK = 1 };
 
 typedef struct {
     const int64_t *off, *length, *sub, *bar_prev, *dep_ptr, *dep_idx, *warp_cls;
+    const int64_t *fill;          /* NULL, or per node the warp-local node its completion waits for (-1: none) */
+    const double *fill_cycles;    /* with fill: the cycles it takes after that node's completion */
     const double *lam, *Lam, *Lret, *minlam;
     const uint8_t *is_bar;
     int64_t n_classes, n_nodes, n_sub, n_warps;
@@ -743,6 +750,11 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 }
             } else {
                 double cp = x + Lam[g];
+                if (G->fill && G->fill[g] >= 0) {         /* its data arrive with that fill */
+                    double cf = comp[s * maxlen + G->fill[g]] + G->fill_cycles[g];
+                    if (cf > cp)
+                        cp = cf;
+                }
                 comp[s * maxlen + h] = cp;
                 double cr = x + Lret[g];          /* what the block waits for before it retires */
                 double gm = S->grp_max_comp[m];
@@ -917,16 +929,18 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     static const int kinds[N_ARRAYS] = {I64, I64, I64, F64, F64, F64, BOOL, I64, I64, I64,
                                         F64, I64, F64, I64, I64, F64};
     PyObject *objs[N_ARRAYS + 1];
-    PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL;
+    PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL, *fill_obj = NULL, *fillc_obj = NULL;
+    Py_buffer vf[2];
+    int got_f = 0;
     long long group_size, n_groups, n_resident;
     double issue_limit, dispatch, interval;
     int scheduler;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOO:run_core",
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOOOO:run_core",
                           &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
                           &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
                           &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
                           &objs[12], &objs[13], &objs[14], &objs[15], &objs[16],
-                          &attr_obj, &depcol_obj, &idle_obj))
+                          &attr_obj, &depcol_obj, &idle_obj, &fill_obj, &fillc_obj))
         return NULL;
     Py_buffer v[N_ARRAYS + 1], va[3];
     int got = 0, got_a = 0;
@@ -982,6 +996,29 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         else
             total_instr += G.length[G.warp_cls[w]];
     }
+    if (!bad && fill_obj && fill_obj != Py_None) {
+        if (get_buffer(fill_obj, I64, 0, "fill", &vf[0]) < 0)
+            goto done;
+        got_f = 1;
+        if (!fillc_obj || fillc_obj == Py_None) {
+            bad = "fill needs fill_cycles";
+            goto checked;
+        }
+        if (get_buffer(fillc_obj, F64, 0, "fill_cycles", &vf[1]) < 0)
+            goto done;
+        got_f = 2;
+        if (vf[0].len / 8 != G.n_nodes || vf[1].len / 8 != G.n_nodes) {
+            bad = "fill and fill_cycles must hold one entry per node";
+        } else {
+            G.fill = vf[0].buf;
+            G.fill_cycles = vf[1].buf;
+            for (int64_t c = 0; !bad && c < G.n_classes; c++)
+                for (int64_t i = G.off[c]; !bad && i < G.off[c] + G.length[c]; i++)
+                    if (G.fill[i] < -1 || G.fill[i] >= i - G.off[c])
+                        bad = "a node's fill is not an earlier node of its warp";
+        }
+    }
+checked:;
     int64_t nrec = LEN(13);
     if (!bad && nrec && (nrec != total_instr || LEN(14) != nrec || LEN(15) != nrec || LEN(16) != nrec))
         bad = "the rec_* arrays must be empty or hold one entry per instruction of every warp";
@@ -1109,6 +1146,8 @@ done:
         PyBuffer_Release(&v[i]);
     for (int i = 0; i < got_a; i++)
         PyBuffer_Release(&va[i]);
+    for (int i = 0; i < got_f; i++)
+        PyBuffer_Release(&vf[i]);
     return result;
 }
 

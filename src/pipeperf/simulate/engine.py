@@ -59,7 +59,8 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
              dep_idx: Buffer, minlam: Buffer, warp_cls: Buffer, group_size: int,
              n_groups: int, n_resident: int, n_sub: int, issue_limit: float, scheduler: int,
              record: bool, dispatch: float, interval: float,
-             attribution: tuple[Buffer, Buffer, Buffer] | None = None) -> _RESULT:
+             attribution: tuple[Buffer, Buffer, Buffer] | None = None,
+             fill: Buffer | None = None, fill_cycles: Buffer | None = None) -> _RESULT:
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued; the rec arrays give each
     issued instruction's warp, index, issue and completion time when ``record``). A waiting group
@@ -73,7 +74,13 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
     reason (column 0 issued, 1 pipeline busy: charged to the instruction occupying the pipeline,
     2 ready but not selected, 3 barrier: charged to the barrier, then the column ``dep_col[p]``
     (int64) when waiting on node p's result), idle (2,) float64 the slot cycles with no running
-    block and those of a finished warp whose block runs on; they sum to slots x end."""
+    block and those of a finished warp whose block runs on; they sum to slots x end.
+
+    ``fill`` (int64 per node, -1 for none; None: no node has one) and ``fill_cycles`` (float64 per
+    node): the earlier node of the same warp (index in its IDG) after whose completion a node
+    takes ``fill_cycles`` more at least, though it issues without waiting for it: a load whose
+    L1 hits are on sectors a load of the warp is still fetching gets its data after that fill
+    (:func:`pipeperf.idg.build.warp_idg`)."""
     _require()
     n_warps = int(n_groups) * int(group_size)
     nrec = int(sum(length[w] for w in memoryview(warp_cls)[:n_warps])) if record else 0
@@ -83,7 +90,8 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
     status, end, issued, issue_cycles = _engine.run_core(
         off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam, warp_cls,
         int(group_size), int(n_groups), int(n_resident), float(issue_limit), int(scheduler), float(dispatch),
-        float(interval), busy, rec_warp, rec_instr, rec_issue, rec_comp, *(attribution or ()))
+        float(interval), busy, rec_warp, rec_instr, rec_issue, rec_comp, *(attribution or (None, None, None)), fill,
+        fill_cycles)
     return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
 
 

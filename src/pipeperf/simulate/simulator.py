@@ -184,6 +184,18 @@ class PreparedKernel:
             engine.widen(g.dep_idx_buf, 0, memoryview(self.dep_idx)[ptr_base:ptr_base + g.n_edges])
             ptr_base += g.n_edges
         self.dep_ptr[n] = ptr_base
+        # per node, the warp-local node whose fill a load's L1 hits wait for (IDG.fill), -1 for none,
+        # and the cycles it still takes once that fill is in (its class's after_fill); None: no such node
+        self.fill: array[int] | None = None
+        self.fill_cycles: array[float] | None = None
+        if any(g.fill is not None for g in idgs):
+            self.fill, self.fill_cycles = array("q", [-1]) * n, array("d", bytes(8 * n))
+            for g, o in zip(idgs, self.off):
+                if g.fill is not None:
+                    nodes = slice(o, o + len(g))
+                    engine.widen(g.fill, 0, memoryview(self.fill)[nodes])
+                    engine.take(array("d", [float(gpu.classes[c].after_fill) for c in g.classes]), g.cls_buf,
+                                memoryview(self.fill_cycles)[nodes])
         self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B")  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
                                           for g in idgs))
         for k, v in enumerate(self.minlam):
@@ -324,7 +336,8 @@ class PreparedKernel:
             self.off, self.length, self.sub, self.lam, self.Lam, self.Lret, self.is_bar, self.bar_prev,
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
-            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval, att)
+            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval, att, self.fill,
+            self.fill_cycles)
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")
