@@ -278,3 +278,21 @@ def test_an_l1_hit_on_the_warps_inflight_line_waits_for_the_fill(cu, tmp_path):
     assert loads[1]["fill_ptx_line"] == loads[0]["ptx_line"]
     assert hit.cycles >= 2 * 437
     assert hit.cycles == pytest.approx(run["hop_via_miss"].cycles, rel=0.01)
+
+
+def test_a_segmented_l2_holds_data_read_from_both_sides_once_per_section(cu):
+    """A100: two 20 MB L2 partitions, each keeping what its own SMs read, so a warm copy over
+    2 x 8 MB (16 MB) finds everything in L2, and one over 2 x 15 MB (30 MB, within the 40 MB the
+    whitepaper lists but past a section) does not: its hit rate is that of a 20 MB cache."""
+    from pipeperf.hardware.memory import l2_reach_bytes
+    from pipeperf.hardware.spec import load_gpu
+
+    assert l2_reach_bytes(load_gpu("ampere_a100")) == 20 * 2**20
+    assert l2_reach_bytes(load_gpu("hopper_h100")) == load_gpu("hopper_h100").memory["l2_bytes"]
+    for mb, fits in ((8, True), (15, False)):
+        n = mb * 2**20 // 4
+        args = [f"a=zeros:f32:{n}", f"b=zeros:f32:{n}", f"n={n}"]
+        warm = analyze(cu, [n // 256], [256], args, ["ampere_a100"], kernel="copy", arch="sm_80",
+                       what_if=False, warm_l2=True).predictions[0]
+        rates = [r["l2_hit_rate"] for r in warm.memory if r["space"] == "global"]
+        assert (rates == [1.0, 1.0]) if fits else max(rates) < 0.5, (mb, rates)

@@ -17,7 +17,7 @@ from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, block_head
 from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
     analyze_accesses, dram_rate_note, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, \
-    map_memory, warp_combined
+    l2_reach_bytes, map_memory, warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
@@ -143,7 +143,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     serialise over the launch (``launch_scale`` CTAs per sampled CTA). ``warm_l2``: the launch
     finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
     so when what the whole launch touches fits in L2 its first touches hit too."""
-    l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
+    l2_bytes = l2_reach_bytes(gpu)
     notes: list[str] = []
     stats = analyze_accesses(acc, l2_capacity_sectors(gpu, traced_warps, concurrent_warps), warps_per_cta,
                     l1_capacity_sectors(gpu, resident_ctas),
@@ -182,7 +182,7 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
         return
     n = min(math.prod(grid), max(8 * wave_ctas, REUSE_WINDOW))
     per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
-    l2_bytes = gpu.memory.get("l2_bytes")
+    l2_bytes = l2_reach_bytes(gpu)
     limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
     for pc, keys in cta_keys(func, glob, grid, block, params, n).items():
         if keys is None:
@@ -195,7 +195,7 @@ def warm_start(stats: dict[int, PcMemory], gpu: GPUSpec, launch_scale: float) ->
     """A launch whose data a previous launch left in L2: when its footprint (the distinct sectors
     each traced CTA touches, over the CTAs sharing them, times the CTAs of the launch per traced
     CTA) fits in the GPU's L2, every global access hits L2. Returns whether it fits."""
-    l2_bytes = gpu.memory.get("l2_bytes")
+    l2_bytes = l2_reach_bytes(gpu)
     glob = [st for st in stats.values() if st.space == "global" and st.sectors]
     if not l2_bytes or not glob:
         return False

@@ -725,9 +725,21 @@ def l1_capacity_sectors(gpu: GPUSpec, resident_ctas: int) -> float:
     return float(l1_bytes) / SECTOR / max(1, resident_ctas)
 
 
+def l2_reach_bytes(gpu: GPUSpec) -> float | None:
+    """The L2 bytes a launch's data can occupy (None: not known): ``memory.l2_bytes``, or on a GPU
+    whose L2 is split into sections that each replicate the lines their own SMs read
+    (``memory.l2_section_bytes``: the A100's two 20 MB partitions) one section's, since data that
+    SMs on both sides read is held in both (te42kyfo/gpu-benches README: past one section's size
+    "data cannot be replicated in both L2 cache sections"). Hits in the far section after a near
+    miss are not modelled (they are counted as misses)."""
+    mem = gpu.memory if getattr(gpu, "memory", None) else {}
+    x = mem.get("l2_section_bytes") or mem.get("l2_bytes")
+    return float(x) if x else None
+
+
 def l2_capacity_sectors(gpu: GPUSpec, traced_warps: int, concurrent_warps: int) -> float:
     """The L2 share of the traced sample, in sectors (inf when the GPU's L2 size is unknown)."""
-    l2_bytes = gpu.memory.get("l2_bytes") if getattr(gpu, "memory", None) else None
+    l2_bytes = l2_reach_bytes(gpu)
     if not l2_bytes:
         return float("inf")
     share = min(1.0, traced_warps / max(1, concurrent_warps))

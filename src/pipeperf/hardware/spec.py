@@ -220,8 +220,8 @@ _TOP_KEYS = {schema.KEY, "name", "full_name", "vendor", "architecture", "compute
              "sustained_clock_ghz", "base_clock_ghz", "base"}
 _CLASS_KEYS = {"subsystem", "cpi", "latency", "source", "estimate", "note", "after_fill"}
 #: the ``memory`` section: caches for mapper g's cache models, DRAM peak and achievable bandwidths
-_MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "dram_peak_gbs", "dram_read_gbs",
-                "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk", "dram_bytes"}
+_MEMORY_KEYS = {"l1_bytes", "l1_line_bytes", "sector_bytes", "l2_bytes", "l2_section_bytes", "dram_peak_gbs",
+                "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "l2_bandwidth_bytes_per_clk", "dram_bytes"}
 #: the ``launch`` section: fixed cost of a kernel launch, per-block dispatch cost on an SM
 _LAUNCH_KEYS = {"overhead_us", "block_dispatch_cycles", "blocks_per_clk"}
 #: the ``atomics`` section: whole-GPU same-address global atomics per clock (resolved in L2),
