@@ -9,16 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.hardware.spec import load_gpu
-from pipeperf.idg.io import load_kernel
-from pipeperf.simulate.simulator import PreparedKernel
+from toy_core import prepared
 
-GPU = """name: toy
-cores: 1
-clock_ghz: 1.0
-issue_limit: 1
-classes:
-  add: {subsystem: alu, cpi: 1, latency: 4, source: test}
+GPU = """  add: {subsystem: alu, cpi: 1, latency: 4, source: test}
   ld_global_s32: {subsystem: mem, cpi: 2, latency: 400, source: test}
   st_global: {subsystem: mem, cpi: 2, latency: 300, source: test}
 launch: {block_dispatch_cycles: %d}
@@ -27,10 +20,7 @@ sources: {launch.block_dispatch_cycles: test}
 
 
 def _run(tmp: Path, body: str, dispatch: int, blocks: int) -> float:
-    (tmp / "k.yaml").write_text("name: k\ninstructions:\n" + body)
-    (tmp / "g.yaml").write_text(GPU % dispatch)
-    prep = PreparedKernel(load_kernel(str(tmp / "k.yaml")), load_gpu(str(tmp / "g.yaml")))
-    return prep.run(1, 1, blocks, check_limits=False).cycles
+    return prepared(tmp, body, GPU % dispatch).run(1, 1, blocks, check_limits=False).cycles
 
 
 STORE = "  - {id: a, class: add}\n  - {id: s, class: st_global, deps: [a]}\n"

@@ -9,26 +9,17 @@ from pathlib import Path
 import pytest
 
 from pipeperf.errors import PipeperfError
-from pipeperf.hardware.spec import load_gpu
 from pipeperf.idg.io import load_kernel
-from pipeperf.simulate.simulator import PreparedKernel
+from toy_core import prepared
 
-GPU = """name: toy
-cores: 1
-clock_ghz: 1.0
-issue_limit: 1
-classes:
-  add: {subsystem: alu, cpi: 1, latency: 4, source: test}
+GPU = """  add: {subsystem: alu, cpi: 1, latency: 4, source: test}
   miss: {subsystem: mem, cpi: 1, latency: 400, source: test}
   hit: {subsystem: lsu, cpi: 1, latency: 30, after_fill: 4, source: test}
 """
 
 
 def _run(tmp: Path, body: str):
-    (tmp / "k.yaml").write_text("name: k\ninstructions:\n" + body)
-    (tmp / "g.yaml").write_text(GPU)
-    prep = PreparedKernel(load_kernel(str(tmp / "k.yaml")), load_gpu(str(tmp / "g.yaml")))
-    return prep.run(1, 1, 1, check_limits=False, profile=True)
+    return prepared(tmp, body, GPU).run(1, 1, 1, check_limits=False, profile=True)
 
 
 HOPS = ("  - {id: m, class: miss}\n"
