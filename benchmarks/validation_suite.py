@@ -19,7 +19,8 @@ CTA stands for its stratum of the grid: off = every sampled CTA weighs the same)
 one pipe), ``l2pipe`` (requests served by L2 alone on the L2 slices' pipe: off = behind DRAM
 requests on the memory pipe), ``l2share`` (an L2 hit's lambda from the measured L2 bandwidth
 shared by the active SMs: off = the L2 class as the GPU file gives it), ``l1waves`` (an L1 hit's
-cost from its bank wavefronts and tag lookups: off = its sectors / 4).
+cost from its bank wavefronts and tag lookups: off = its sectors / 4), ``firstcome`` (the DRAM and
+L2 pipelines serve their waiting warps first-come: off = in the scheduler's order).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -37,7 +38,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
 FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm",
-         "intpipe", "l2pipe", "l2share", "l1waves")
+         "intpipe", "l2pipe", "l2share", "l1waves", "firstcome")
 
 
 def switch_off(fixes: set[str]) -> None:
@@ -74,10 +75,13 @@ def switch_off(fixes: set[str]) -> None:
         return dataclasses.replace(g, memory=mem, launch=launch, classes=classes, **extra)
 
     spec_mod.load_gpu = load_without
-    if "posted" in fixes:
+    if "posted" in fixes or "firstcome" in fixes:
         import pipeperf.simulate.simulator as sim_mod
 
-        sim_mod.POSTED_CLASSES = frozenset()
+        if "posted" in fixes:
+            sim_mod.POSTED_CLASSES = frozenset()
+        if "firstcome" in fixes:
+            sim_mod.FIRST_COME = ()
     if "weights" in fixes:
         import pipeperf.emulate.sampling as sampling
 

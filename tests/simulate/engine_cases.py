@@ -1,7 +1,10 @@
 """Engine cases whose exact results were recorded from the Numba engine (the compiled C engine
 replaced it and must reproduce them bit for bit): IDGs with and without barriers, warp and
 group classes, schedulers rr and gto, issue limits 1, 1.5, 2, 4 and none, block dispatch
-costs, several rounds of groups and the per-instruction profile.
+costs, several rounds of groups and the per-instruction profile. Those serve every pipeline in
+the scheduler's order, as the Numba engine did; the cases named ``*_first_come`` serve the DRAM
+and L2 first-come (simulator.FIRST_COME, the default since) and were recorded from the C engine:
+they pin it against unintended change and across the candidate scan's vector widths.
 
 ``PYTHONPATH=src python3 tests/simulate/engine_cases.py`` rewrites
 ``tests/fixtures/engine/reference.json`` with the engine in use (only ever needed if the simulator's semantics change on purpose).
@@ -79,6 +82,11 @@ def cases() -> Iterator[tuple[str, object, object, dict]]:
         yield f"fast_forward_{sched}", load_kernel(EXAMPLES / "saxpy_fig1.yaml"), volta, \
             dict(group_size=2, groups_per_core=16, total_groups=16 * volta.cores * 20, scheduler=sched,
                  fast_forward=2)
+        yield f"random_first_come_{sched}", random_kernel(2000, 18, store=True), volta, \
+            dict(group_size=4, groups_per_core=8, total_groups=8 * volta.cores * 3, scheduler=sched, profile=True,
+                 first_come=("mem", "l2"))
+        yield f"ld_chain_first_come_{sched}", chain(3000, "ld_global_s32"), turing, \
+            dict(group_size=2, groups_per_core=16, scheduler=sched, first_come=("mem",))
 
 
 def _digest(a: np.ndarray) -> str:
@@ -89,7 +97,8 @@ def outcome(kernel, gpu, run: dict) -> dict:
     """Everything a run gives, floats in hex so that equal means bit-identical."""
     from pipeperf.simulate.simulator import PreparedKernel
 
-    r = PreparedKernel(kernel, gpu).run(**run)
+    run = dict(run)
+    r = PreparedKernel(kernel, gpu, first_come=run.pop("first_come", ())).run(**run)
     out = {"cycles": r.cycles.hex(), "issue_cycles": r.issue_cycles.hex(), "issued": r.instructions_on_core,
            "busy": {k: float(v).hex() for k, v in r.subsystem_busy.items()}, "seconds": r.seconds.hex()}
     if r.profile is not None:

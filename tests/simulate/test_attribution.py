@@ -13,7 +13,8 @@ def test_every_slot_cycle_is_charged_once_and_results_are_unchanged(name, kernel
     from pipeperf.simulate.simulator import PreparedKernel
 
     run = {k: v for k, v in run.items() if k != "profile"}
-    r = PreparedKernel(kernel, gpu).run(**run, attribute=True)
+    first_come = run.pop("first_come", ())
+    r = PreparedKernel(kernel, gpu, first_come).run(**run, attribute=True)
     a = r.attribution
     assert a is not None and a.cells.shape[1] == len(a.reasons)
     assert a.total == pytest.approx(a.slots * r.cycles, rel=1e-9)
@@ -23,7 +24,7 @@ def test_every_slot_cycle_is_charged_once_and_results_are_unchanged(name, kernel
         assert a.cells[:, 0].sum() == pytest.approx(r.instructions_on_core, rel=1e-9)
     r_fields = {"cycles": r.cycles.hex(), "issue_cycles": r.issue_cycles.hex(), "issued": r.instructions_on_core,
                 "busy": {k: float(v).hex() for k, v in r.subsystem_busy.items()}, "seconds": r.seconds.hex()}
-    assert r_fields == outcome(kernel, gpu, run)          # bit for bit the run without attribution
+    assert r_fields == outcome(kernel, gpu, {**run, "first_come": first_come})   # bit for bit the run without attribution
 
 
 def test_a_dependent_chain_waits_on_its_producers():

@@ -9,7 +9,7 @@
  * run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
  *          warp_cls, group_size, n_groups, n_resident, issue_limit, scheduler,
  *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp
- *          [, attr, dep_col, idle[, fill, fill_cycles]])
+ *          [, attr, dep_col, idle[, fill, fill_cycles[, fifo]]])
  *   -> (status, end_time, issued, issue_cycles)
  * Arrays are C-contiguous buffers: int64 (off, length, sub, bar_prev, dep_ptr, dep_idx,
  * warp_cls, rec_warp, rec_instr), float64 (lam, Lam, Lret, minlam, busy, rec_issue, rec_comp)
@@ -25,6 +25,10 @@
  * later at the earliest: a load that hits L1 sectors another load of the warp is still fetching
  * completes after that fill arrives, not after the L1's own latency. It does not hold the node's
  * issue (the warp issues on), only its completion.
+ * fifo (optional, bool per subsystem): the warps waiting for such a pipeline are served in the order
+ * their instruction became ready (its operands' time), ties in the scheduler's order, instead of
+ * the scheduler's order among those ready: a request queue at the memory side, not the warp
+ * scheduler, decides which request the DRAM or L2 serves next.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -50,6 +54,7 @@ typedef struct {
     const int64_t *off, *length, *sub, *bar_prev, *dep_ptr, *dep_idx, *warp_cls;
     const int64_t *fill;          /* NULL, or per node the warp-local node its completion waits for (-1: none) */
     const double *fill_cycles;    /* with fill: the cycles it takes after that node's completion */
+    const uint8_t *fifo;          /* NULL, or per subsystem: its waiting warps are served first-come */
     const double *lam, *Lam, *Lret, *minlam;
     const uint8_t *is_bar;
     int64_t n_classes, n_nodes, n_sub, n_warps;
@@ -195,6 +200,7 @@ typedef struct {
      * pass 2 and the cycle's end visit only these, and only their counters are reset */
     int64_t *act, nact;
     int skipped;                  /* some bskip is set */
+    const uint8_t *fifo;          /* per subsystem (NULL: none): served in the order warps became ready */
 } Scan;
 
 /* Consider warp s, whose wake time lies in this cycle; 1 when every pipeline that warps wait
@@ -207,6 +213,18 @@ static inline int consider(State *S, Scan *c, int64_t s)
         set_wake(S, s, tf);
         if (tf < c->next_t)
             c->next_t = tf;
+        return 0;
+    }
+    if (c->fifo && c->fifo[su]) {
+        /* first-come: any candidate may be the one that has waited longest, so every one is
+         * bucketed and the pipeline is never full (the scan does not stop on its account) */
+        if (c->bcnt[su] == 0)
+            c->act[c->nact++] = su;
+        int64_t at = su * c->n_slots + c->bcnt[su];
+        c->bucket[at] = s;
+        c->brank[at] = c->kk;
+        c->bcnt[su]++;
+        c->kk++;
         return 0;
     }
     if (c->bcnt[su] == 0) {           /* its first warp this cycle: the issue slots it offers */
@@ -585,7 +603,7 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
     Scan sc = {.tfree = tfree, .navail = navail, .idle_slots = idle_slots, .minlam = minlam,
                .bucket = bucket, .brank = brank, .bcnt = bcnt,
                .bqual = bqual, .bskip = bskip, .n_slots = n_slots, .drop = drop, .hm = hm,
-               .full = full, .nwords = nwords, .busy = busy_subs, .act = act, .nact = 0};
+               .full = full, .nwords = nwords, .busy = busy_subs, .act = act, .nact = 0, .fifo = G->fifo};
     while (groups_done < n_groups) {
         credits = credits + issue_limit < cap ? credits + issue_limit : cap;
         int64_t greedy = last;           /* the scan order is fixed at the start of the cycle */
@@ -660,11 +678,24 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                     if (tau >= t + 1.0)
                         continue;
                     /* first waiting warp (in priority order) whose operands are ready by tau, else
-                     * the one whose operands are ready soonest */
+                     * the one whose operands are ready soonest; first-come: the warp that has
+                     * been ready longest (ties in priority order) */
                     int64_t q_sel = -1;
                     double x_sel = inf;
                     const int64_t *bk = bucket + su * n_slots;
-                    for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                    int first_come = G->fifo && G->fifo[su];
+                    if (first_come) {
+                        for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                            int64_t s = bk[q];
+                            if (s >= 0 && S->est[s] < x_sel) {
+                                x_sel = S->est[s];
+                                q_sel = q;
+                            }
+                        }
+                        if (x_sel < tau)
+                            x_sel = tau;
+                    }
+                    for (int64_t q = first_come ? bcnt[su] : bptr[su]; q < bcnt[su]; q++) {
                         int64_t s = bk[q];
                         if (s < 0)
                             continue;
@@ -930,17 +961,18 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
                                         F64, I64, F64, I64, I64, F64};
     PyObject *objs[N_ARRAYS + 1];
     PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL, *fill_obj = NULL, *fillc_obj = NULL;
-    Py_buffer vf[2];
+    PyObject *fifo_obj = NULL;
+    Py_buffer vf[3];
     int got_f = 0;
     long long group_size, n_groups, n_resident;
     double issue_limit, dispatch, interval;
     int scheduler;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOOOO:run_core",
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOOOOO:run_core",
                           &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
                           &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
                           &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
                           &objs[12], &objs[13], &objs[14], &objs[15], &objs[16],
-                          &attr_obj, &depcol_obj, &idle_obj, &fill_obj, &fillc_obj))
+                          &attr_obj, &depcol_obj, &idle_obj, &fill_obj, &fillc_obj, &fifo_obj))
         return NULL;
     Py_buffer v[N_ARRAYS + 1], va[3];
     int got = 0, got_a = 0;
@@ -1019,6 +1051,15 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         }
     }
 checked:;
+    if (!bad && fifo_obj && fifo_obj != Py_None) {
+        if (get_buffer(fifo_obj, BOOL, 0, "fifo", &vf[got_f]) < 0)
+            goto done;
+        if (vf[got_f].len != G.n_sub)
+            bad = "fifo must hold one entry per subsystem";
+        else
+            G.fifo = vf[got_f].buf;
+        got_f++;
+    }
     int64_t nrec = LEN(13);
     if (!bad && nrec && (nrec != total_instr || LEN(14) != nrec || LEN(15) != nrec || LEN(16) != nrec))
         bad = "the rec_* arrays must be empty or hold one entry per instruction of every warp";

@@ -60,7 +60,8 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
              n_groups: int, n_resident: int, n_sub: int, issue_limit: float, scheduler: int,
              record: bool, dispatch: float, interval: float,
              attribution: tuple[Buffer, Buffer, Buffer] | None = None,
-             fill: Buffer | None = None, fill_cycles: Buffer | None = None) -> _RESULT:
+             fill: Buffer | None = None, fill_cycles: Buffer | None = None,
+             fifo: Buffer | None = None) -> _RESULT:
     """Simulate one core; returns (status, end_time, busy[n_sub], issued, issue_cycles, rec arrays)
     (issue_cycles: cycles in which at least one instruction issued; the rec arrays give each
     issued instruction's warp, index, issue and completion time when ``record``). A waiting group
@@ -80,7 +81,11 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
     node): the earlier node of the same warp (index in its IDG) after whose completion a node
     takes ``fill_cycles`` more at least, though it issues without waiting for it: a load whose
     L1 hits are on sectors a load of the warp is still fetching gets its data after that fill
-    (:func:`pipeperf.idg.build.warp_idg`)."""
+    (:func:`pipeperf.idg.build.warp_idg`).
+
+    ``fifo`` (one bool per subsystem; None: none): the warps waiting for such a pipeline are served
+    in the order their instruction became ready (ties in the scheduler's order), as a request
+    queue in front of the DRAM or L2 serves them, not in the scheduler's order."""
     _require()
     n_warps = int(n_groups) * int(group_size)
     nrec = int(sum(length[w] for w in memoryview(warp_cls)[:n_warps])) if record else 0
@@ -91,7 +96,7 @@ def run_core(off: Buffer, length: Buffer, sub: Buffer, lam: Buffer, Lam: Buffer,
         off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam, warp_cls,
         int(group_size), int(n_groups), int(n_resident), float(issue_limit), int(scheduler), float(dispatch),
         float(interval), busy, rec_warp, rec_instr, rec_issue, rec_comp, *(attribution or (None, None, None)), fill,
-        fill_cycles)
+        fill_cycles, fifo)
     return status, end, busy, issued, issue_cycles, rec_warp, rec_instr, rec_issue, rec_comp
 
 

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
 #: subsystems whose activity sets the clock under load (GPUSpec.clock_at)
 ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
+#: subsystems served first-come: the warps waiting for them go in the order their request became
+#: ready, not in the warp scheduler's order. The DRAM and the L2 slices sit behind request queues
+#: outside the SM (FR-FCFS at the DRAM, FIFO queues to and in the L2; docs/DESIGN.md "First-come
+#: memory service"), which see requests in the order the SMs send them, not a scheduler's rotation.
+FIRST_COME = ("mem", "l2")
 
 
 @dataclass
@@ -142,7 +147,7 @@ POSTED_CLASSES = frozenset({"st_global"})
 class PreparedKernel:
     """A kernel's IDGs mapped onto a GPU (mapper f), flattened for the engine; reusable across runs."""
 
-    def __init__(self, kernel: KernelGraph, gpu: GPUSpec):
+    def __init__(self, kernel: KernelGraph, gpu: GPUSpec, first_come: tuple[str, ...] | None = None):
         kernel.check_classes(gpu.name, gpu.classes)
         kernel.check_barriers()
         self.kernel, self.gpu = kernel, gpu
@@ -196,6 +201,9 @@ class PreparedKernel:
                     engine.widen(g.fill, 0, memoryview(self.fill)[nodes])
                     engine.take(array("d", [float(gpu.classes[c].after_fill) for c in g.classes]), g.cls_buf,
                                 memoryview(self.fill_cycles)[nodes])
+        # per subsystem: served first-come (None: FIRST_COME; () serves every pipeline in scheduler order)
+        fc = FIRST_COME if first_come is None else first_come
+        self.fifo = array("b", [s in fc for s in self.subsystems]) if fc else None
         self.is_bar = array("b", b"".join(memoryview(g.barrier_buf).cast("B")  # type: ignore[arg-type]  # ndarray: idg.graph.Buffer
                                           for g in idgs))
         for k, v in enumerate(self.minlam):
@@ -337,7 +345,7 @@ class PreparedKernel:
             self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
             len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
             float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval, att, self.fill,
-            self.fill_cycles)
+            self.fill_cycles, self.fifo)
         if status == engine.DEADLOCK:
             raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")
