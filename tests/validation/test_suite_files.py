@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipeperf.measure import suite
+
 VALIDATION = Path(__file__).resolve().parents[2] / "validation"
 CASE_FILES = sorted((VALIDATION / "cases").glob("*.yaml"))
-FAMILIES = {"dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int",
-            "latency", "launch", "atomics"}
+FAMILIES = set(suite.FAMILIES)
 CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured"}
 LAUNCH_KEYS = {"grid", "block", "args"}
 MEASURED_KEYS = {"seconds", "how", "quote", "file"}

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipeperf.measure import suite
+
 VALIDATION = Path(__file__).resolve().parents[2] / "validation"
 CASE_FILES = sorted((VALIDATION / "cases").glob("mixbench_*.yaml"))
 
@@ -20,8 +22,7 @@ GPU_NAMES = {
     "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_rtx4090", "hopper_h100", "hopper_h100_pcie",
     "hopper_h200", "turing_rtx2070", "pascal_gtx1060", "maxwell_k620", "kepler_gtx650ti",
 }
-FAMILIES = {"dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int",
-            "latency", "launch", "atomics"}
+FAMILIES = set(suite.FAMILIES)
 SOURCE_KEYS = {"commit", "licence", "notes"}
 CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured"}
 LAUNCH_KEYS = {"grid", "block", "args"}

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipeperf.measure import suite
+
 VALIDATION = Path(__file__).resolve().parents[2] / "validation"
 CASE_FILES = sorted((VALIDATION / "cases").glob("effective_reduction_*.yaml"))
 
@@ -22,8 +24,7 @@ GPU_NAMES = {
     "hopper_h200", "turing_rtx2070", "pascal_gtx1060", "maxwell_k620", "kepler_gtx650ti",
     "fermi_c2050",
 }
-FAMILIES = {"dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int",
-            "latency", "launch", "atomics"}
+FAMILIES = set(suite.FAMILIES)
 SOURCE_KEYS = {"commit", "licence", "notes"}
 CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured"}
 LAUNCH_KEYS = {"grid", "block", "args"}

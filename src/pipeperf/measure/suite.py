@@ -25,8 +25,16 @@ from collections.abc import Callable, Iterable, Sequence
 from pipeperf.errors import PipeperfError
 from pipeperf.util.yamlio import Document, load_document
 
-FAMILIES = ("dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int", "latency",
-            "launch", "atomics")
+# A case's family says what it measures. Microbenchmark families name the unit a kernel was
+# written to stress; application families name the computation of a kernel people write (its
+# bound is for the model to find). The suite's headline is the mean of the per-family MAPEs, so
+# a family with many cases (one streaming kernel at many sizes, say) weighs as much as any other.
+MICRO_FAMILIES = ("dram", "l2", "l1", "shared", "compute-fp32", "compute-fp64", "compute-int", "latency",
+                  "launch", "atomics")
+APPLICATION_FAMILIES = ("gemm-fp32", "gemm-fp16", "gemm-tensor", "gemv", "reduction", "scan", "histogram",
+                        "softmax", "normalization", "transpose", "convolution", "stencil", "spmv", "attention",
+                        "elementwise", "sort", "graph", "nbody")
+FAMILIES = MICRO_FAMILIES + APPLICATION_FAMILIES
 _CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes",
               "calibrates"}
 _LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes", "warm_l2"}
