@@ -174,6 +174,42 @@ def test_the_best_model_line_names_the_best_of_the_models_asked_for():
     r = CaseResult(Case("a", "dram", "volta_v100", launch, 1.0, True, "f:1"),
                    {"pipeline": 1.2, "roofline": 1.05, "volkov": 1.5})
     s = summarise([r])
-    assert "best model overall: roofline (5.0 %)" in format_summary(s)
+    assert "best model (mean over families): roofline (5.0 %)" in format_summary(s)
     text = format_summary(s, ["pipeline", "volkov"])
-    assert "best model overall of pipeline, volkov: pipeline (20.0 %)" in text and "roofline" not in text
+    assert "best model (mean over families) of pipeline, volkov: pipeline (20.0 %)" in text and "roofline" not in text
+
+
+def _scored(id_: str, family: str, source: str, ape: float) -> CaseResult:
+    launch = Launch("k.cu", "k", (1,), (32,), ())
+    return CaseResult(Case(id_, family, "volta_v100", launch, 1.0, True, "f:1", source_name=source),
+                      {"pipeline": 1.0 + ape})
+
+
+def test_the_split_is_by_source_name_and_holds_out_about_a_third():
+    """The rule is fixed (SHA-256 of the lower-cased name, divisible by 3): the same source always
+    lands in the same part, case and blanks do not matter, and over many names about 1/3 is held out."""
+    from pipeperf.measure.suite import part_of
+
+    assert part_of("ekondis/mixbench") == part_of(" EKONDIS/MixBench ") == "held-out"
+    assert part_of("te42kyfo/gpu-benches") == "development"
+    share = sum(part_of(f"owner{i}/repo{i}") == "held-out" for i in range(3000)) / 3000
+    assert 0.3 < share < 0.37
+
+
+def test_the_headline_is_the_mean_of_the_per_family_mapes_per_part():
+    """Nine dram cases 10 % off and one gemm case 50 % off: 14 % over cases, but 30 % over families;
+    each part has its own headline over its own sources' families."""
+    dev, held = "te42kyfo/gpu-benches", "ekondis/mixbench"
+    rs = [_scored(f"d{i}", "dram", dev, 0.1) for i in range(9)] + [_scored("g", "gemm-fp32", dev, 0.5),
+                                                                    _scored("h", "reduction", held, 0.2)]
+    s = summarise(rs)
+    assert s.by_part["development"]["headline"]["pipeline"] == pytest.approx(30.0)
+    assert s.by_part["held-out"]["headline"]["pipeline"] == pytest.approx(20.0)
+    assert s.headline["pipeline"] == pytest.approx((10 + 50 + 20) / 3, abs=0.01)
+    assert s.overall["pipeline"] == pytest.approx(100 * (0.9 + 0.5 + 0.2) / 11, abs=0.01)
+    assert s.by_part["held-out"]["counts"]["sources"] == [held]
+    from pipeperf.report.suite_report import format_summary
+
+    text = format_summary(s)
+    assert "development (10 cases, 2 families)" in text and "held-out (1 cases, 1 families)" in text
+    assert "MAPE % by family, held-out" in text

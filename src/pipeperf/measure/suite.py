@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import functools
+import hashlib
 import json
 import math
 from collections import defaultdict
@@ -35,6 +36,18 @@ APPLICATION_FAMILIES = ("gemm-fp32", "gemm-fp16", "gemm-tensor", "gemv", "reduct
                         "softmax", "normalization", "transpose", "convolution", "stencil", "spmv", "attention",
                         "elementwise", "sort", "graph", "nbody")
 FAMILIES = MICRO_FAMILIES + APPLICATION_FAMILIES
+PARTS = ("development", "held-out")
+
+
+def part_of(source_name: str) -> str:
+    """The suite part of every case of one source: ``held-out`` for about one source in three, by a
+    fixed rule on the source's name (its repository ``owner/name`` or its paper/page title, case and
+    surrounding blanks ignored: SHA-256 as a big-endian integer, held out when divisible by 3).
+    Model work is judged on the development part; the held-out part tells whether it generalises.
+    Splitting by source, not by case, keeps a source's sibling cases (one kernel at other sizes, one
+    benchmark harness) from leaking what the held-out part should test."""
+    digest = hashlib.sha256(source_name.strip().lower().encode()).digest()
+    return "held-out" if int.from_bytes(digest, "big") % 3 == 0 else "development"
 _CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes",
               "calibrates"}
 _LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes", "warm_l2"}
@@ -71,8 +84,19 @@ class Case:
     order_group: str | None = None
     quote: str = ""
     reference: str = ""           # repository@commit:path (or paper, table)
+    source_name: str = ""         # the source's repository (owner/name) or paper: what part_of splits on
     calibrates: tuple[str, ...] = ()   # GPU database fields this measurement is the source of
     timed_launches: int | None = None  # launches of the kernel the benchmark ran for this number
+
+    @property
+    def part(self) -> str:
+        """``development`` or ``held-out`` (``part_of`` the case's source)."""
+        return part_of(self.source_name)
+
+    @property
+    def kind(self) -> str:
+        """``micro`` (a microbenchmark family) or ``application``."""
+        return "micro" if self.family in MICRO_FAMILIES else "application"
 
 
 @dataclass
@@ -116,7 +140,7 @@ def _cases_of(doc: Document, root: Path) -> Iterable[Case]:
     src = d.get("source") or {}
     if not isinstance(src, dict):
         raise doc.error("'source' must be a mapping (repository, commit, ... or paper, table)", d)
-    reference = str(src.get("repository") or src.get("paper") or "")
+    reference = name = str(src.get("repository") or src.get("paper") or "")
     if src.get("commit"):
         reference += f"@{str(src['commit'])[:12]}"
     timed = src.get("timed_launches")
@@ -124,7 +148,7 @@ def _cases_of(doc: Document, root: Path) -> Iterable[Case]:
         raise doc.error("source.timed_launches must be an integer or an expression over the cases' integer args",
                         src)
     for c in d["cases"]:
-        yield _case(doc, c, root, reference, timed)
+        yield _case(doc, c, root, reference, name, timed)
 
 
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -162,7 +186,8 @@ def launches_of(expr: int | str, args: Sequence[str]) -> int:
         raise PipeperfError(f"timed_launches '{expr}': {e}") from None
 
 
-def _case(doc: Document, c: Any, root: Path, reference: str, timed: int | str | None = None) -> Case:
+def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
+          timed: int | str | None = None) -> Case:
     if not isinstance(c, dict):
         raise doc.error("each case must be a mapping (id, family, kernel_file, kernel, gpu, launch, measured)", c)
     where = f"case '{c.get('id', '?')}'"
@@ -210,7 +235,7 @@ def _case(doc: Document, c: Any, root: Path, reference: str, timed: int | str | 
         raise doc.error(f"{where}: {e}", c) from None
     return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
-                c.get("order_group"), str(ms.get("quote", "")), reference,
+                c.get("order_group"), str(ms.get("quote", "")), reference, source_name,
                 tuple(str(x) for x in (c.get("calibrates") or ())), launches)
 
 
@@ -315,25 +340,38 @@ def _results_of(cases: list[Case], out: dict[str, Any]) -> list[CaseResult]:
 
 @dataclass
 class SuiteSummary:
-    """MAPE (%) per model overall, per GPU and per family; the order groups' verdicts."""
+    """MAPE (%) per model: the headline (the mean of the per-family MAPEs), over all cases, per GPU
+    and per family, and the same per part (development, held-out); the order groups' verdicts."""
 
     models: list[str]
-    overall: dict[str, float | None]
+    overall: dict[str, float | None]            # over all scored cases (a big family dominates it)
     by_gpu: dict[str, dict[str, float | None]]
     by_family: dict[str, dict[str, float | None]]
     counts: dict[str, Any]
     orders: list[dict[str, Any]] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
+    headline: dict[str, float | None] = field(default_factory=dict)   # mean of the per-family MAPEs
+    by_part: dict[str, dict[str, Any]] = field(default_factory=dict)  # part -> headline, by_family, counts
 
     def to_dict(self) -> dict[str, Any]:
-        return {"models": self.models, "mape_overall": self.overall, "mape_by_gpu": self.by_gpu,
-                "mape_by_family": self.by_family, "counts": self.counts, "order_groups": self.orders,
-                "failed": self.failed}
+        return {"models": self.models, "mape_headline": self.headline, "mape_overall": self.overall,
+                "mape_by_gpu": self.by_gpu, "mape_by_family": self.by_family, "by_part": self.by_part,
+                "counts": self.counts, "order_groups": self.orders, "failed": self.failed}
 
 
 def _mape(values: list[float | None]) -> float | None:
     v = [x for x in values if x is not None]
     return round(100.0 * sum(v) / len(v), 2) if v else None
+
+
+def _mean_of_families(by_family: dict[str, dict[str, float | None]], models: Sequence[str]
+                      ) -> dict[str, float | None]:
+    """Per model, the mean of its per-family MAPEs (families it predicted no case of are left out)."""
+    out: dict[str, float | None] = {}
+    for m in models:
+        v = [x for f in by_family.values() if (x := f.get(m)) is not None]
+        out[m] = round(sum(v) / len(v), 2) if v else None
+    return out
 
 
 def summarise(results: Sequence[CaseResult]) -> SuiteSummary:
@@ -353,10 +391,22 @@ def summarise(results: Sequence[CaseResult]) -> SuiteSummary:
               "failed": sum(1 for r in results if r.error is not None),
               "by_gpu": _count(r.case.gpu for r in ok), "by_family": _count(r.case.family for r in ok),
               "kernels": len({(r.case.launch.kernel_file, r.case.launch.kernel) for r in ok})}
+    by_family = table(lambda r: r.case.family)
+    by_part: dict[str, dict[str, Any]] = {}
+    for part in PARTS:
+        rs = [r for r in ok if r.case.part == part]
+        fams = {f: {m: _mape([r.ape(m) for r in rs if r.case.family == f]) for m in models}
+                for f in sorted({r.case.family for r in rs})}
+        by_part[part] = {
+            "headline": _mean_of_families(fams, models), "by_family": fams,
+            "counts": {"predicted": len(rs), "by_family": _count(r.case.family for r in rs),
+                       "sources": sorted({r.case.source_name for r in rs}),
+                       "cases": sum(1 for r in results if r.case.part == part)}}
     return SuiteSummary(models, {m: _mape([r.ape(m) for r in ok]) for m in models},
-                        table(lambda r: r.case.gpu), table(lambda r: r.case.family), counts,
+                        table(lambda r: r.case.gpu), by_family, counts,
                         order_checks(ok, models),
-                        [{"id": r.case.id, "error": r.error or ""} for r in results if r.error])
+                        [{"id": r.case.id, "error": r.error or ""} for r in results if r.error],
+                        _mean_of_families(by_family, models), by_part)
 
 
 def _count(items: Iterable[str]) -> dict[str, int]:
@@ -407,7 +457,8 @@ def order_checks(results: Sequence[CaseResult], models: Sequence[str]) -> list[d
 
 
 def results_json(results: Sequence[CaseResult], summary: SuiteSummary) -> str:
-    cases = [{"id": r.case.id, "gpu": r.case.gpu, "family": r.case.family, "measured_seconds": r.case.seconds,
+    cases = [{"id": r.case.id, "gpu": r.case.gpu, "family": r.case.family, "part": r.case.part,
+              "measured_seconds": r.case.seconds,
               "predicted_seconds": r.predicted, "launch_overhead_seconds": r.launch_overhead,
               "ape_percent": {m: (None if (a := r.ape(m)) is None else round(100 * a, 2)) for m in r.predicted},
               "error": r.error, "source": r.case.source, "reference": r.case.reference,

@@ -4,7 +4,7 @@ verdicts, and the predicted-vs-measured scatter plot (log-log, one colour per GP
 from __future__ import annotations
 
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pipeperf.measure.suite import CaseResult, SuiteSummary
 
@@ -22,25 +22,36 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
              f"{len(c['by_gpu'])} GPUs" + (f"; {c['failed']} failed (below)" if c["failed"] else "")
              + (f"; {c['calibration']} left out of the MAPE: a database constant was read from them"
                 if c.get("calibration") else "")]
-    w0 = max([len("MAPE %")] + [len(k) for k in list(s.by_gpu) + list(s.by_family)]) + 8
+    w0 = max([len("MAPE % by family, development") - 8, len("development (1000 cases, 10 families)") - 8]
+             + [len(k) for k in list(s.by_gpu) + list(s.by_family)]) + 8
     widths = [max(8, len(m)) for m in shown]
 
-    def table(title: str, rows: dict[str, dict[str, float | None]], counts: dict[str, int]) -> None:
+    def table(title: str, rows: dict[str, dict[str, float | None]], counts: dict[str, int],
+              label_of: Callable[[str, int], str] = lambda k, n: f"{k} ({n})") -> None:
         lines.append("")
         lines.append(title.ljust(w0) + "  " + "  ".join(m.rjust(w) for m, w in zip(shown, widths)))
         for k, v in rows.items():
-            label = f"{k} ({counts.get(k, 0)})"
+            label = label_of(k, counts.get(k, 0))
             lines.append(label.ljust(w0) + "  " + "  ".join(_cell(v.get(m)).rjust(w) for m, w in zip(shown, widths)))
 
-    table("MAPE % overall", {"all": s.overall}, {"all": c["predicted"]})
+    # the headline: the mean of the per-family MAPEs, so no family stands for the whole; per part
+    heads = {"all": s.headline, **{p: v["headline"] for p, v in s.by_part.items()}}
+    nfam = {"all": len(c["by_family"]), **{p: len(v["by_family"]) for p, v in s.by_part.items()}}
+    ncase = {"all": c["predicted"], **{p: v["counts"]["predicted"] for p, v in s.by_part.items()}}
+    table("MAPE %, mean over families", heads, {k: ncase[k] for k in heads},
+          lambda k, n: f"{k} ({n} cases, {nfam[k]} families)")
+    table("MAPE % over cases", {"all": s.overall}, {"all": c["predicted"]})
+    for part, pv in s.by_part.items():
+        if pv["by_family"]:
+            table(f"MAPE % by family, {part}", pv["by_family"], pv["counts"]["by_family"])
+            lines.append("  sources: " + ", ".join(pv["counts"]["sources"]))
     table("MAPE % by GPU", s.by_gpu, c["by_gpu"])
-    table("MAPE % by family", s.by_family, c["by_family"])
-    # the best of the models asked for (--models), else of every model the suite ran
-    scored = {m: v for m in (shown if models else s.models) if (v := s.overall.get(m)) is not None}
+    # the best of the models asked for (--models), else of every model the suite ran, by the headline
+    scored = {m: v for m in (shown if models else s.models) if (v := s.headline.get(m)) is not None}
     best = min(scored, key=scored.__getitem__, default=None)
     if best:
         among = f" of {', '.join(scored)}" if models else ""
-        lines += ["", f"best model overall{among}: {best} ({s.overall[best]:.1f} %)"]
+        lines += ["", f"best model (mean over families){among}: {best} ({s.headline[best]:.1f} %)"]
     if s.orders:
         lines += ["", "order groups (variants of one computation, measured fastest first):"]
         for o in s.orders:
