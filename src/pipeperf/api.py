@@ -125,7 +125,8 @@ def analyze(path: str | Path, *, grid: Any, block: Any, args: Sequence[Any] = ()
     """Analyse one launch as ``pipeperf analyze`` does and return its :class:`AnalysisReport`.
 
     ``grid``/``block``: ints, tuples or ``"X,Y"`` strings; ``args``: the ``--arg`` values
-    (``"n=512"``, ``"x=rand:f32:1024"``); ``gpus``: database names. ``sweep`` (default on, as
+    (``"n=512"``, ``"x=rand:f32:1024"``, ``"alpha=2.0"`` for a ``__half``), or numbers, tuples of
+    numbers (a ``float4`` passed by value) and NumPy arrays (buffers); ``gpus``: database names. ``sweep`` (default on, as
     the HTML report shows it) adds the occupancy sweep; other keywords are the fields of
     :class:`pipeperf.analyze.options.AnalyzeOptions` (``kernel``, ``arch``, ``nvcc_flags``,
     ``trace_warps``, ``what_if``, ``warm_l2``, ...), whose defaults the command line shares."""

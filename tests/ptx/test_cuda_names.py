@@ -71,3 +71,45 @@ def test_kernel_names_resolve_by_cuda_name():
         resolve_entry(entries, "sten")
     with pytest.raises(PipeperfError, match="choose one with --kernel"):
         resolve_entry(entries, None)
+
+
+# ---------------------------------------------------------------- parameter types (issue 36)
+
+#: entries nvcc 13.0 made (sm_80), with c++filt's parameter lists
+MANGLED = [
+    ("_Z4gemmI6__halfEvmmmT_PKS1_mS3_mS1_PS1_m",
+     ["unsigned long"] * 3 + ["__half", "const __half*", "unsigned long", "const __half*", "unsigned long", "__half",
+                              "__half*", "unsigned long"]),
+    ("_Z1v7__half213__nv_bfloat1614__nv_bfloat1626float26float44int44int27double2PKS3_Pf",
+     ["__half2", "__nv_bfloat16", "__nv_bfloat162", "float2", "float4", "int4", "int2", "double2", "const float4*",
+      "float*"]),
+    ("_ZN2ns1wENS_1SE6__halfPS0_PKS1_7__half26float4",
+     ["ns::S", "__half", "ns::S*", "const __half*", "__half2", "float4"]),
+    ("_Z2k1I6__half6float4EvT_T0_PKS2_PS3_N1a1b1PENS8_3BoxIS2_Li3EEEPKSB_",
+     ["__half", "float4", "const __half*", "float4*", "a::b::P", "a::b::Box<__half, (int)3>",
+      "const a::b::Box<__half, (int)3>*"]),
+    ("_ZN1a2k2ILi128E7double2EEvPT0_PKS2_S2_7__half2i", ["double2*", "const double2*", "double2", "__half2", "int"]),
+    ("_ZN36_GLOBAL__N__a12f26c8_4_b_cu_a62ccd2a2k3E6float2PS0_RKS0_", ["float2", "float2*", "const float2&"]),
+    ("_Z2k5PA4_fPFviEPi", ["float[4]*", "void(int)*", "int*"]),
+    ("_Z8stencil5IfLi2EEvPKT_PS0_ii", ["const float*", "float*", "int", "int"]),
+    ("_Z1kv", []),
+    ("_Z1kIJifEEvDpT_", None),                    # an argument pack: not read
+    ("saxpy", None),
+]
+
+
+@pytest.mark.parametrize("entry,types", MANGLED)
+def test_parameter_types_from_the_mangled_entry(entry, types):
+    from pipeperf.ptx.cuda_names import mangled_param_types
+
+    assert mangled_param_types(entry) == types
+
+
+def test_parameter_types_of_an_extern_c_kernel_from_the_source():
+    from pipeperf.ptx.cuda_names import cuda_param_types
+
+    source = SOURCE + 'extern "C" __global__ void vec(const __half a, nv_bfloat16 const b, struct P p, float4 v[2]);\n'
+    assert cuda_param_types("saxpy", source, 4) == ["int", "float", "float*", "float*"]
+    assert cuda_param_types("vec", source, 4) == ["__half", "nv_bfloat16", "P", "float4[2]"]
+    assert cuda_param_types("vec", None, 4) == [] and cuda_param_types("vec", source, 3) == []
+    assert cuda_param_types("_Z4gemmI6__halfEvmmmT_PKS1_mS3_mS1_PS1_m", None, 11)[3] == "__half"

@@ -20,6 +20,7 @@ README.md, "Kernel arguments"):
   rand:f32:N[:LO:HI]        a buffer of N random values (floats in [0,1), integers 0..99; or in [LO,HI))
   zeros|ones|arange:TYPE:N  a buffer of zeros, ones or 0,1,2,... (iota is arange)
   FILE.npy                  a buffer holding a NumPy array (for a struct passed by value: its bytes)
+  2.0  1.0,1.0  1,2,3,4     a vector or half passed by value (__half, half2, float4, int4...): its elements
 NAME is the parameter's CUDA name in a .cu file (or its PTX name, or its position 0..); an unnamed
 value goes to the parameter after the previous argument's. --shared BYTES (or --smem): dynamic
 shared memory per block."""

@@ -16,7 +16,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function
 from pipeperf.ptx.params import ParamNames, bind, fit
 from pipeperf.util.launch_args import (BLOCK_LIMITS, GRID_LIMITS, MAX_BLOCK_THREADS, SYNONYMS, TYPES,  # noqa: F401
-                                       ArgSpec, check_cuda_limits, dim3, parse_arg)
+                                       ArgSpec, check_cuda_limits, dim3, element_bytes, parse_arg)
 
 #: the grammar's element types as NumPy dtypes
 SPEC_DTYPES = {t: np.dtype({"i": "int", "u": "uint", "f": "float"}[t[0]] + t[1:]) for t in TYPES}
@@ -148,8 +148,9 @@ def bind_args(func: Function, args: Any, file: str | None = None,
               names: ParamNames | None = None) -> tuple[list[Any], list[str]]:
     """Match ``args`` (a sequence in parameter order, a dict by name, or CLI strings
     ``[NAME=]VALUE``) to ``func``'s parameters (:func:`pipeperf.ptx.params.bind`: by CUDA name
-    when ``names`` has them, PTX name or position); each spec or number is checked against its
-    parameter's type. Returns the values in parameter order and the PTX names."""
+    when ``names`` has them, PTX name or position); each spec, number or tuple of numbers (a
+    vector such as ``float2`` passed by value) is checked against its parameter's type, and a
+    vector's numbers become its bytes. Returns the values in parameter order and the PTX names."""
     names = names or ParamNames.of(func)
     if isinstance(args, dict):
         items: list[tuple[Any, Any]] = [(str(k), v) for k, v in args.items()]
@@ -163,13 +164,24 @@ def bind_args(func: Function, args: Any, file: str | None = None,
         parsed.append((name, value))
     values = bind(names, parsed, file)
     for k, (p, v) in enumerate(zip(func.params, values)):
-        if isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)):
+        if _is_number(v):
             number = v.item() if isinstance(v, np.number) else v
             v = ArgSpec(repr(number), "", "scalar", value=repr(number), number=number)
+        elif isinstance(v, (tuple, list)) and v and all(_is_number(x) for x in v):
+            numbers = tuple(x.item() if isinstance(x, np.number) else x for x in v)
+            text = ",".join(map(repr, numbers))
+            v = ArgSpec(text, "", "scalar", value=text, numbers=numbers)
         if isinstance(v, ArgSpec):
-            spec = fit(v, p, names.label(k), names.kernel, file)
-            values[k] = _bits(spec, p.type) if spec.kind == "scalar" else spec_value(spec, lazy=True)
+            spec = fit(v, p, names.label(k), names.kernel, file, names.type(k))
+            if spec.kind == "scalar" and p.dims:     # a vector passed by value: its bytes
+                values[k] = np.frombuffer(element_bytes(spec.values, spec.type), np.uint8).copy()
+            else:
+                values[k] = _bits(spec, p.type) if spec.kind == "scalar" else spec_value(spec, lazy=True)
     return values, [p.name for p in func.params]
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
 
 
 def _bits(spec: ArgSpec, ptx_type: str) -> int | float:

@@ -154,8 +154,18 @@ def _param_name(decl: str) -> str:
     return m.group(1)
 
 
-def _declarations(source: str, name: str) -> list[tuple[bool, list[str]]]:
-    """(is a definition, parameter names) of every ``__global__`` function called ``name``."""
+def _param_type(decl: str, name: str) -> str:
+    """The type of a declaration ``decl`` of parameter ``name`` without its cv-qualifiers and
+    ``struct``/``class`` (``const __half alpha`` -> ``__half``); an array (a pointer) keeps ``[]``."""
+    decl = decl.split("=", 1)[0]
+    if name:
+        decl = decl[:decl.rfind(name)] + decl[decl.rfind(name) + len(name):]
+    decl = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict|struct|class|typename)\b", " ", decl)
+    return re.sub(r"\s*([*&\[\](),<>:])\s*", r"\1", " ".join(decl.split())).removeprefix("::")
+
+
+def _declarations(source: str, name: str) -> list[tuple[bool, list[str], list[str]]]:
+    """(is a definition, parameter names, their types) of every ``__global__`` function called ``name``."""
     text = _COMMENTS.sub(_blank, source)
     out = []
     for m in re.finditer(r"(?<![\w:.>])" + re.escape(name) + r"\s*(?=[<(])", text):
@@ -178,8 +188,9 @@ def _declarations(source: str, name: str) -> list[tuple[bool, list[str]]]:
             continue
         rest = text[close:].lstrip()
         inner = text[j + 1:close - 1].strip()
-        params = [] if inner in ("", "void") else [_param_name(p) for p in _split_top(inner)]
-        out.append((rest.startswith("{"), params))
+        decls = [] if inner in ("", "void") else _split_top(inner)
+        params = [_param_name(p) for p in decls]
+        out.append((rest.startswith("{"), params, [_param_type(d, n) for d, n in zip(decls, params)]))
     return out
 
 
@@ -193,9 +204,238 @@ def cuda_param_names(source: str, kernel: str, count: int | None = None) -> list
     if count is not None:
         decls = [d for d in decls if len(d[1]) == count]
     for want_definition in (True, False):
-        found = {tuple(p) for is_def, p in decls if is_def == want_definition and any(p)}
+        found = {tuple(p) for is_def, p, _ in decls if is_def == want_definition and any(p)}
         if len(found) == 1:
             return list(found.pop())
         if len(found) > 1:
             return []
     return []
+
+
+def cuda_param_types(entry: str, source: str | None, count: int) -> list[str]:
+    """The C++ types of a kernel's ``count`` parameters (``__half``, ``float4``, ``ns::S``,
+    ``float*``): from the mangled entry's parameter list (:func:`mangled_param_types`), or, for an
+    ``extern "C"`` kernel, from its declaration in ``source`` with cv-qualifiers dropped (its
+    typedef names, ``half``, as written); ``[]`` when neither says."""
+    if entry.startswith("_Z"):
+        types = mangled_param_types(entry)
+        return types if types is not None and len(types) == count else []
+    if not source:
+        return []
+    decls = [d for d in _declarations(source, entry) if len(d[1]) == count]
+    for want_definition in (True, False):
+        found = {tuple(t) for is_def, _, t in decls if is_def == want_definition}
+        if len(found) == 1:
+            return list(found.pop())
+        if len(found) > 1:
+            return []
+    return []
+
+
+# ---------------------------------------------------------------- parameter types of a mangled entry
+
+_BUILTIN = {"v": "void", "w": "wchar_t", "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char",
+            "s": "short", "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long",
+            "m": "unsigned long", "x": "long long", "y": "unsigned long long", "n": "__int128",
+            "o": "unsigned __int128", "f": "float", "d": "double", "e": "long double", "g": "__float128",
+            "z": "...", "Dh": "half", "Dn": "decltype(nullptr)", "Di": "char32_t", "Ds": "char16_t",
+            "Du": "char8_t", "Da": "auto", "Dc": "decltype(auto)"}
+_STD = {"Sa": "std::allocator", "Sb": "std::basic_string", "Ss": "std::string", "Si": "std::istream",
+        "So": "std::ostream", "Sd": "std::iostream"}
+
+
+class _Mangled:
+    """A reader of the Itanium C++ ABI's ``<type>`` grammar (5.1.5), as far as kernel parameter
+    lists need it: builtin, class (plain, nested, template-id), pointer, reference, cv-qualified,
+    array and function types, template parameters (``T_``) and substitutions (``S_``, 5.1.8-10).
+    Anything else (local names such as lambdas, expressions, argument packs) raises ValueError."""
+
+    def __init__(self, text: str):
+        self.s, self.i = text, 0
+        self.subs: list[str] = []           # substitution candidates, in the ABI's order
+        self.targs: list[str] = []          # the function template's arguments (what T_ means)
+
+    def _take(self, token: str) -> bool:
+        if self.s.startswith(token, self.i):
+            self.i += len(token)
+            return True
+        return False
+
+    def _number(self) -> int:
+        m = re.compile(r"n?\d+").match(self.s, self.i)
+        if not m:
+            raise ValueError(self.s[self.i:])
+        self.i = m.end()
+        return int(m.group().replace("n", "-"))
+
+    def _index(self) -> int:
+        """``_`` -> 0, ``<base 36>_`` -> that + 1 (substitutions and template parameters)."""
+        m = re.compile(r"([0-9A-Z]*)_").match(self.s, self.i)
+        if not m:
+            raise ValueError(self.s[self.i:])
+        self.i = m.end()
+        return int(m.group(1), 36) + 1 if m.group(1) else 0
+
+    def _source_name(self) -> str:
+        n = self._number()
+        name = self.s[self.i:self.i + n]
+        if len(name) < n or n <= 0:
+            raise ValueError(self.s)
+        self.i += n
+        while self._take("B"):              # ABI tags: name[abi:cxx11]
+            self._source_name()
+        return "(anonymous namespace)" if name.startswith("_GLOBAL__N") else name
+
+    def _template_args(self) -> list[str]:
+        assert self._take("I")
+        args = []
+        while not self._take("E"):
+            if self._take("L"):              # a literal: L<type><value>E
+                if self.s.startswith("_Z", self.i):
+                    raise ValueError(self.s)
+                t = self._type()
+                j = self.s.index("E", self.i)
+                args.append(f"({t}){self.s[self.i:j]}")
+                self.i = j + 1
+            elif self.s.startswith(("X", "J"), self.i):
+                raise ValueError(self.s)     # expressions, argument packs
+            else:
+                args.append(self._type())
+        return args
+
+    def name(self, function: bool = False) -> str:
+        """A (possibly nested) name. Its prefixes and template prefixes are substitution
+        candidates, and so is the whole name unless it is the ``function``'s own; the function's
+        template arguments are what ``T_`` means in its parameters."""
+        nested = self._take("N")
+        while nested and self.s[self.i:self.i + 1] in ("r", "V", "K"):
+            self.i += 1
+        parts: list[str] = []
+        while True:
+            sub = False
+            if not parts and self._take("St"):
+                parts.append("std::" + self._source_name())
+            elif not parts and self.s.startswith("S", self.i):
+                parts.append(self._substitution())
+                sub = True
+            elif self.s[self.i:self.i + 1].isdigit():
+                parts.append(self._source_name())
+            elif nested and self.s.startswith("T", self.i):
+                parts.append(self._template_param())
+            else:
+                raise ValueError(self.s[self.i:])
+            whole = "::".join(parts)
+            if self.s.startswith("I", self.i):
+                if not sub:
+                    self.subs.append(whole)          # the template prefix
+                args = self._template_args()
+                parts[-1] += "<" + ", ".join(args) + ">"
+                whole = "::".join(parts)
+                last = not nested or self.s.startswith("E", self.i)
+                if function and last:
+                    self.targs = args
+                else:
+                    self.subs.append(whole)
+            else:
+                last = not nested or self.s.startswith("E", self.i)
+                if not sub and not (function and last):
+                    self.subs.append(whole)
+            if last:
+                if nested:
+                    self._take("E")
+                return whole
+
+    def _substitution(self) -> str:
+        for code, name in _STD.items():
+            if self._take(code):
+                return name
+        assert self._take("S")
+        k = self._index()
+        if k >= len(self.subs):
+            raise ValueError(self.s)
+        return self.subs[k]
+
+    def _template_param(self) -> str:
+        assert self._take("T")
+        k = self._index()
+        if k >= len(self.targs):
+            raise ValueError(self.s)
+        return self.targs[k]
+
+    def _type(self) -> str:
+        s, i = self.s, self.i
+        for code in (s[i:i + 2], s[i:i + 1]):
+            if code in _BUILTIN:
+                self.i += len(code)
+                return _BUILTIN[code]
+        if self._take("DF"):                 # _Float16, std::bfloat16_t
+            n = self._number()
+            t = "std::bfloat16_t" if self._take("b") else f"_Float{n}"
+            if not t.startswith("std"):
+                self._take("_")
+            return t
+        c = s[i:i + 1]
+        if c in ("P", "R", "O"):
+            self.i += 1
+            t = self._type() + {"P": "*", "R": "&", "O": "&&"}[c]
+        elif c in ("r", "V", "K"):
+            quals = []
+            while s[self.i:self.i + 1] in ("r", "V", "K"):
+                quals.append({"r": "__restrict__", "V": "volatile", "K": "const"}[s[self.i]])
+                self.i += 1
+            t = " ".join(reversed(quals)) + " " + self._type()
+        elif c == "A":
+            self.i += 1
+            dim = str(self._number()) if s[self.i:self.i + 1].isdigit() else ""
+            if not self._take("_"):
+                raise ValueError(s[self.i:])
+            t = f"{self._type()}[{dim}]"
+        elif c == "F":
+            self.i += 1
+            self._take("Y")
+            ret, params = self._type(), []
+            while not self._take("E"):
+                if self._take("RE") or self._take("OE"):
+                    break
+                params.append(self._type())
+            t = f"{ret}({', '.join(params)})"
+        elif c == "M":
+            self.i += 1
+            cls = self._type()
+            t = f"{self._type()} {cls}::*"
+        elif c == "T":
+            t = self._template_param()
+            if s.startswith("I", self.i):
+                self.subs.append(t)
+                t += "<" + ", ".join(self._template_args()) + ">"
+        elif c == "S" and not s.startswith("St", i):
+            t = self._substitution()
+            if not s.startswith("I", self.i):
+                return t                     # a substitution is not a new candidate
+            t += "<" + ", ".join(self._template_args()) + ">"
+        else:
+            return self.name()               # a class type: name() records its candidates
+        self.subs.append(t)
+        return t
+
+
+def mangled_param_types(entry: str) -> list[str] | None:
+    """The parameter types of an Itanium-mangled kernel (``_Z4gemmI6__halfEvmmmT_PKS1_...`` ->
+    ``['unsigned long', 'unsigned long', 'unsigned long', '__half', 'const __half*', ...]``),
+    template parameters replaced by their arguments; None if ``entry`` is not mangled or uses
+    what :class:`_Mangled` does not read."""
+    if not entry.startswith("_Z"):
+        return None
+    m = _Mangled(entry)
+    m.i = 2
+    m._take("L")                             # internal linkage
+    try:
+        m.name(function=True)
+        types = []
+        while m.i < len(entry):
+            types.append(m._type())
+    except (ValueError, IndexError):
+        return None
+    if m.targs and types:                    # a template's encoding starts with its return type
+        types = types[1:]
+    return [] if types == ["void"] else types

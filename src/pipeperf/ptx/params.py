@@ -3,8 +3,10 @@
 Why one module: ``profile``/``analyze`` (the emulator) and ``measure`` (the GPU launcher) bind
 ``--arg`` specs (:mod:`pipeperf.util.launch_args`) to the same PTX parameters with the same rules:
 by position or by name (the CUDA name from the ``.cu``, the PTX name, or a position), an untyped
-number typed by its parameter, a buffer only for a pointer. Every error names the parameter by
-its CUDA name, with the PTX name beside it (``ny (PTX _Z8stencil5PKfPfii_param_3)``).
+number typed by its parameter, a buffer only for a pointer, numbers and tuples for CUDA's vector
+and 16-bit float types passed by value (``__half``, ``float4``: their C++ type read from the
+mangled entry or the ``.cu``). Every error names the parameter by its CUDA name, with the PTX name
+beside it (``ny (PTX _Z8stencil5PKfPfii_param_3)``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,22 @@ from typing import Any
 from collections.abc import Sequence
 
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.cuda_names import base_name, cuda_param_names
+from pipeperf.ptx.cuda_names import base_name, cuda_param_names, cuda_param_types
 from pipeperf.ptx.ir import TYPE_BYTES, Function, Param
-from pipeperf.util.launch_args import SEE, TYPES, ArgSpec, typed_value
+from pipeperf.util.launch_args import ELEMENTS, SEE, TYPES, ArgSpec, typed_value
+
+#: CUDA's vector and 16-bit float types (vector_types.h, cuda_fp16.h, cuda_bf16.h), which PTX
+#: passes by value as ``.param .align A .b8 name[SIZE]``: C++ name -> (element type, count). They
+#: take numbers and tuples; any other struct takes its bytes.
+VECTOR_TYPES: dict[str, tuple[str, int]] = {
+    "__half": ("f16", 1), "__half2": ("f16", 2), "__nv_bfloat16": ("bf16", 1), "__nv_bfloat162": ("bf16", 2),
+    **{f"{c}{n}{tail}": (t, n)
+       for c, t in (("char", "i8"), ("uchar", "u8"), ("short", "i16"), ("ushort", "u16"), ("int", "i32"),
+                    ("uint", "u32"), ("long", "i64"), ("ulong", "u64"), ("longlong", "i64"),
+                    ("ulonglong", "u64"), ("float", "f32"), ("double", "f64"))
+       for n in (1, 2, 3, 4) for tail in (("", "_16a", "_32a") if n == 4 and t[1:] == "64" else ("",))}}
+#: their typedef names (an ``extern "C"`` kernel's declaration says ``half``; mangling never does)
+TYPEDEFS = {"half": "__half", "half2": "__half2", "nv_bfloat16": "__nv_bfloat16", "nv_bfloat162": "__nv_bfloat162"}
 
 
 @dataclass(frozen=True)
@@ -27,13 +42,15 @@ class ParamNames:
     entry: str                          # the PTX entry (mangled for C++ kernels)
     ptx: tuple[str, ...]
     cuda: tuple[str, ...] = ()          # as many as ``ptx`` ("" for an unnamed one), or () if unknown
+    types: tuple[str, ...] = ()         # their C++ types (``__half``, ``float*``), or () if unknown
 
     @classmethod
     def of(cls, func: Function, source: str | None = None) -> ParamNames:
         """``source``: the CUDA text ``func`` was compiled from (None for a ``.ptx`` input)."""
         ptx = tuple(p.name for p in func.params)
         cuda = tuple(cuda_param_names(source, func.name, len(ptx))) if source else ()
-        return cls(func.name, ptx, cuda if len(cuda) == len(ptx) else ())
+        types = tuple(cuda_param_types(func.name, source, len(ptx)))
+        return cls(func.name, ptx, cuda if len(cuda) == len(ptx) else (), types)
 
     @classmethod
     def for_file(cls, func: Function, file: str | Path | None) -> ParamNames:
@@ -50,6 +67,10 @@ class ParamNames:
 
     def name(self, k: int) -> str:
         return (self.cuda[k] if self.cuda else "") or self.ptx[k]
+
+    def type(self, k: int) -> str:
+        """Parameter ``k``'s C++ type (``__half``), or "" where neither the entry nor the source says."""
+        return self.types[k] if self.types else ""
 
     def label(self, k: int) -> str:
         """``ny (PTX stencil5_param_3)`` where the CUDA name is known, else the PTX name."""
@@ -110,23 +131,27 @@ def param_bytes(p: Param) -> int:
     return n
 
 
-def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = None) -> ArgSpec:
-    """``spec`` checked against parameter ``p`` (named ``label``), an untyped number given the
-    parameter's type: a buffer needs a pointer (8 bytes), a struct passed by value exactly its
-    bytes, an integer parameter a whole number in range, a typed scalar the parameter's width."""
+def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = None, ctype: str = "") -> ArgSpec:
+    """``spec`` checked against parameter ``p`` (named ``label``, of C++ type ``ctype`` where
+    known), an untyped number given the parameter's type: a buffer needs a pointer (8 bytes), a
+    struct passed by value exactly its bytes (a vector type such as ``__half`` or ``float4`` also
+    its numbers, :func:`fit_vector`), an integer parameter a whole number in range, a typed scalar
+    the parameter's width."""
     size = param_bytes(p)
     decl = f".param .{p.type} {p.name}" + "".join(f"[{d}]" for d in p.dims)
     where = f"parameter {label} of {kernel}"
-    if p.dims:                                   # a struct or array passed by value: its bytes
+    if p.dims:                                   # a struct, array or vector passed by value
         if spec.kind == "scalar":
-            raise PipeperfError(f"{where} is a {size}-byte struct or array passed by value ({decl}), "
-                                f"not a number: give its {size} bytes (e.g. zeros:u8:{size}, or a .npy file "
-                                "of the struct's bytes)", file=file)
+            article = "an" if str(size).startswith("8") or size in (11, 18) else "a"
+            return fit_vector(spec, size, f"{where} is {article} {size}-byte", decl, ctype, file)
         if spec.nbytes is not None and spec.nbytes != size:
             raise PipeperfError(f"{where} is a {size}-byte value passed by value ({decl}): got {spec.nbytes} "
                                 f"bytes; give exactly {size} (e.g. zeros:u8:{size}, or a .npy file of the "
                                 "struct's bytes)", file=file)
         return spec
+    if spec.numbers:
+        raise PipeperfError(f"{where} is .{p.type}, not a vector: '{spec.text}' gives {len(spec.numbers)} "
+                            "values (a tuple is for a vector passed by value, e.g. float2)", file=file)
     if spec.kind == "buffer":
         if size != 8:
             raise PipeperfError(f"{where} is .{p.type}, not a pointer, but got a buffer ('{spec.text}')",
@@ -161,11 +186,54 @@ def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = Non
     return replace(spec, type=typ, number=number)
 
 
+def fit_vector(spec: ArgSpec, size: int, where: str, decl: str, ctype: str, file: str | None) -> ArgSpec:
+    """A number or tuple for a ``size``-byte parameter passed by value (``where`` begins each
+    message: "parameter alpha of gemm is a 2-byte"), typed by its C++ type ``ctype``: the spec with
+    the element ``type`` and checked ``numbers`` (:func:`~pipeperf.util.launch_args.element_bytes`
+    makes the bytes). Where the type is unknown, typed values that fill its bytes say it."""
+    vec = VECTOR_TYPES.get(TYPEDEFS.get(ctype, ctype))
+    if vec is not None and ELEMENTS[vec[0]] * vec[1] != size:
+        vec = None                               # not the type the name says (long on Windows)
+    values = spec.values
+    if vec is None and not ctype and spec.type and TYPES[spec.type] * len(values) == size:
+        vec = (spec.type, len(values))
+    bytes_hint = f"its {size} bytes (e.g. zeros:u8:{size}, or a .npy file of the struct's bytes)"
+    if vec is None:
+        fits = [c for c, (t, n) in VECTOR_TYPES.items()      # the usual ones: no float1, double4_32a
+                if ELEMENTS[t] * n == size and c[-1] != "1" and not c.endswith("a")]
+        if ctype or not fits:
+            raise PipeperfError(f"{where} struct or array passed by value ({ctype + ': ' if ctype else ''}{decl}), "
+                                f"not a number: give {bytes_hint}", file=file)
+        fits = [c for c in fits if VECTOR_TYPES[c][1] == len(values)] or fits
+        fits.sort(key=lambda c: (not c.startswith("__"), not c.startswith(("float", "double"))))
+        t, n = VECTOR_TYPES[fits[0]]
+        example = f"{t}:{','.join(str(v) for v in values) if len(values) == n else ','.join(['1'] * n)}"
+        raise PipeperfError(f"{where} value passed by value ({decl}) whose C++ type is not known (neither "
+                            f"the mangled kernel name nor a .cu declaration says): {' or '.join(fits[:6])}? "
+                            f"Give typed values (e.g. {example} for {fits[0]}) or {bytes_hint}", file=file)
+    elem, n = vec
+    what = ctype or f"{n} x {elem}"
+    if len(values) != n:
+        raise PipeperfError(f"{where} {what} passed by value: it takes {n} number{'s' * (n > 1)}, got "
+                            f"{len(values)} ('{spec.text}')", file=file)
+    if spec.type and spec.type != elem and not (spec.type[0] in "iu" and elem[0] in "iu"
+                                                and TYPES[spec.type] == ELEMENTS[elem]):
+        raise PipeperfError(f"{where} {what} ({elem} elements): '{spec.text}' is {spec.type}", file=file)
+    numbers = []
+    for v in values:
+        typ = elem if elem[0] not in "iu" else f"{'i' if v < 0 else 'u'}{8 * ELEMENTS[elem]}"
+        try:
+            numbers.append(typed_value(v, typ, spec.text))
+        except PipeperfError as e:
+            raise PipeperfError(f"{where} {what}: {e.message}", file=file) from None
+    return replace(spec, type=elem, number=None, numbers=tuple(numbers))
+
+
 def bind_specs(func: Function, specs: Sequence[ArgSpec], names: ParamNames | None = None,
                file: str | None = None) -> list[ArgSpec]:
     """``specs`` bound to ``func``'s parameters and fitted to them, in parameter order, each
     labelled with its parameter's name (CUDA's where known)."""
     names = names or ParamNames.of(func)
     bound = bind(names, [(s.label or None, s) for s in specs], file)
-    return [fit(s, p, names.label(k), names.kernel, file).labelled(names.name(k))
+    return [fit(s, p, names.label(k), names.kernel, file, names.type(k)).labelled(names.name(k))
             for k, (p, s) in enumerate(zip(func.params, bound))]

@@ -20,32 +20,41 @@ from pipeperf.errors import PipeperfError
 #: element types of typed scalars and buffers, with their bytes
 TYPES: dict[str, int] = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "i32": 4, "u32": 4, "f32": 4,
                          "i64": 8, "u64": 8, "f64": 8}
+#: element types of a vector passed by value (``__nv_bfloat162``: bf16, which only these take)
+ELEMENTS: dict[str, int] = {**TYPES, "bf16": 2}
 #: buffer fills (canonical spelling first in each synonym pair of SYNONYMS)
 FILLS = ("rand", "zeros", "ones", "arange")
 #: other spellings of a fill: ``iota`` (the C++ name) is ``arange`` (NumPy's)
 SYNONYMS = {"iota": "arange"}
 #: where the grammar is documented; every error of this module points there
 SEE = "see README, 'Kernel arguments'"
-GRAMMAR = "NUMBER, TYPE:NUMBER, FILL:TYPE:COUNT[:LO:HI] or FILE.npy"
+GRAMMAR = "NUMBER, NUMBER,NUMBER,..., TYPE:NUMBER, FILL:TYPE:COUNT[:LO:HI] or FILE.npy"
 
 _LABEL = re.compile(r"[A-Za-z_]\w*|\d+")
 
 
 @dataclass(frozen=True)
 class ArgSpec:
-    """One ``--arg``: a scalar (``512``, ``f32:2.5``) or a buffer (``rand:f32:N[:LO:HI]``,
+    """One ``--arg``: a scalar (``512``, ``f32:2.5``), a tuple (``1.0,2.0``, ``f16:1,2``: a vector
+    such as ``float2`` passed by value) or a buffer (``rand:f32:N[:LO:HI]``,
     ``zeros|ones|arange:TYPE:N``, ``FILE.npy``), optionally labelled ``NAME=``."""
 
     text: str                          # as written
     label: str                         # NAME before '=' (a CUDA or PTX name, or a position), or ""
     kind: str                          # "scalar" | "buffer"
-    type: str = ""                     # a TYPES key; "" = untyped scalar (typed by its parameter) or .npy
+    type: str = ""                     # a TYPES key (an ELEMENTS key once fitted to a vector); "" = untyped
     fill: str = ""                     # buffers: rand | zeros | ones | arange | npy
     value: str = ""                    # scalar literal as written, or the .npy path
-    number: int | float | None = None  # the scalar's value
+    number: int | float | None = None  # the scalar's value (None for a tuple)
+    numbers: tuple[int | float, ...] = ()   # a tuple's values (a vector's elements)
     count: int = 0                     # buffer elements
     lo: float | None = None            # rand's range [LO, HI) (default floats [0, 1), integers 0..99)
     hi: float | None = None
+
+    @property
+    def values(self) -> tuple[int | float, ...]:
+        """A scalar's or tuple's numbers (one for a scalar)."""
+        return self.numbers or ((self.number,) if self.number is not None else ())
 
     @property
     def nbytes(self) -> int | None:
@@ -60,9 +69,10 @@ class ArgSpec:
         launcher's C++ parser is given."""
         head = f"{self.label}=" if self.label else ""
         if self.kind == "scalar":
-            assert self.number is not None      # parse() gives every scalar its number
-            num = repr(float(self.number)) if self.type.startswith("f") else str(int(self.number))
-            return head + (f"{self.type}:{num}" if self.type else str(self.number))
+            assert self.values                  # parse() gives every scalar its number(s)
+            num = ",".join(repr(float(v)) if self.type.startswith(("f", "bf")) else str(int(v)) if self.type
+                           else str(v) for v in self.values)
+            return head + (f"{self.type}:{num}" if self.type else num)
         if self.fill == "npy":
             return head + self.value
         tail = f":{self.lo!r}:{self.hi!r}" if self.lo is not None else ""
@@ -137,6 +147,8 @@ def parse_arg(text: str) -> ArgSpec:
     parts = body.split(":")
     if len(parts) == 1:
         number = parse_number(body)
+        if number is None and "," in body:
+            return ArgSpec(text, label, "scalar", value=body, numbers=_tuple(text, body))
         if number is None:
             raise _error(text, f"'{body}' is not a number, a buffer spec (FILL:TYPE:COUNT) or a .npy file "
                                f"(expected {GRAMMAR}; {SEE})")
@@ -146,11 +158,24 @@ def parse_arg(text: str) -> ArgSpec:
     return _buffer(text, label, parts)
 
 
+def _tuple(text: str, body: str) -> tuple[int | float, ...]:
+    """``1.0,2.0`` -> its numbers (a vector passed by value: ``float2``, ``half2``, ``int4``...)."""
+    numbers = [parse_number(x.strip()) for x in body.split(",")]
+    bad = next((x for x, n in zip(body.split(","), numbers) if n is None), None)
+    if bad is not None:
+        raise _error(text, f"'{bad.strip()}' in '{body}' is not a number (a vector passed by value takes "
+                           f"NUMBER,NUMBER,...; {SEE})")
+    return tuple(n for n in numbers if n is not None)
+
+
 def _typed_scalar(text: str, label: str, typ: str, literal: str) -> ArgSpec:
     if typ not in TYPES:
         hint = " (a buffer needs FILL:TYPE:COUNT)" if typ in FILLS or typ in SYNONYMS else ""
         raise _error(text, f"unknown type '{typ}' (expected TYPE:NUMBER with TYPE one of "
                            f"{', '.join(TYPES)}){hint}")
+    if "," in literal:
+        numbers = tuple(typed_value(n, typ, text) for n in _tuple(text, literal))
+        return ArgSpec(text, label, "scalar", type=typ, value=literal, numbers=numbers)
     number = parse_number(literal)
     if number is None:
         raise _error(text, f"'{literal}' is not a number (expected {typ}:NUMBER)")
@@ -158,9 +183,13 @@ def _typed_scalar(text: str, label: str, typ: str, literal: str) -> ArgSpec:
 
 
 def typed_value(number: int | float, typ: str, text: str) -> int | float:
-    """``number`` as a value of ``typ``: integers must be whole and in range; floats must not
-    overflow to infinity (a silently wrong number otherwise)."""
-    bits = 8 * TYPES[typ]
+    """``number`` as a value of ``typ`` (an :data:`ELEMENTS` key): integers must be whole and in
+    range; floats must not overflow to infinity (a silently wrong number otherwise)."""
+    bits = 8 * ELEMENTS[typ]
+    if typ == "bf16":
+        if math.isfinite(float(number)) and bf16_bits(number) & 0x7F80 == 0x7F80:
+            raise _error(text, f"{number} overflows bf16")
+        return float(number)
     if typ.startswith("f"):
         import numpy as np
 
@@ -177,6 +206,31 @@ def typed_value(number: int | float, typ: str, text: str) -> int | float:
     if not lo <= number <= hi:
         raise _error(text, f"{number} is out of range for {typ} ({lo}..{hi})")
     return number
+
+
+def bf16_bits(number: int | float) -> int:
+    """The bfloat16 bits of ``number``: float32's top 16 bits, rounded to nearest even (as
+    ``__float2bfloat16`` rounds); a NaN stays a (quiet) NaN."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        u = int(np.float32(number).view(np.uint32))
+    if math.isnan(float(number)):
+        return (u >> 16) | 0x40
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def element_bytes(numbers: tuple[int | float, ...], typ: str) -> bytes:
+    """``numbers`` (checked by :func:`typed_value`) as consecutive little-endian ``typ`` values:
+    the bytes of a vector passed by value (``float4``, ``__half``: f16 rounds to nearest even)."""
+    import numpy as np
+
+    if typ == "bf16":
+        return np.array([bf16_bits(v) for v in numbers], "<u2").tobytes()
+    size = ELEMENTS[typ]
+    if typ.startswith("f"):
+        return np.array(numbers, f"<f{size}").tobytes()
+    return np.array([int(v) & ((1 << (8 * size)) - 1) for v in numbers], f"<u{size}").tobytes()
 
 
 def _buffer(text: str, label: str, parts: list[str]) -> ArgSpec:
