@@ -167,6 +167,22 @@ def test_same_address_atomics_serialise_and_lose_to_a_tree(cu, tmp_path):
     assert tree.seconds < at.seconds / 4
 
 
+def test_on_every_gpu_one_atomic_per_element_loses_to_a_shared_memory_tree(cu):
+    """Issue 36: one float atomicAdd per element into one address (2^20 of them, serialised at the
+    L2 slice that owns the address: the database's atomics.global_same_address_per_clk) is
+    predicted slower than a shared-memory tree reduction of the same sum, on every GPU."""
+    from pipeperf.hardware.spec import available_gpus, load_gpu
+
+    gpus = [g for g in available_gpus() if load_gpu(g).compute_capability and load_gpu(g).vendor == "nvidia"]
+    assert len(gpus) >= 15
+    n = 1 << 20
+    args = [f"x=rand:f32:{n}", "sum=zeros:f32:1", f"n={n}"]
+    at = analyze(cu, [n // 256], [256], args, gpus, kernel="atomic_sum", what_if=False).predictions
+    tree = analyze(cu, [n // 256], [256], args, gpus, kernel="tree_sum", what_if=False).predictions
+    slow = {a.gpu: (a.seconds, t.seconds) for a, t in zip(at, tree) if not a.seconds > 2 * t.seconds}
+    assert not slow, slow
+
+
 def test_l1_serves_the_neighbours_of_a_stencil(cu, tmp_path):
     """in[i-1] and in[i+1] touch the sectors in[i] brought into L1 (within the same warp's
     request stream): with an L1 most of their sectors hit it, without one none do."""

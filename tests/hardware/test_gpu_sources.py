@@ -11,7 +11,8 @@ SEED = {"fermi_c2050", "kepler_gtx650ti", "maxwell_k620", "pascal_gtx1060", "tur
         "example_table2"}
 SOURCED = sorted(set(available_gpus()) - SEED)
 NEW = ["volta_v100_pcie", "ampere_a100_80gb", "ampere_a100_pcie", "ampere_a100_pcie_80gb", "hopper_h100_pcie",
-       "hopper_h200", "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_l40s", "ada_rtx4090"]
+       "hopper_h200", "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_l40s", "ada_rtx4090", "ampere_rtx_a6000",
+       "turing_t4", "ampere_rtx3080", "ampere_rtx3070", "ampere_rtx3070_laptop", "turing_rtx2080ti"]
 DERIVED_WORDS = ("derived", "range", "approximate", "to be measured", "only the boost clock")
 
 
@@ -66,6 +67,8 @@ def test_global_load_cpi_follows_peak_bandwidth(name):
 
 @pytest.mark.parametrize("name,cc,sms,warps,blocks,fp32,fp64", [
     ("ampere_a40", "8.6", 84, 48, 16, 0.25, 16), ("ampere_rtx3090", "8.6", 82, 48, 16, 0.25, 16),
+    ("ampere_rtx_a6000", "8.6", 84, 48, 16, 0.25, 16), ("ampere_rtx3080", "8.6", 68, 48, 16, 0.25, 16),
+    ("ampere_rtx3070", "8.6", 46, 48, 16, 0.25, 16), ("ampere_rtx3070_laptop", "8.6", 40, 48, 16, 0.25, 16),
     ("ada_l40", "8.9", 142, 48, 24, 0.25, 16), ("ada_l40s", "8.9", 142, 48, 24, 0.25, 16),
     ("ada_rtx4090", "8.9", 128, 48, 24, 0.25, 16), ("hopper_h100_pcie", "9.0", 114, 64, 32, 0.25, 0.5),
     ("hopper_h200", "9.0", 132, 64, 32, 0.25, 0.5), ("volta_v100_pcie", "7.0", 80, 64, 32, 0.5, 1),
