@@ -101,11 +101,13 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                            sampling=str(prof.counts.get("sampling", "")))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
+        sass, sass_notes = _sass_view(build, func, spec, opts)
         gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu = _mapper_g(prof, func, spec, build, res,
-                                                                                   opts, wpb, n_blocks, g3, b3, cap)
+                                                                                   opts, wpb, n_blocks, g3, b3, cap,
+                                                                                   sass)
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
-                                      overrides, mem_rows, notes, alternatives, fills)
+                                      overrides, mem_rows, notes + sass_notes, alternatives, fills, sass)
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         explain(pred, func, SourceMap(build.module),
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
@@ -116,8 +118,27 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     return out
 
 
+def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[Any, list[str]]:
+    """With ``isa="sass"``, the kernel's SASS for ``spec``'s build and the note saying so; where
+    there is none (a call or indirect branch, no SASS for a 64-wide GPU), None and the note why the
+    IDGs stay PTX."""
+    if opts.isa != "sass":
+        return None, []
+    if spec.warp_size != 32:
+        return None, [f"SASS timing: {spec.name} has {spec.warp_size}-wide warps and no NVIDIA SASS; timed from the PTX"]
+    try:
+        view = build.sass_view(func)
+    except PipeperfError as e:
+        return None, [f"{e}; timed from the PTX"]
+    note = f"timed from the SASS ptxas makes for {build.target or 'the PTX target'}"
+    if view.coverage < 1.0:
+        note += f" ({view.coverage:.0%} of the PTX's work lines found in it)"
+    return view, [note]
+
+
 def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,
-              g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None) -> tuple[Any, ...]:
+              g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None, sass: Any = None
+              ) -> tuple[Any, ...]:
     """Mapper g for one GPU where ``opts.memory`` asks for it (the GPU with its memory classes,
     class overrides, the loads' fill sources, memory rows, notes, what-if GPUs), and the traces in
     that GPU's warp width."""
@@ -135,7 +156,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
 
         gpu, overrides, mem_rows, notes, alternatives, fills = launch_memory(prof, func, spec, wpb, res.blocks,
                                                                       n_blocks, g3, b3, opts.warm_l2,
-                                                                      SourceMap(build.module))
+                                                                      SourceMap(build.module), sass)
         if not opts.what_if:
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)

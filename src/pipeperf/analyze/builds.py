@@ -34,6 +34,20 @@ class Build:
     resources: dict[str, dict[str, int]]
     code_key: str           # hash of the PTX without its .target line and comments
     note: str = ""          # e.g. "from a build for sm_75 (nvcc's nearest target to cc 7.0)"
+    ptx: str = ""           # the PTX text (what ptxas compiles to SASS)
+
+    def sass_view(self, func):
+        """The SASS of kernel ``func`` for this build's target against its PTX
+        (:class:`~pipeperf.analyze.sass_trace.SassView`); a PipeperfError says why there is none."""
+        from pipeperf.analyze.sass_trace import build_view
+        from pipeperf.sass.disassemble import sass_listing
+        from pipeperf.sass.listing import parse_listing
+
+        target = self.target or _target_of_text(self.ptx)
+        funcs = parse_listing(sass_listing(self.ptx, target))
+        if func.name not in funcs:
+            raise PipeperfError(f"SASS timing: nvdisasm listed no function '{func.name}'")
+        return build_view(funcs[func.name], func, self.module.files)
 
     def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
         if name not in self.resources:
@@ -86,7 +100,7 @@ class Builds:
             else:
                 module, text = compile_module(self.path, target, self.flags)
                 res = ptx_resources(text, target, self.path.stem)
-            self._by_target[target] = Build(target, module, res, _code_key(text))
+            self._by_target[target] = Build(target, module, res, _code_key(text), ptx=text)
         return self._by_target[target]
 
     def _ptx_file(self) -> Build:
@@ -95,7 +109,8 @@ class Builds:
 
         module = load_module(self.path, self.arch)
         res = ptxas_resources(self.path, self.arch)
-        return Build(self.arch or "", module, res, _code_key(self.path.read_text(errors="replace")))
+        text = self.path.read_text(errors="replace")
+        return Build(self.arch or "", module, res, _code_key(text), ptx=text)
 
 
 def ptx_resources(text: str, target: str, stem: str = "kernel") -> dict[str, dict[str, int]]:
@@ -112,6 +127,13 @@ def _noted(b: Build, note: str) -> Build:
     from dataclasses import replace
 
     return replace(b, note=note)
+
+
+def _target_of_text(ptx: str) -> str:
+    m = re.search(r"^\s*\.target\s+(sm_\d+[a-z]?)", ptx, re.M)
+    if not m:
+        raise PipeperfError("SASS timing: the PTX names no .target")
+    return m.group(1)
 
 
 def _code_key(ptx: str) -> str:

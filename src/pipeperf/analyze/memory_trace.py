@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, block_head
 from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
-    analyze_accesses, dram_rate_note, dram_request_cpi, ideal_stats, l1_capacity_sectors, l2_capacity_sectors, \
-    l2_reach_bytes, map_memory, warp_combined
+    analyze_accesses, combine_atomic_lanes, dram_rate_note, dram_request_cpi, fuse_requests, ideal_stats, \
+    l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes, map_memory, warp_combined
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
+
+if TYPE_CHECKING:
+    from pipeperf.analyze.sass_trace import SassView
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
@@ -133,7 +137,8 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
                    resident_ctas: int = 1, active_sms: int | None = None,
                    launch_scale: float = 1.0, block: tuple[int, int, int] = (1, 1, 1),
-                   params: dict | None = None, warm_l2: bool = False) -> MemoryMapping:
+                   params: dict | None = None, warm_l2: bool = False,
+                   combined_atomics: frozenset[int] = frozenset()) -> MemoryMapping:
     """Mapper g for one GPU: statistics per PC (cache capacities scaled to the sample: the L2 to
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
@@ -153,6 +158,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                           len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
+    combine_atomic_lanes(stats, combined_atomics)
     labels = {pc: f"L{func.instructions[pc].line}" for pc in stats}
     share = read_share(stats, func)
     dram = dram_request_cpi(gpu, share, active_sms or gpu.cores)
@@ -235,7 +241,7 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
 
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
                   grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
-                  sources: SourceMap | None = None
+                  sources: SourceMap | None = None, sass: SassView | None = None
                   ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec], dict[int, int]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
     class name overrides for the IDG builder, one report row per memory PC, notes, per
@@ -253,6 +259,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
     acc = traced_accesses(prof.memory_log, func, per_wave * warps_per_cta, longest)
+    if sass is not None:                        # the requests the SASS makes: widened loads
+        acc = fuse_requests(acc, sass.fusion)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
@@ -260,7 +268,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
                         resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),
-                        launch_scale=scale, block=block, params=getattr(prof, "params", {}), warm_l2=warm_l2)
+                        launch_scale=scale, block=block, params=getattr(prof, "params", {}), warm_l2=warm_l2,
+                        combined_atomics=sass.combined_atomics if sass is not None else frozenset())
     rows = []
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]

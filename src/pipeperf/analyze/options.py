@@ -14,6 +14,8 @@ from pipeperf.errors import PipeperfError
 
 #: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
 FAST_FORWARD_ROUNDS = 4
+#: what the IDGs are built from: the emulated PTX, or the SASS ptxas makes of it (per GPU target)
+ISAS = ("ptx", "sass")
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,9 @@ class AnalyzeOptions:
     Pipeline model only, not the analytical ones (a third of a small launch's time; ``pipeperf
     tune`` ranks by the Pipeline time). ``phase_check`` re-simulates the launch with the DRAM and L2
     pipelines 1 % faster and slower (:mod:`pipeperf.analyze.lockstep`): by default where the
-    what-ifs run; ``pipeperf tune --phase-check`` turns it on without them."""
+    what-ifs run; ``pipeperf tune --phase-check`` turns it on without them. ``isa="sass"`` builds
+    the IDGs from the SASS ptxas makes for each GPU's target (:mod:`pipeperf.analyze.sass_trace`)
+    instead of the PTX, the emulation's paths and addresses kept."""
 
     kernel: str | None = None
     mode: str = "hybrid"
@@ -60,6 +64,7 @@ class AnalyzeOptions:
     exact: bool = False
     skip_loops: bool = True
     models: bool = True                 # the analytical models besides the Pipeline model
+    isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analyze/sass_trace.py)
 
     @classmethod
     def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:
@@ -70,6 +75,8 @@ class AnalyzeOptions:
             raise PipeperfError(f"analyze: unknown option {unknown[0]!r} (expected one of {', '.join(sorted(known))})")
         if "nvcc_flags" in kwargs:
             kwargs["nvcc_flags"] = tuple(kwargs["nvcc_flags"] or ())
+        if kwargs.get("isa", "ptx") not in ISAS:
+            raise PipeperfError(f"analyze: isa {kwargs['isa']!r} is not one of {', '.join(ISAS)}")
         return replace(base or cls(), **kwargs)
 
     def resolved(self, trace_cap: int | None) -> AnalyzeOptions:

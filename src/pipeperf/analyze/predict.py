@@ -106,11 +106,12 @@ def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | Non
 def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, opts: AnalyzeOptions,
                 path: str, grid: tuple[int, int, int], overrides: dict[int, str], mem_rows: list[dict],
                 notes: list[str], alternatives: dict[str, Any],
-                fills: dict[int, int] | None = None) -> tuple[GPUPrediction, int]:
+                fills: dict[int, int] | None = None, sass: Any = None) -> tuple[GPUPrediction, int]:
     """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
     evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
     IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut).
-    ``fills``: the loads whose L1 hits wait for an earlier load's fill (mapper g's, :func:`warp_idg`)."""
+    ``fills``: the loads whose L1 hits wait for an earlier load's fill (mapper g's, :func:`warp_idg`).
+    ``sass``: the kernel's :class:`~pipeperf.analyze.sass_trace.SassView`: the IDGs hold its SASS."""
     from pipeperf.analyze.advice import SimContext
     from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
@@ -125,11 +126,21 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     max_nodes = opts.max_nodes
     share = None if max_nodes is None else node_budget(prof.traces, func, max_nodes)
 
+    translator = None
+    if sass is not None:
+        from pipeperf.analyze.sass_trace import SassTranslator
+        from pipeperf.hardware.mapper import map_instruction
+
+        def ptx_class(pc: int) -> str:
+            return overrides.get(pc) or map_instruction(func.instructions[pc], set(gpu.classes), gpu.name)
+
+        translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class)
+
     def build(cut: int | None, drop: bool = False, part: float | None = share):
         return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
                                          class_overrides=overrides, warps_per_group=wpb,
                                          block_weights=sample_weights(blocks_traced, grid), drop_periods=drop,
-                                         fraction=part, fills=fills)
+                                         fraction=part, fills=fills, translate=translator)
 
     kg, info = build(max_nodes)
     prep = PreparedKernel(kg, gpu)

@@ -57,6 +57,9 @@ def register(subparsers) -> None:
     p.add_argument("--max-blocks-per-sm", type=int, metavar="N",
                    help="cap the resident blocks per SM below the occupancy limit (as a shared-memory "
                         "carve-out or launch bound of the program does)")
+    p.add_argument("--isa", choices=("ptx", "sass"), default=DEFAULTS.isa,
+                   help="what the IDGs hold: the emulated PTX, or the SASS ptxas makes for each GPU's target, "
+                        "walked along the PTX's paths (default: %(default)s)")
     p.add_argument("--scheduler", choices=("rr", "gto"), default=DEFAULTS.scheduler,
                    help="Pipeline simulator's scheduler")
     p.add_argument("--fast-forward", type=int, default=DEFAULTS.fast_forward, metavar="R",
@@ -140,7 +143,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
                           all_ctas=args.all_ctas, fast_forward=args.fast_forward or None,
                           what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
-                          nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact)
+                          nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact,
+                          isa=args.isa)
 
 
 def _single_launch(args: argparse.Namespace) -> None:

@@ -35,7 +35,7 @@ timings) hits are charged as DRAM and the result says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -744,3 +744,45 @@ def l2_capacity_sectors(gpu: GPUSpec, traced_warps: int, concurrent_warps: int) 
         return float("inf")
     share = min(1.0, traced_warps / max(1, concurrent_warps))
     return float(l2_bytes) / SECTOR * share
+
+
+def fuse_requests(acc: Accesses, groups: Mapping[int, tuple[int, int]]) -> Accesses:
+    """The requests as the SASS makes them where ptxas widened loads: per warp, each run of ``k``
+    consecutive requests of one group (``groups``: pc -> (group, k), the PTX loads of one source
+    line and space whose SASS loads are ``k`` times as wide) becomes one request of ``k`` times the
+    bytes per lane at the first one's addresses (ptxas fuses only adjacent, aligned words, so the
+    lanes' other words follow them). The merged request keeps its first PC."""
+    if not groups or not len(acc):
+        return acc
+    gid = np.full(len(acc), -1, np.int64)
+    kk = np.ones(len(acc), np.int64)
+    for pc, (g, k) in groups.items():
+        at = acc.pc == pc
+        gid[at], kk[at] = g, k
+    sel = np.flatnonzero(gid >= 0)
+    if not len(sel):
+        return acc
+    order = sel[np.lexsort((acc.step[sel], acc.warp[sel], gid[sel]))]
+    run = np.r_[True, (gid[order][1:] != gid[order][:-1]) | (acc.warp[order][1:] != acc.warp[order][:-1])]
+    start = np.maximum.accumulate(np.where(run, np.arange(len(order)), 0))
+    pos = np.arange(len(order)) - start
+    head = pos % kk[order] == 0
+    keep = np.ones(len(acc), bool)
+    keep[order[~head]] = False
+    nbytes = acc.nbytes.copy()
+    nbytes[order[head]] *= kk[order[head]]
+    lanes = np.diff(acc.lane_start)
+    lane_keep = np.repeat(keep, lanes)
+    return Accesses.from_arrays(acc.pc[keep], acc.warp[keep], acc.step[keep], acc.space[keep], nbytes[keep],
+                                lanes[keep], acc.addr[lane_keep], None if acc.kind is None else acc.kind[keep])
+
+
+def combine_atomic_lanes(stats: dict[int, PcMemory], pcs: Iterable[int]) -> None:
+    """Atomics whose SASS first combines the warp's lanes (ptxas' REDUX/POPC aggregation of a
+    warp-uniform integer atomic): one lane per request reaches the L2, so one operation per
+    request on its address (the "atomics combined per warp" what-if, made the fact)."""
+    for pc in pcs:
+        st = stats.get(pc)
+        if st is not None and st.space == "global" and st.lane_ops and st.same_address_lanes > st.requests:
+            stats[pc] = replace(st, same_address_lanes=st.requests,
+                                hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes))

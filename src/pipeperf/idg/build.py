@@ -27,7 +27,7 @@ import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -39,6 +39,16 @@ from pipeperf.ptx.slices import operand_registers
 
 #: (registers read, registers written) by one trace entry
 Registers = tuple[Sequence[str], Sequence[str]]
+
+
+class Translator(Protocol):
+    """Re-expresses a warp's trace entries (``translate``) and reads the entries it makes."""
+
+    def translate(self, entries: Sequence[Mapping]) -> list[dict[str, Any]]: ...
+
+    def class_of(self, e: Mapping) -> str: ...
+
+    def registers_of(self, e: Mapping) -> Registers: ...
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              max_nodes: int | None = None, source: str = "",
                              warps_per_group: int | None = None,
                              block_weights: Mapping[int, float] | None = None,
-                             fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
+                             fills: Mapping[int, int] | None = None,
+                             translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -156,13 +167,14 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, registers_of, source, warps_per_group, block_weights, full, fills)
+                     class_of, registers_of, source, warps_per_group, block_weights, full, fills, translate)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
               lengths: Mapping[int, int], truncated: int, class_of, registers_of, source: str,
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
-              full: int | None = None, fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
+              full: int | None = None, fills: Mapping[int, int] | None = None,
+              translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
     if warps_per_group is not None and warps_per_group < 1:
         raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
@@ -180,7 +192,11 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
+        if translate is not None:
+            g = warp_idg(f"{name}.w{wids[0]}", translate.translate(rep[wids[0]]), translate.class_of,
+                         translate.registers_of, fills)
+        else:
+            g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
@@ -216,12 +232,14 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               warps_per_group: int | None = None,
                               block_weights: Mapping[int, float] | None = None,
                               drop_periods: bool = False, fraction: float | None = None,
-                              fills: Mapping[int, int] | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              fills: Mapping[int, int] | None = None,
+                              translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
     ``fraction``: each warp's trace cut to that share of its length (emulator traces only);
-    ``fills``: mapper g's fill sources (:func:`warp_idg`).
+    ``fills``: mapper g's fill sources (:func:`warp_idg`); ``translate``: each warp class's
+    entries re-expressed before its IDG is built (the SASS the GPU runs: analyze/sass_trace.py).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -243,18 +261,18 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
         return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes, source, warps_per_group,
-                               block_weights, drop_periods, fraction, fills)
+                               block_weights, drop_periods, fraction, fills, translate)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes, source,
-                                    warps_per_group, block_weights, fills)
+                                    warps_per_group, block_weights, fills, translate)
 
 
 def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_per_group, block_weights,
                     drop_periods: bool = False, fraction: float | None = None,
-                    fills: Mapping[int, int] | None = None):
+                    fills: Mapping[int, int] | None = None, translate: Translator | None = None):
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -295,7 +313,7 @@ def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     truncated = sum(cut.values())
     return _assemble(func.name, groups, rep, kept, truncated, class_of, registers_of, source, warps_per_group,
-                     block_weights, sum(n for _, n in sig.values()), fills)
+                     block_weights, sum(n for _, n in sig.values()), fills, translate)
 
 
 def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:

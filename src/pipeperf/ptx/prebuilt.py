@@ -114,3 +114,20 @@ def record_ptxas(ptx: bytes, arch: str, extra: tuple[str, ...], output: str) -> 
     if root is not None:
         report = "".join(ln for ln in output.splitlines(keepends=True) if "Compile time = " not in ln)
         cache.store("ptxas", _ptxas_key(ptx, arch, extra), {"output": report}, root)
+
+
+def load_sass(ptx: bytes, arch: str) -> str | None:
+    """The stored SASS listing (``nvdisasm -g -c``) of this PTX for ``arch``, or None."""
+    key = _ptxas_key(ptx, arch, ("sass",))
+    for root in stores():
+        hit = cache.load("sass", key, root)
+        if hit is not None and isinstance(hit.get("listing"), str):
+            return hit["listing"]
+    return None
+
+
+def record_sass(ptx: bytes, arch: str, listing: str) -> None:
+    """Write a SASS listing to the store of ``$PIPEPERF_PREBUILT_RECORD`` (nothing when unset)."""
+    root = _record_dir()
+    if root is not None:
+        cache.store("sass", _ptxas_key(ptx, arch, ("sass",)), {"listing": listing}, root)

@@ -1,0 +1,397 @@
+"""SASS-aware IDGs: each traced warp's PTX path re-expressed as the SASS the GPU runs.
+
+The emulator runs PTX, whose instructions are not what the GPU issues: ptxas widens loads, folds
+address arithmetic, fuses integer operations, unrolls loops and schedules loads ahead of their
+use. For a warp's PTX trace this module finds how often each SASS basic block ran and walks the
+SASS control-flow graph in that proportion, so the IDG holds the SASS instructions, in SASS
+order, with SASS register dependences.
+
+**Block counts.** Work that ptxas neither creates nor removes is counted per source line (the
+``.loc`` of the PTX and nvdisasm's line markers name the same lines): bytes loaded and stored per
+space, atomics, FP32/FP16/FP64 arithmetic, shuffles, barriers, tensor-core MACs, SFU operations.
+The warp's PTX trace gives each (line, kind) total; a SASS block holds a static amount of each.
+An integer program (SciPy's HiGHS) picks block counts that reproduce the totals (least absolute
+error, so a few if-converted instructions do not bend the rest), with the CFG's flow conserved
+up to divergence (a block whose warp runs both sides of a branch) and a cut anywhere (a trace
+prefix). **Walk.** From the entry, control goes to the successor furthest behind its count
+(remaining / total), which spreads an inner loop's iterations over the outer loop's; blocks left
+over (divergent paths) are spliced in after a predecessor. **Memory.** A SASS memory instruction
+takes mapper g's class of the PTX instruction at its line and space that ran most (mapper g saw
+the widened requests: :func:`fusion_ratios`); executions beyond the PTX's (if-converted,
+predicated off) take one issue slot.
+
+Where the SASS has no CFG (indirect branches, calls) or its lines do not match the PTX, the
+caller keeps the PTX IDGs and says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from pipeperf.errors import PipeperfError
+from pipeperf.hardware.mapper import resolve
+from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space
+from pipeperf.sass.listing import SassFunction, SassInstr
+from pipeperf.sass.registers import registers
+
+LineKey = tuple[str, int]
+MemKey = tuple[LineKey, str, str]          # (line, space, kind)
+
+#: cost of one unit of divergence or re-convergence slack, and of ending the walk early, against
+#: one instruction's worth of unmatched work
+_SLACK_COST, _CUT_COST, _FLOW_COST = 0.25, 0.5, 1e-4
+
+
+def _ptx_bytes(x) -> int:
+    """Bytes per thread of a PTX memory instruction (element size x vector width)."""
+    size = 4
+    for t in x.op.types:
+        digits = "".join(ch for ch in t if ch.isdigit())
+        if digits:
+            size = max(1, int(digits) // 8)
+            break
+    vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
+    return size * vec
+
+
+def ptx_memory(x) -> tuple[str, str] | None:
+    """(space, kind) of a PTX global/shared memory instruction the SASS keeps one for one in bytes."""
+    root, space = x.op.root, x.op.space or "global"
+    if root in ("ld", "ldu") and space in ("global", "shared"):
+        return space, "load"
+    if root == "st" and space in ("global", "shared"):
+        return space, "store"
+    if root in ("atom", "red") and space in ("global", "shared"):
+        return space, "atomic"
+    return None
+
+
+_SFU_PTX = {"ex2", "lg2", "sin", "cos", "rsqrt", "tanh"}
+
+
+def ptx_work(x) -> list[tuple[str, float]]:
+    """The work of one PTX instruction that its SASS keeps: (kind, amount) pairs."""
+    root, types = x.op.root, x.op.types
+    mem = ptx_memory(x)
+    if mem is not None:
+        if mem[1] == "atomic":
+            return [(f"{mem[0]}.atomic", 1.0)]
+        return [(f"{mem[0]}.{mem[1]}", _ptx_bytes(x) / 4)]
+    if root in ("fma", "mad", "mul", "add", "sub") and types:
+        t = types[-1]
+        if t == "f32":
+            return [("f32", 1.0)]
+        if t == "f64":
+            return [("f64", 1.0)]
+        if t in ("f16", "f16x2", "bf16", "bf16x2"):
+            return [("f16", 1.0)]
+    if root == "shfl":
+        return [("shfl", 1.0)]
+    if root in ("bar", "barrier") and "warp" not in x.op.modifiers:
+        return [("bar", 1.0)]
+    if root in _SFU_PTX or (root in ("rcp", "sqrt") and "approx" in x.op.modifiers and types[-1:] == ("f32",)):
+        return [("sfu", 1.0)]
+    if root in ("mma", "wmma.mma"):
+        shape = next((m for m in x.op.modifiers if m.startswith("m") and "n" in m and "k" in m), "")
+        try:
+            m, rest = shape[1:].split("n")
+            n, k = rest.split("k")
+            return [("mma", int(m) * int(n) * int(k) / 1024)]
+        except ValueError:
+            return []
+    return []
+
+
+def sass_work(x: SassInstr) -> list[tuple[str, float]]:
+    """The work of one SASS instruction, in :func:`ptx_work`'s kinds and units."""
+    mem = memory_space(x)
+    if mem is not None and mem[0] in ("global", "shared"):
+        if mem[1] == "atomic":
+            return [(f"{mem[0]}.atomic", 1.0)]
+        if x.opcode == "LDGSTS":
+            return [("global.load", access_bytes(x) / 4), ("shared.store", access_bytes(x) / 4)]
+        return [(f"{mem[0]}.{mem[1]}", access_bytes(x) / 4)]
+    op = x.opcode
+    if op in ("FFMA", "FMUL", "FADD"):
+        return [("f32", 1.0)]
+    if op in ("DFMA", "DMUL", "DADD"):
+        return [("f64", 1.0)]
+    if op in ("HFMA2", "HMUL2", "HADD2"):
+        return [("f16", 1.0)]
+    if op == "SHFL":
+        return [("shfl", 1.0)]
+    if op == "BAR" and "ARV" not in x.modifiers:
+        return [("bar", 1.0)]
+    if op == "MUFU" and x.modifiers and x.modifiers[0] not in ("RCP64H", "RSQ64H"):
+        return [("sfu", 1.0)]
+    if op in ("HMMA", "IMMA", "DMMA"):
+        shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), "")
+        if len(shape) >= 4:
+            return [("mma", int(shape[:2]) * int(shape[2]) * int(shape[3:]) / 1024)]
+        if len(shape) == 3:
+            return [("mma", int(shape[0]) * int(shape[1]) * int(shape[2]) / 1024)]
+    return []
+
+
+def line_key(file: str, line: int) -> LineKey | None:
+    return (os.path.basename(file), line) if line > 0 else None
+
+
+@dataclass
+class SassView:
+    """One kernel's SASS for one target, against its PTX: which work each SASS block does per
+    source line, which PTX memory instructions each SASS memory instruction stands for."""
+
+    sass: SassFunction
+    ptx_keys: tuple[LineKey | None, ...]                   # per PTX instruction
+    rows: dict[tuple[LineKey, str], int]                    # (line, work kind) -> row
+    block_work: np.ndarray                                  # blocks x rows, static amounts
+    ptx_work: tuple[tuple[tuple[int, float], ...], ...]     # per PTX pc: (row, amount) pairs
+    sass_mem: tuple[MemKey | None, ...]                     # per SASS instruction
+    ptx_mem: dict[MemKey, tuple[int, ...]]                  # (line, space, kind) -> PTX pcs
+    ptx_pc_of: tuple[int, ...]                              # per SASS instruction: a PTX pc of its line
+    fusion: dict[int, tuple[int, int]] = field(default_factory=dict)   # PTX pc -> (group, requests fused into one)
+    combined_atomics: frozenset[int] = frozenset()          # PTX pcs whose SASS combines the warp's lanes
+    coverage: float = 1.0                                   # share of the PTX work whose line the SASS has
+
+    def solve(self, demand: np.ndarray) -> np.ndarray:
+        """Block counts reproducing ``demand`` (per row), :func:`_block_counts`."""
+        return _block_counts(self.sass, self.block_work, demand)
+
+
+def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
+    """The SassView of PTX function ``func`` (its module's ``.file`` table ``files``) and its SASS."""
+    if sass.unsupported:
+        raise PipeperfError(f"SASS timing: {sass.unsupported}")
+    ptx_keys = tuple(line_key(files.get(x.loc.file, ""), x.loc.line) if x.loc is not None else None
+                     for x in func.instructions)
+    rows: dict[tuple[LineKey, str], int] = {}
+    ptx_w: list[tuple[tuple[int, float], ...]] = []
+    for x, key in zip(func.instructions, ptx_keys):
+        w = ptx_work(x) if key is not None else []
+        ptx_w.append(tuple((rows.setdefault((key, k), len(rows)), a) for k, a in w))   # type: ignore[arg-type]
+    sass_keys = [line_key(s.file, s.line) for s in sass.instructions]
+    block_work = np.zeros((len(sass.blocks), len(rows)))
+    for b in sass.blocks:
+        for i in range(b.start, b.end):
+            key = sass_keys[i]
+            if key is None:
+                continue
+            for k, a in sass_work(sass.instructions[i]):
+                r = rows.get((key, k))
+                if r is not None:
+                    block_work[b.index, r] += a
+    ptx_mem: dict[MemKey, list[int]] = defaultdict(list)
+    first_pc: dict[LineKey, int] = {}
+    for x, key in zip(func.instructions, ptx_keys):
+        if key is None:
+            continue
+        first_pc.setdefault(key, x.index)
+        m = ptx_memory(x)
+        if m is not None:
+            ptx_mem[(key, *m)].append(x.index)
+    sass_mem: list[MemKey | None] = []
+    pc_of: list[int] = []
+    for s, key in zip(sass.instructions, sass_keys):
+        m = memory_space(s)
+        mk = (key, *m) if key is not None and m is not None and m[0] in ("global", "shared") else None
+        sass_mem.append(mk if mk in ptx_mem else None)
+        pc_of.append(ptx_mem[mk][0] if mk is not None and mk in ptx_mem else first_pc.get(key, 0) if key else 0)
+    fusion, combined = _fusion_and_combining(sass, sass_keys, func, ptx_keys, ptx_mem)
+    covered = sum(1 for (key, _k), r in rows.items() if block_work[:, r].any())
+    return SassView(sass, ptx_keys, rows, block_work, tuple(ptx_w), tuple(sass_mem),
+                    {k: tuple(v) for k, v in ptx_mem.items()}, tuple(pc_of), fusion, frozenset(combined),
+                    covered / len(rows) if rows else 1.0)
+
+
+def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
+                          ) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """Per PTX memory pc, how many of its requests one SASS instruction makes (the mean SASS width
+    over the mean PTX width at its line, space and kind: unrolling changes both counts alike); and
+    the PTX atomics whose SASS line combines the warp's lanes first (REDUX, or VOTEU with POPC:
+    ptxas' aggregation of warp-uniform integer atomics), which then issue one lane per warp."""
+    widths: dict[MemKey, list[int]] = defaultdict(list)
+    aggregating: set[LineKey] = set()
+    for s, key in zip(sass.instructions, sass_keys):
+        if key is None:
+            continue
+        m = memory_space(s)
+        if m is not None:
+            widths[(key, *m)].append(access_bytes(s))
+        if s.opcode in ("REDUX", "POPC") or (s.opcode == "VOTEU" and "ANY" in s.modifiers):
+            aggregating.add(key)
+    fusion: dict[int, tuple[int, int]] = {}
+    combined: set[int] = set()
+    for group, (mk, pcs) in enumerate(ptx_mem.items()):
+        w = widths.get(mk)
+        if not w:
+            continue
+        ptx_mean = sum(_ptx_bytes(func.instructions[p]) for p in pcs) / len(pcs)
+        k = int(round((sum(w) / len(w)) / ptx_mean))
+        if k > 1 and mk[2] == "load":
+            fusion.update((p, (group, k)) for p in pcs)
+        if mk[2] == "atomic" and mk[1] == "global" and mk[0] in aggregating:
+            combined.update(p for p in pcs if func.instructions[p].op.types[-1:] not in (("f32",), ("f64",), ("f16",)))
+    return fusion, combined
+
+
+def _block_counts(sass: SassFunction, work: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """Integer block counts x (and nothing else of the program): min sum |work^T x - demand| +
+    slack and cut costs, subject to one entry, flow conservation up to divergence slack."""
+    return _solve_cached(sass, work.tobytes(), work.shape, demand.tobytes())
+
+
+@lru_cache(maxsize=512)
+def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes) -> np.ndarray:
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import lil_matrix
+
+    work = np.frombuffer(work_b).reshape(shape)
+    demand = np.frombuffer(demand_b)
+    nb, nr = shape
+    edges = [(b.index, s) for b in sass.blocks for s in b.successors]         # s == -1: the exit
+    ne = len(edges)
+    # variables: edges | x (nb) | merge slack m (nb) | divergence slack s (nb) | cut (nb) | r+ (nr) | r- (nr)
+    ox, om, osl, oc, orp, orm = ne, ne + nb, ne + 2 * nb, ne + 3 * nb, ne + 4 * nb, ne + 4 * nb + nr
+    nv = ne + 4 * nb + 2 * nr
+    c = np.zeros(nv)
+    c[:ne] = _FLOW_COST
+    c[om:oc] = _SLACK_COST
+    c[oc:orp] = _CUT_COST
+    c[orp:] = 1.0
+    a = lil_matrix((2 * nb + nr, nv))
+    lo = np.zeros(2 * nb + nr)
+    for k, (b, s) in enumerate(edges):
+        a[nb + b, k] = 1.0                       # out-flow of b
+        if s >= 0:
+            a[s, k] = 1.0                        # in-flow of s
+    for b in range(nb):
+        a[b, ox + b], a[b, om + b] = -1.0, -1.0  # in(b) - m_b - x_b = -[b == entry]
+        a[nb + b, ox + b], a[nb + b, osl + b], a[nb + b, oc + b] = -1.0, -1.0, 1.0   # out(b) + cut_b - s_b - x_b = 0
+    lo[0] = -1.0
+    for r in range(nr):
+        for bi in np.flatnonzero(work[:, r]).tolist():
+            a[2 * nb + r, ox + bi] = work[bi, r]
+        a[2 * nb + r, orp + r], a[2 * nb + r, orm + r] = -1.0, 1.0
+        lo[2 * nb + r] = demand[r]
+    integral = np.ones(nv)
+    integral[orp:] = 0
+    res = milp(c, constraints=LinearConstraint(a.tocsr(), lo, lo), integrality=integral,
+               bounds=Bounds(0, np.inf), options={"time_limit": 20.0})
+    if res.x is None:
+        raise PipeperfError(f"SASS timing: no block counts for {sass.name} ({res.message})")
+    x = np.rint(res.x[ox:om]).astype(np.int64)
+    x.setflags(write=False)
+    return x
+
+
+def walk(sass: SassFunction, counts: np.ndarray) -> list[int]:
+    """Blocks in a plausible execution order, each ``counts[b]`` times (module docstring)."""
+    left = counts.astype(np.int64).copy()
+    total = np.maximum(counts, 1)
+    order: list[int] = []
+    b = 0 if len(left) and left[0] > 0 else -1
+    budget = int(counts.sum())
+    while b >= 0 and budget > 0:
+        order.append(b)
+        left[b] -= 1
+        budget -= 1
+        nxt = [s for s in sass.blocks[b].successors if s >= 0 and left[s] > 0]
+        b = max(nxt, key=lambda s: left[s] / total[s]) if nxt else -1
+    if left.sum() > 0:                            # divergent paths: after a predecessor's last run
+        preds: dict[int, list[int]] = defaultdict(list)
+        for blk in sass.blocks:
+            for s in blk.successors:
+                if s >= 0:
+                    preds[s].append(blk.index)
+        for b in np.flatnonzero(left > 0).tolist():
+            at = max((i for i, o in enumerate(order) if o in preds[b]), default=len(order) - 1)
+            order[at + 1:at + 1] = [b] * int(left[b])
+    return order
+
+
+@dataclass
+class Translation:
+    """The SASS entries of one warp and how the IDG builder reads them."""
+
+    entries: list[dict[str, Any]]
+    class_of: Callable[[Mapping], str]
+    registers_of: Callable[[Mapping], tuple[Sequence[str], Sequence[str]]]
+
+
+class SassTranslator:
+    """``translate(entries)``: a warp's PTX trace entries -> its SASS entries (module docstring),
+    classes from the SASS mapper and, for memory instructions, mapper g's ``overrides``."""
+
+    def __init__(self, view: SassView, available: set[str], gpu: str, ptx_class_of: Callable[[int], str]):
+        self.view, self.available, self.gpu = view, available, gpu
+        self.ptx_class_of = ptx_class_of
+        self.off_class = resolve("add_s32", available, gpu)
+
+    def class_of(self, e: Mapping) -> str:
+        i = e["sass"]
+        if e.get("off"):
+            return self.off_class
+        if self.view.sass_mem[i] is not None:
+            return self.ptx_class_of(e["pc"])
+        return map_sass(self.view.sass.instructions[i], self.available, self.gpu)
+
+    def registers_of(self, e: Mapping) -> tuple[Sequence[str], Sequence[str]]:
+        return registers(self.view.sass.instructions[e["sass"]])
+
+    def translate(self, entries: Sequence[Mapping]) -> list[dict[str, Any]]:
+        v = self.view
+        demand = np.zeros(len(v.rows))
+        ran: dict[int, int] = defaultdict(int)
+        for e in entries:
+            pc = e["pc"]
+            for r, a in v.ptx_work[pc] if pc < len(v.ptx_work) else ():
+                demand[r] += a
+            ran[pc] += 1
+        counts = v.solve(demand)
+        order = walk(v.sass, counts)
+        # per (line, space, kind): the PTX requests (fused) the SASS instructions there stand for
+        budget: dict[MemKey, float] = {}
+        runs: dict[MemKey, int] = defaultdict(int)
+        for b in set(order):
+            blk = v.sass.blocks[b]
+            for i in range(blk.start, blk.end):
+                mk = v.sass_mem[i]
+                if mk is not None:
+                    runs[mk] += int(counts[b])
+        share: dict[MemKey, list[tuple[int, float]]] = {}      # the PTX pcs and their requests
+        for mk, pcs in v.ptx_mem.items():
+            share[mk] = [(p, ran.get(p, 0) / v.fusion.get(p, (0, 1))[1]) for p in pcs]
+            budget[mk] = sum(n for _, n in share[mk])
+        given: dict[int, int] = defaultdict(int)
+        out: list[dict[str, Any]] = []
+        done: dict[MemKey, int] = defaultdict(int)
+        for b in order:
+            blk = v.sass.blocks[b]
+            for i in range(blk.start, blk.end):
+                s = v.sass.instructions[i]
+                if s.opcode == "NOP":
+                    continue
+                mk = v.sass_mem[i]
+                if mk is None:
+                    out.append({"pc": v.ptx_pc_of[i], "opcode": s.full_opcode, "sass": i})
+                    continue
+                k = done[mk]
+                done[mk] = k + 1
+                # Bresenham: the first budget/runs share of the executions do the memory work
+                on = int((k + 1) * budget[mk] / runs[mk]) > int(k * budget[mk] / runs[mk]) if runs[mk] else False
+                # which PTX instruction of the line: the one furthest behind its share of the requests
+                # (the SASS does not say which of a line's loads is which; the mix is kept)
+                done_on = sum(given[p] for p, _ in share[mk]) + 1
+                pc = max(share[mk], key=lambda pn: pn[1] * done_on / max(budget[mk], 1e-9) - given[pn[0]])[0]
+                if on:
+                    given[pc] += 1
+                out.append({"pc": pc, "opcode": s.full_opcode, "sass": i, **({} if on else {"off": True})})
+        return out

@@ -1,0 +1,169 @@
+"""nvdisasm's SASS listing (``nvdisasm -g -c``) -> typed instructions, basic blocks and the CFG.
+
+The GPU runs SASS, not PTX: ptxas widens loads (four ``ld.shared.f32`` into one ``LDS.128``),
+folds address arithmetic into addressing modes, fuses integer operations, unrolls loops and
+schedules loads early. This module reads what ptxas made, per function: every instruction with its
+guard, opcode, modifiers, operands and source line (``//## File "...", line N`` markers, from a
+``-lineinfo`` build), the basic blocks (leaders: the entry, branch targets, the instruction after a
+branch or an ``EXIT``) and their successors. A function with an indirect branch (``BRX``, ``JMX``)
+or a call has no CFG this module can give (:attr:`SassFunction.unsupported` says why).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FUNC = re.compile(r"^\.text\.([\w$.]+):\s*$")
+_LABEL = re.compile(r"^(\.L_x_\d+):\s*$")
+_LINE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)')
+_INSTR = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*?)\s*;?\s*$")
+_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+
+#: opcodes that end a basic block
+BRANCHES = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL", "KILL"}
+_UNSUPPORTED = {"BRX": "an indirect branch (BRX)", "JMX": "an indirect jump (JMX)",
+                "CALL": "a call (CALL)", "RET": "a return (RET)"}
+
+
+@dataclass(frozen=True)
+class SassInstr:
+    """One SASS instruction: ``index`` in its function, byte ``offset``, ``guard`` (``P0``, ``!P1``,
+    ``UP0``; empty when always executed), ``opcode`` (``LDS``), ``modifiers`` (``("128",)``), the
+    operand texts, the source ``file`` and ``line`` (0 without line information) and, for a
+    branch, its ``target`` label."""
+
+    index: int
+    offset: int
+    guard: str
+    opcode: str
+    modifiers: tuple[str, ...]
+    operands: tuple[str, ...]
+    file: str
+    line: int
+    target: str = ""
+
+    @property
+    def full_opcode(self) -> str:
+        return ".".join((self.opcode, *self.modifiers))
+
+
+@dataclass(frozen=True)
+class SassBlock:
+    """Instructions ``start`` .. ``end - 1`` of a function, and the blocks control may go to next
+    (-1: the function's exit)."""
+
+    index: int
+    start: int
+    end: int
+    successors: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SassFunction:
+    name: str
+    instructions: tuple[SassInstr, ...]
+    blocks: tuple[SassBlock, ...] = ()
+    unsupported: str = ""                 # why this function has no CFG ("" when it has one)
+    block_of: tuple[int, ...] = field(default=(), repr=False)   # instruction index -> block index
+
+
+def split_operands(text: str) -> tuple[str, ...]:
+    """Operands at top-level commas (``c[0x0][0x168]``, ``desc[UR4][R2.64]`` and ``{...}`` stay whole)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return tuple(out)
+
+
+def parse_listing(text: str) -> dict[str, SassFunction]:
+    """Every function of an ``nvdisasm -g -c`` listing, by name."""
+    funcs: dict[str, SassFunction] = {}
+    name = ""
+    instrs: list[SassInstr] = []
+    labels: dict[str, int] = {}
+    file, line = "", 0
+
+    def close() -> None:
+        if name:
+            funcs[name] = _with_cfg(name, tuple(instrs), labels)
+
+    for raw in text.splitlines():
+        m = _FUNC.match(raw)
+        if m:
+            close()
+            name, instrs, labels, file, line = m.group(1), [], {}, "", 0
+            continue
+        if not name:
+            continue
+        if (lm := _LINE.match(raw)) is not None:
+            file, line = lm.group(1), int(lm.group(2))
+            continue
+        if (lb := _LABEL.match(raw)) is not None:
+            labels[lb.group(1)] = len(instrs)
+            continue
+        im = _INSTR.match(raw)
+        if im is None:
+            continue
+        opcode, *mods = im.group(3).split(".")
+        ops = im.group(4).rstrip(";").strip()
+        target = _TARGET.search(ops)
+        instrs.append(SassInstr(len(instrs), int(im.group(1), 16), (im.group(2) or "").strip().lstrip("@"),
+                                opcode, tuple(mods), split_operands(_TARGET.sub(r"\1", ops)), file, line,
+                                target.group(1) if target else ""))
+    close()
+    return funcs
+
+
+def is_jump(x: SassInstr) -> bool:
+    """A branch to a label: ``BRA``, and ``CALL.REL.NOINC`` to a label of the same function (ptxas
+    uses it as a jump: NOINC leaves the call stack alone)."""
+    return x.opcode == "BRA" or (x.opcode == "CALL" and "NOINC" in x.modifiers and bool(x.target))
+
+
+def _with_cfg(name: str, instrs: tuple[SassInstr, ...], labels: dict[str, int]) -> SassFunction:
+    """Basic blocks and successors; the trailing ``BRA`` to itself after the last ``EXIT`` (ptxas'
+    padding) is unreachable and left in a block of its own with no predecessor."""
+    for x in instrs:
+        if x.opcode in _UNSUPPORTED and not is_jump(x):
+            return SassFunction(name, instrs, unsupported=f"{name} has {_UNSUPPORTED[x.opcode]}")
+        if is_jump(x) and x.target not in labels:
+            return SassFunction(name, instrs, unsupported=f"{name}: branch to unknown label {x.target!r}")
+    leaders = {0} | set(labels.values())
+    for x in instrs:
+        if x.opcode in BRANCHES:
+            leaders.add(x.index + 1)
+    starts = sorted(i for i in leaders if i < len(instrs))
+    block_at = {s: k for k, s in enumerate(starts)}
+    blocks, block_of = [], [0] * len(instrs)
+    for k, s in enumerate(starts):
+        e = starts[k + 1] if k + 1 < len(starts) else len(instrs)
+        last = instrs[e - 1]
+        succ: list[int] = []
+        nxt = block_at.get(e, -1) if e < len(instrs) else -1
+        if is_jump(last):
+            succ.append(block_at[labels[last.target]])
+            if last.guard and nxt not in succ:
+                succ.append(nxt)
+        elif last.opcode in ("EXIT", "KILL"):
+            succ.append(-1)
+            if last.guard:
+                succ.append(nxt)
+        else:
+            succ.append(nxt)
+        blocks.append(SassBlock(k, s, e, tuple(succ)))
+        for i in range(s, e):
+            block_of[i] = k
+    return SassFunction(name, instrs, tuple(blocks), "", tuple(block_of))
