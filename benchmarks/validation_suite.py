@@ -117,6 +117,8 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=1, metavar="K",
                     help="only every K-th case (a deterministic sample, for per-fix comparisons)")
     ap.add_argument("--without", default="", help=f"comma-separated fixes to turn off: {', '.join(FIXES)}, all")
+    ap.add_argument("--isa", choices=("ptx", "sass"), default="ptx", help="IDGs from the PTX or the SASS")
+    ap.add_argument("--case-timeout", type=float, default=900.0, help="seconds per launch before it is stopped")
     a = ap.parse_args()
     off = set(FIXES) if a.without == "all" else {x for x in a.without.split(",") if x}
     bad = off - set(FIXES)
@@ -128,18 +130,20 @@ def main() -> int:
 
     cases = load_suite(a.suite, selector(a.gpu, (), a.case))[::max(1, a.every)]
     t0 = time.perf_counter()
-    res = run_suite(cases, jobs=a.jobs, progress=lambda d, n: print(f"\r{d}/{n} launches", end="", file=sys.stderr))
+    res = run_suite(cases, jobs=a.jobs, progress=lambda d, n: print(f"\r{d}/{n} launches", end="", file=sys.stderr),
+                    timeout=a.case_timeout, isa=a.isa)
     wall = time.perf_counter() - t0
     print(file=sys.stderr)
     s = summarise(res)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    tag = ("without-" + "-".join(sorted(off)) if off else "all-fixes") + (f"-every{a.every}" if a.every > 1 else "")
+    tag = ("without-" + "-".join(sorted(off)) if off else "all-fixes") + (f"-every{a.every}" if a.every > 1 else "") \
+        + ("-sass" if a.isa == "sass" else "")
     (out / f"suite-{tag}.json").write_text(results_json(res, s))
     plot_suite(res, out / f"suite-{tag}.png")
     print(format_summary(s))
     print(f"\n{len(cases)} cases, {len({c.launch for c in cases})} launches in {wall:.0f} s with {a.jobs} jobs "
-          f"({'fixes off: ' + ', '.join(sorted(off)) if off else 'every fix on'}); "
+          f"({'fixes off: ' + ', '.join(sorted(off)) if off else 'every fix on'}; IDGs from the {a.isa.upper()}); "
           f"JSON and plot in {out}/suite-{tag}.*")
     return 0
 

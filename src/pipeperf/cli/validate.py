@@ -25,6 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--family", action="append", default=[], help="suite: cases of this family (repeat)")
     p.add_argument("--case", action="append", default=[], metavar="GLOB", help="suite: case ids matching (repeat)")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="suite: launches analysed in parallel")
+    p.add_argument("--isa", choices=("ptx", "sass", "both"), default="ptx",
+                   help="suite: IDGs from the PTX, from the SASS (analyze --isa), or both side by side")
+    p.add_argument("--case-timeout", type=float, default=900.0, metavar="S",
+                   help="suite: seconds one launch's analysis may take before it is stopped (default: %(default)s)")
     add_kernel_arguments(p, "kernels", "IDG", many=True)
     p.add_argument("--models", metavar="LIST", help="comma-separated subset (default: all)")
     p.add_argument("--total-warps", type=float, metavar="N", help="warps of the whole launch (else from the CSV)")
@@ -71,7 +75,7 @@ def run_suite_cli(args: argparse.Namespace) -> int:
     import sys
 
     from pipeperf.measure.suite import load_suite, results_json, run_suite, selector, summarise
-    from pipeperf.report.suite_report import format_summary, plot_suite
+    from pipeperf.report.suite_report import format_isa_comparison, format_summary, plot_suite
 
     cases = load_suite(args.suite, selector(args.only_gpu, args.family, args.case))
     if not cases:
@@ -81,14 +85,23 @@ def run_suite_cli(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"\r{done}/{total} launches analysed", end="" if done < total else "\n", file=sys.stderr)
 
-    results = run_suite(cases, jobs=max(1, args.jobs), progress=progress)
-    summary = summarise(results)
+    isas = ("ptx", "sass") if args.isa == "both" else (args.isa,)
+    runs = {}
+    for isa in isas:
+        results = run_suite(cases, jobs=max(1, args.jobs), progress=progress, timeout=args.case_timeout, isa=isa)
+        runs[isa] = (results, summarise(results))
     if args.plot:
-        plot_suite(results, args.plot)
+        plot_suite(runs[isas[-1]][0], args.plot)
     if args.json:
-        print(results_json(results, summary))
-    else:
-        print(format_summary(summary, parse_models(args.models) if args.models else None))
-        if args.plot:
-            print(f"plot: {args.plot}")
+        print(results_json(*runs[isas[0]]) if len(isas) == 1 else
+              "{" + ", ".join(f'"{isa}": {results_json(*runs[isa])}' for isa in isas) + "}")
+        return 0
+    for isa in isas:
+        if len(isas) > 1:
+            print(f"== IDGs from the {isa.upper()}")
+        print(format_summary(runs[isa][1], parse_models(args.models) if args.models else None))
+    if len(isas) > 1:
+        print(format_isa_comparison(runs["ptx"][1], runs["sass"][1]))
+    if args.plot:
+        print(f"plot: {args.plot}")
     return 0

@@ -17,7 +17,6 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,7 @@ def part_of(source_name: str) -> str:
 _CASE_KEYS = {"id", "family", "kernel_file", "kernel", "gpu", "launch", "measured", "order_group", "notes",
               "calibrates"}
 _LAUNCH_KEYS = {"grid", "block", "args", "shared", "max_blocks_per_sm", "nvcc_flags", "arch", "notes", "warm_l2"}
-_MEASURED_KEYS = {"seconds", "how", "quote", "file", "includes_launch", "notes"}
+_MEASURED_KEYS = {"seconds", "how", "quote", "file", "includes_launch", "notes", "timed_launches"}
 
 
 @dataclass(frozen=True)
@@ -229,6 +228,10 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
                     tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
                     None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch,
                     bool(ln.get("warm_l2", False)))
+    own = ms.get("timed_launches")                  # this measurement's own count (NvBench's "Nx")
+    if own is not None and (isinstance(own, bool) or not isinstance(own, int) or own < 1):
+        raise doc.error(f"{where}: measured.timed_launches must be a positive integer, got {own!r}", ms)
+    timed = own if own is not None else timed
     try:
         launches = None if timed is None else launches_of(timed, launch.args)
     except PipeperfError as e:
@@ -261,35 +264,81 @@ def selector(gpus: Sequence[str] = (), families: Sequence[str] = (), ids: Sequen
     return keep
 
 
-def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int], None] | None = None
-              ) -> list[CaseResult]:
-    """Predict every case: one ``analyze`` per distinct launch, for all its GPUs at once."""
+#: seconds one launch's analysis may take in a suite run before it is stopped and reported as failed
+LAUNCH_TIMEOUT = 900.0
+
+
+def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int], None] | None = None,
+              timeout: float | None = LAUNCH_TIMEOUT, isa: str = "ptx") -> list[CaseResult]:
+    """Predict every case: one ``analyze`` per distinct launch, for all its GPUs at once, each in a
+    worker process of its own (``jobs`` at a time) that is stopped after ``timeout`` seconds, so one
+    launch the tool cannot finish is a failed case, not a stalled suite. ``isa``: what the IDGs
+    are built from (``AnalyzeOptions.isa``)."""
     groups: dict[Launch, list[Case]] = defaultdict(list)
     for c in cases:
         groups[c.launch].append(c)
     # launches of order-group cases are also simulated at +-1 % bandwidth (analyze/lockstep.py): a
     # pair the model puts out of order within that spread is a limit of the model, said as such
-    work = [(launch, sorted({c.gpu for c in cs}), any(c.order_group for c in cs)) for launch, cs in groups.items()]
+    work = [(launch, sorted({c.gpu for c in cs}), any(c.order_group for c in cs), isa)
+            for launch, cs in groups.items()]
     results: list[CaseResult] = []
-    done = 0
-    if jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for (launch, _, _), out in zip(work, pool.map(_predict_launch, work)):
-                results += _results_of(groups[launch], out)
-                done += 1
-                if progress:
-                    progress(done, len(work))
-    else:
-        for item in work:
-            results += _results_of(groups[item[0]], _predict_launch(item))
-            done += 1
-            if progress:
-                progress(done, len(work))
+    for k, (item, out) in enumerate(_in_workers(work, max(1, jobs), timeout)):
+        results += _results_of(groups[item[0]], out)
+        if progress:
+            progress(k + 1, len(work))
     order = {c.id: i for i, c in enumerate(cases)}
     return sorted(results, key=lambda r: order[r.case.id])
 
 
-def _predict_launch(item: tuple[Launch, list[str], bool]) -> dict[str, Any]:
+def _in_workers(work: list, jobs: int, timeout: float | None) -> Iterable[tuple[Any, dict[str, Any]]]:
+    """(item, _predict_launch(item)) for every item, ``jobs`` forked processes at a time; a process
+    still running after ``timeout`` seconds is killed and its launch reported as an error."""
+    import multiprocessing as mp
+    import time
+
+    ctx = mp.get_context("fork")
+    pending = list(enumerate(work))
+    running: dict[int, tuple[Any, Any, float]] = {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            k, item = pending.pop(0)
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worker, args=(item, send), daemon=True)
+            proc.start()
+            send.close()
+            running[k] = (proc, recv, time.monotonic())
+        time.sleep(0.05)
+        for k in list(running):
+            proc, recv, t0 = running[k]
+            item = work[k]
+            if recv.poll():
+                try:
+                    out = recv.recv()
+                except EOFError:
+                    out = {g: {"error": "the analysis process ended without a result"} for g in item[1]}
+                proc.join()
+            elif not proc.is_alive():
+                out = {g: {"error": f"the analysis process died (exit code {proc.exitcode})"} for g in item[1]}
+            elif timeout is not None and time.monotonic() - t0 > timeout:
+                proc.kill()
+                proc.join()
+                out = {g: {"error": f"the analysis ran past {timeout:.0f} s and was stopped"} for g in item[1]}
+                out["_seconds"] = timeout
+            else:
+                continue
+            recv.close()
+            del running[k]
+            yield item, out
+
+
+def _worker(item: Any, send: Any) -> None:
+    try:
+        send.send(_predict_launch(item))
+    finally:
+        send.close()
+
+
+def _predict_launch(item: tuple[Launch, list[str], bool, str]) -> dict[str, Any]:
     """{gpu: {"models": {model: kernel seconds}, "overhead": s} | {"error": msg}}, plus "_seconds".
     All GPUs are analysed in one run; when that fails, each GPU alone, so one GPU's error (a class
     it lacks, say) does not hide the others' results."""
@@ -298,26 +347,26 @@ def _predict_launch(item: tuple[Launch, list[str], bool]) -> dict[str, Any]:
     t0 = time.perf_counter()
     out: dict[str, Any] = {}
     try:
-        out.update(_analyze_launch(launch := item[0], item[1], item[2]))
+        out.update(_analyze_launch(launch := item[0], item[1], item[2], item[3]))
     except PipeperfError as e:
         if len(item[1]) == 1:
             out[item[1][0]] = {"error": str(e)}
         for g in item[1] if len(item[1]) > 1 else ():
             try:
-                out.update(_analyze_launch(launch, [g], item[2]))
+                out.update(_analyze_launch(launch, [g], item[2], item[3]))
             except PipeperfError as e1:
                 out[g] = {"error": str(e1)}
     out["_seconds"] = time.perf_counter() - t0
     return out
 
 
-def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False) -> dict[str, Any]:
+def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False, isa: str = "ptx") -> dict[str, Any]:
     from pipeperf.analyze import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
                 max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False,
-                warm_l2=launch.warm_l2, phase_check=phase_check)
+                warm_l2=launch.warm_l2, phase_check=phase_check, isa=isa)
     return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
                     "overhead": p.launch_overhead_seconds,
                     "phase_spread": p.phase_sensitivity.spread if p.phase_sensitivity else None}

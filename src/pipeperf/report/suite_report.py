@@ -73,6 +73,23 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+def format_isa_comparison(ptx: SuiteSummary, sass: SuiteSummary, model: str = "pipeline") -> str:
+    """``model``'s MAPE per family and part with IDGs from the PTX and from the SASS, and the
+    headlines (the mean over families), side by side."""
+    lines = ["", f"{model} MAPE %, IDGs from PTX vs SASS".ljust(40) + "       ptx      sass"]
+    for part in ptx.by_part:
+        fams = sorted(set(ptx.by_part[part]["by_family"]) | set(sass.by_part.get(part, {}).get("by_family", {})))
+        if not fams:
+            continue
+        head = (ptx.by_part[part]["headline"].get(model), sass.by_part[part]["headline"].get(model))
+        lines.append(f"{part}, mean over families".ljust(40) + f"{_cell(head[0]):>10}{_cell(head[1]):>10}")
+        for f in fams:
+            a = ptx.by_part[part]["by_family"].get(f, {}).get(model)
+            b = sass.by_part[part]["by_family"].get(f, {}).get(model)
+            lines.append(f"  {f}".ljust(40) + f"{_cell(a):>10}{_cell(b):>10}")
+    return "\n".join(lines)
+
+
 def plot_suite(results: Sequence[CaseResult], path: str | Path, model: str = "pipeline") -> Path:
     """Predicted vs measured seconds of every case, log-log, one colour per GPU, the +-10 % band."""
     import matplotlib
