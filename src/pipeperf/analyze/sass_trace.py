@@ -161,8 +161,8 @@ class SassView:
     combined_atomics: frozenset[int] = frozenset()          # PTX pcs whose SASS combines the warp's lanes
     coverage: float = 1.0                                   # share of the PTX work whose line the SASS has
 
-    def solve(self, demand: np.ndarray) -> np.ndarray:
-        """Block counts reproducing ``demand`` (per row), :func:`_block_counts`."""
+    def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Block counts reproducing ``demand`` (per row) and the flow on each CFG edge, :func:`_block_counts`."""
         return _block_counts(self.sass, self.block_work, demand)
 
 
@@ -242,21 +242,27 @@ def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
     return fusion, combined
 
 
-def _block_counts(sass: SassFunction, work: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """Integer block counts x (and nothing else of the program): min sum |work^T x - demand| +
-    slack and cut costs, subject to one entry, flow conservation up to divergence slack."""
+def cfg_edges(sass: SassFunction) -> list[tuple[int, int]]:
+    """The CFG's edges (block, successor; -1 the exit), in the order block counts give their flows."""
+    return [(b.index, s) for b in sass.blocks for s in b.successors]
+
+
+def _block_counts(sass: SassFunction, work: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer block counts x and edge flows: min sum |work^T x - demand| + slack and cut costs,
+    subject to one entry and flow conservation up to divergence slack."""
     return _solve_cached(sass, work.tobytes(), work.shape, demand.tobytes())
 
 
 @lru_cache(maxsize=512)
-def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes) -> np.ndarray:
+def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes
+                  ) -> tuple[np.ndarray, np.ndarray]:
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_matrix
 
     work = np.frombuffer(work_b).reshape(shape)
     demand = np.frombuffer(demand_b)
     nb, nr = shape
-    edges = [(b.index, s) for b in sass.blocks for s in b.successors]         # s == -1: the exit
+    edges = cfg_edges(sass)
     ne = len(edges)
     # variables: edges | x (nb) | merge slack m (nb) | divergence slack s (nb) | cut (nb) | r+ (nr) | r- (nr)
     ox, om, osl, oc, orp, orm = ne, ne + nb, ne + 2 * nb, ne + 3 * nb, ne + 4 * nb, ne + 4 * nb + nr
@@ -281,30 +287,92 @@ def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], dem
             a[2 * nb + r, ox + bi] = work[bi, r]
         a[2 * nb + r, orp + r], a[2 * nb + r, orm + r] = -1.0, 1.0
         lo[2 * nb + r] = demand[r]
+    # a loop runs only if control enters it: x_h <= M * (flow into h along forward edges) for every
+    # block h a back edge (to a block laid out no later) reaches; else a circulation on a loop no
+    # path reaches would satisfy the counts. (Every cycle holds a back edge, and a forward entry
+    # comes from an earlier block, so all runs connect to the entry.)
+    heads = sorted({t for b, t in edges if 0 < t <= b})
+    big = 4.0 * float(demand.sum()) + 1000.0
+    reach = lil_matrix((len(heads), nv))
+    for i, h in enumerate(heads):
+        reach[i, ox + h] = 1.0
+        for k, (b, t) in enumerate(edges):
+            if t == h and b < h:
+                reach[i, k] = -big
     integral = np.ones(nv)
     integral[orp:] = 0
-    res = milp(c, constraints=LinearConstraint(a.tocsr(), lo, lo), integrality=integral,
+    constraints = [LinearConstraint(a.tocsr(), lo, lo)]
+    if heads:
+        constraints.append(LinearConstraint(reach.tocsr(), -np.inf, 0.0))
+    res = milp(c, constraints=constraints, integrality=integral,
                bounds=Bounds(0, np.inf), options={"time_limit": 20.0})
     if res.x is None:
         raise PipeperfError(f"SASS timing: no block counts for {sass.name} ({res.message})")
     x = np.rint(res.x[ox:om]).astype(np.int64)
+    flows = np.rint(res.x[:ne]).astype(np.int64)
     x.setflags(write=False)
-    return x
+    flows.setflags(write=False)
+    return x, flows
 
 
-def walk(sass: SassFunction, counts: np.ndarray) -> list[int]:
-    """Blocks in a plausible execution order, each ``counts[b]`` times (module docstring)."""
+def walk(sass: SassFunction, counts: np.ndarray, flows: np.ndarray | None = None) -> list[int]:
+    """Blocks in a plausible execution order, each ``counts[b]`` times, along the edges' ``flows``
+    (:func:`cfg_edges` order; None: from the counts alone). A loop (a back edge, to a block laid out
+    no later) runs its iterations evenly over its entries (Bresenham over entries: 12 iterations of
+    an inner loop entered 4 times run 3 each); any other branch goes the way furthest behind its
+    share of the block's exits. Blocks left over (divergent paths the flows could not route) are
+    spliced in after a predecessor's last run."""
+    edges = cfg_edges(sass)
+    if flows is None:
+        flows = np.array([counts[t] if t >= 0 else 0 for _, t in edges], np.int64)
+    out_edges: dict[int, list[int]] = defaultdict(list)
+    for k, (b, _t) in enumerate(edges):
+        out_edges[b].append(k)
+    back = [0 <= t <= b for b, t in edges]
+    loop_trips: dict[int, float] = {}                        # header -> iterations per entry
+    for h in range(len(sass.blocks)):
+        inflow = [(k, b) for k, (b, t) in enumerate(edges) if t == h]
+        again = sum(int(flows[k]) for k, _ in inflow if back[k])
+        entries = sum(int(flows[k]) for k, _ in inflow if not back[k]) + (1 if h == 0 else 0)
+        if again and entries:
+            loop_trips[h] = again / entries
+    entered: dict[int, int] = defaultdict(int)               # header -> entries so far
+    trips: dict[int, int] = defaultdict(int)                 # header -> iterations in this entry
     left = counts.astype(np.int64).copy()
-    total = np.maximum(counts, 1)
+    left_e = flows.astype(np.int64).copy()
+    visits: dict[int, int] = defaultdict(int)
+    used = np.zeros(len(edges), np.int64)
     order: list[int] = []
     b = 0 if len(left) and left[0] > 0 else -1
-    budget = int(counts.sum())
-    while b >= 0 and budget > 0:
+    if b == 0 and 0 in loop_trips:
+        entered[0] = 1
+    while b >= 0 and left[b] > 0:
         order.append(b)
         left[b] -= 1
-        budget -= 1
-        nxt = [s for s in sass.blocks[b].successors if s >= 0 and left[s] > 0]
-        b = max(nxt, key=lambda s: left[s] / total[s]) if nxt else -1
+        visits[b] += 1
+        ks = [k for k in out_edges[b] if left_e[k] > 0]
+        if not ks:
+            break
+        k = -1
+        for kb in (k2 for k2 in ks if back[k2]):              # continue a loop while this entry's share lasts
+            h, n = edges[kb][1], entered[edges[kb][1]]
+            want = round(n * loop_trips.get(h, 0.0)) - round((n - 1) * loop_trips.get(h, 0.0))
+            if trips[h] < want:
+                k = kb
+                break
+        if k < 0:
+            fwd = [k2 for k2 in ks if not back[k2]] or ks
+            total = sum(int(flows[k2]) for k2 in out_edges[b]) or 1
+            k = max(fwd, key=lambda k2: visits[b] * flows[k2] / total - used[k2])
+        left_e[k] -= 1
+        used[k] += 1
+        t = edges[k][1]
+        if t >= 0 and back[k]:
+            trips[t] += 1
+        elif t >= 0 and t in loop_trips:                       # a new entry into a loop
+            entered[t] += 1
+            trips[t] = 0
+        b = t
     if left.sum() > 0:                            # divergent paths: after a predecessor's last run
         preds: dict[int, list[int]] = defaultdict(list)
         for blk in sass.blocks:
@@ -355,8 +423,8 @@ class SassTranslator:
             for r, a in v.ptx_work[pc] if pc < len(v.ptx_work) else ():
                 demand[r] += a
             ran[pc] += 1
-        counts = v.solve(demand)
-        order = walk(v.sass, counts)
+        counts, flows = v.solve(demand)
+        order = walk(v.sass, counts, flows)
         # per (line, space, kind): the PTX requests (fused) the SASS instructions there stand for
         budget: dict[MemKey, float] = {}
         runs: dict[MemKey, int] = defaultdict(int)

@@ -1,0 +1,197 @@
+"""The SASS front end (sass/: nvdisasm listings, blocks, CFG, registers; the SASS class mapper)
+and the SASS-aware IDGs of analyze --isa sass (analyze/sass_trace.py), on real ptxas/nvdisasm
+output of small kernels (recorded in tests/fixtures/compiled for machines without CUDA)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeperf.analyze import analyze
+from pipeperf.analyze.sass_trace import SassTranslator, build_view, walk
+from pipeperf.emulate import run_kernel
+from pipeperf.hardware.mapper import map_instruction
+from pipeperf.hardware.sass_mapper import access_bytes, sass_class_of
+from pipeperf.hardware.spec import load_gpu
+from pipeperf.ptx.compile import compile_cu
+from pipeperf.ptx.parser import parse_ptx
+from pipeperf.sass.disassemble import sass_listing
+from pipeperf.sass.listing import SassBlock, SassFunction, parse_listing
+from pipeperf.sass.registers import registers
+
+KERNELS = r'''
+extern "C" __global__ void sum_loop(const float* x, float* out, int n)
+{
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        s += x[i];
+    out[threadIdx.x] = s;
+}
+
+extern "C" __global__ void shared_rows(const float* x, float* out, int k)
+{
+    __shared__ float t[64 * 64];
+    for (int j = threadIdx.x; j < 64 * 64; j += blockDim.x)
+        t[j] = x[j];
+    __syncthreads();
+    float s = 0.0f;
+    float r[8];
+    for (int d = 0; d < k; d++) {
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            r[i] = t[d * 64 + (threadIdx.x / 8) * 8 + i];
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            s += r[i] * r[(i + 1) % 8];
+    }
+    out[threadIdx.x] = s;
+}
+
+extern "C" __global__ void int_atomic_sum(const int* x, int* sum, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(sum, x[i]);
+}
+
+extern "C" __global__ void float_atomic_sum(const float* x, float* sum, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(sum, x[i]);
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def cu(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("sass") / "sass_kernels.cu"
+    p.write_text(KERNELS)
+    return p
+
+
+@pytest.fixture(scope="module")
+def sm80(cu):
+    ptx = compile_cu(cu, "sm_80")
+    return parse_ptx(ptx, "sass_kernels.ptx"), parse_listing(sass_listing(ptx, "sm_80"))
+
+
+def test_the_listing_has_blocks_a_loop_and_source_lines(sm80):
+    _, funcs = sm80
+    f = funcs["sum_loop"]
+    assert not f.unsupported
+    assert any(b.index in b.successors for b in f.blocks), "the loop's block branches back to itself"
+    assert any(-1 in b.successors for b in f.blocks), "a block ends in EXIT"
+    reached = {0} | {s for b in f.blocks for s in b.successors}
+    loads = [x for x in f.instructions if x.opcode == "LDG"]
+    assert loads and all(x.line == 6 and x.file.endswith("sass_kernels.cu") for x in loads)
+    assert all(f.block_of[x.index] in reached for x in loads)
+
+
+def test_ptxas_widens_the_quad_loads_and_aggregates_the_integer_atomic(sm80):
+    _, funcs = sm80
+    lds = [x for x in funcs["shared_rows"].instructions if x.opcode == "LDS"]
+    assert lds and all(access_bytes(x) == 16 for x in lds)          # ld.shared.f32 x 4 -> LDS.128
+    ops = [x.opcode for x in funcs["int_atomic_sum"].instructions]
+    assert "REDUX" in ops and "RED" in ops
+    assert "REDUX" not in [x.opcode for x in funcs["float_atomic_sum"].instructions]
+
+
+@pytest.mark.parametrize("line, reads, writes", [
+    ("/*0100*/ LDS.128 R28, [R5+0x800] ;", ("R5",), ("R28", "R29", "R30", "R31")),
+    ("/*0100*/ IMAD.WIDE R26, R27, 0x4, R76 ;", ("R27", "R76", "R77"), ("R26", "R27")),
+    ("/*0100*/ DFMA R2, R4, R6, R2 ;", ("R4", "R5", "R6", "R7", "R2", "R3"), ("R2", "R3")),
+    ("/*0100*/ HMMA.16816.F32 R4, R8, R12, R4 ;", ("R8", "R9", "R10", "R11", "R12", "R13", "R4", "R5", "R6", "R7"),
+     ("R4", "R5", "R6", "R7")),
+    ("/*0100*/ @P0 STG.E.64 [R2.64], R6 ;", ("P0", "R2", "R3", "R6", "R7"), ()),
+    ("/*0100*/ ISETP.GE.AND P0, PT, R2, c[0x0][0x170], PT ;", ("R2",), ("P0",)),
+])
+def test_registers_span_the_values_sass_names(line, reads, writes):
+    x = parse_listing(".text.k:\n        " + line + "\n")["k"].instructions[0]
+    r, w = registers(x)
+    assert (set(r), set(w)) == (set(reads), set(writes)), (r, w)
+
+
+def test_sass_opcodes_take_the_databases_classes(sm80):
+    _, funcs = sm80
+    classes = {x.opcode: sass_class_of(x) for f in funcs.values() for x in f.instructions}
+    assert classes["LDG"] == "ld_global_s32" and classes["RED"] == "atom_global"
+    assert classes["LDS"] == "ld_shared_f32" and classes["BAR"] == "bar_sync"
+    assert classes["REDUX"] == "shfl" and classes["EXIT"] == "control"
+
+
+def test_the_walk_spreads_inner_iterations_over_the_outer_loop():
+    """Entry -> outer header -> inner loop (self) -> latch (-> header or exit): 4 outer and 12 inner
+    runs go 3 inner runs per outer one."""
+    blocks = (SassBlock(0, 0, 1, (1,)), SassBlock(1, 1, 2, (2,)), SassBlock(2, 2, 3, (2, 3)),
+              SassBlock(3, 3, 4, (1, -1)))
+    f = SassFunction("k", (), blocks)
+    # edges (cfg_edges order): 0->1, 1->2, 2->2, 2->3, 3->1, 3->exit
+    order = walk(f, np.array([1, 4, 12, 4]), np.array([1, 4, 8, 4, 3, 1]))
+    assert order == [0] + [1, 2, 2, 2, 3] * 4
+    # 10 iterations over 4 entries: 2 or 3 a time, 10 in all
+    order = walk(f, np.array([1, 4, 10, 4]), np.array([1, 4, 6, 4, 3, 1]))
+    runs = [r.count("2") for r in "".join(map(str, order)).split("3")[:-1]]
+    assert sorted(runs) == [2, 2, 3, 3]
+
+
+def _trace(cu, name, n_threads, args):
+    from pipeperf.ptx.load import compile_module
+
+    module, _ = compile_module(cu, "sm_80")
+    prof = run_kernel(module, [max(1, n_threads // 256)], [256], args, kernel=name, mode="hybrid",
+                      trace_warps=8, trace_blocks="spread", ctas="traced", memory=True)
+    func = next(f for f in module.functions if f.name == name)
+    return module, func, prof
+
+
+def test_a_warps_sass_does_the_work_of_its_ptx(cu):
+    """The sum loop over 4096 floats by 256 threads: each warp's SASS entries hold as many global
+    loads and FP32 adds as its PTX trace (ptxas unrolls the loop: fewer branches, the same work)."""
+    module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
+    gpu = load_gpu("ampere_a100")
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
+    view = build_view(sass, func, module.files)
+    avail = set(gpu.classes)
+    tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
+    w = min(prof.traces)
+    ptx = prof.traces.head(w, prof.traces.length(w), func.name)
+    out = tr.translate(ptx)
+    ptx_ops = [func.instructions[e["pc"]].op for e in ptx]
+    assert sum(op.root == "ld" and op.space == "global" for op in ptx_ops) == \
+        sum(e["opcode"].startswith("LDG") for e in out) == 16
+    assert sum(op.root == "add" and op.types[-1:] == ("f32",) for op in ptx_ops) == \
+        sum(e["opcode"] == "FADD" for e in out)
+    assert all(tr.class_of(e) for e in out)
+    assert len(out) < len(ptx)          # the address arithmetic folds into the SASS addressing
+
+
+def test_mapper_g_sees_the_widened_shared_loads(cu):
+    """shared_rows' 8 ld.shared.f32 per thread and iteration are 2 LDS.128 in SASS (ptxas fuses
+    them; the PTX has them scalar): with --isa sass the shared load rows count a quarter of the
+    requests, each 16 bytes a lane."""
+    args = ["x=rand:f32:4096", "out=zeros:f32:256", "k=48"]
+    rows = {}
+    for isa in ("ptx", "sass"):
+        a = analyze(cu, [1], [256], args, ["ampere_a100"], kernel="shared_rows", what_if=False, isa=isa)
+        rows[isa] = sum(r["requests"] for r in a.predictions[0].memory
+                        if r["space"] == "shared" and r["opcode"].startswith("ld"))
+        if isa == "sass":
+            assert any("timed from the SASS" in n for n in a.predictions[0].notes)
+    assert rows["sass"] * 4 == rows["ptx"]
+
+
+def test_an_aggregated_integer_atomic_serialises_per_warp_not_per_lane(cu):
+    """ptxas sums a warp's lanes (REDUX) before one RED of a warp-uniform address: in SASS 2^20
+    integer atomicAdds into one word are 2^15 L2 operations, the float ones (not aggregated) stay
+    2^20: the SASS timing says so, the PTX timing charges both per lane."""
+    n = 1 << 20
+    t = {}
+    for isa in ("ptx", "sass"):
+        for name, ty in (("int_atomic_sum", "i32"), ("float_atomic_sum", "f32")):
+            a = analyze(cu, [n // 256], [256], [f"x=rand:{ty}:{n}", f"sum=zeros:{ty}:1", f"n={n}"], ["ampere_a100"],
+                        kernel=name, what_if=False, isa=isa)
+            t[isa, name] = a.predictions[0].seconds
+    assert t["ptx", "int_atomic_sum"] == pytest.approx(t["ptx", "float_atomic_sum"], rel=0.1)
+    assert t["sass", "int_atomic_sum"] < t["sass", "float_atomic_sum"] / 8
+    assert t["sass", "float_atomic_sum"] == pytest.approx(t["ptx", "float_atomic_sum"], rel=0.15)
