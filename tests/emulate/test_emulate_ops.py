@@ -153,6 +153,40 @@ def test_semantics_we_do_not_model_are_refused(line, what):
         run_kernel(parse_ptx(ptx), 1, 32, [np.zeros(1, np.uint32)])
 
 
+SYNCWARP = HEAD + """
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<6>;
+    .shared .align 4 .b8 s[256];
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.lo.s32 %r2, %r1, 3;
+    mov.u64 %rd3, s;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    st.shared.u32 [%rd5], %r2;
+    bar.warp.sync -1;
+    xor.b32 %r3, %r1, 1;
+    mul.wide.u32 %rd4, %r3, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    ld.shared.u32 %r4, [%rd5];
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd2, %rd4;
+    st.global.u32 [%rd5], %r4;
+    ret;
+}
+"""
+
+
+def test_bar_warp_sync_is_emulated():
+    """``__syncwarp()`` (bar.warp.sync): the lanes exchange through shared memory after it."""
+    out = np.zeros(64, np.uint32)
+    run_kernel(parse_ptx(SYNCWARP), 1, 64, [out])
+    assert out.tolist() == [3 * (i ^ 1) for i in range(64)]
+
+
 RED = HEAD + """
 .visible .entry k(.param .u64 out)
 {

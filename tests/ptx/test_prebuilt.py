@@ -112,8 +112,11 @@ def test_committed_store_is_intact_and_small():
     assert entries, f"no stored compiles in {COMPILED}: python3 scripts/refresh_test_ptx.py"
     for f in entries:
         assert cache.load(f.parent.name, f.stem, COMPILED) is not None, f
-        assert f.parent.name in ("ptx", "ptxas"), f
+        assert f.parent.name in ("ptx", "ptxas", "sass"), f
     assert sum(f.stat().st_size for f in entries) < 5_000_000
+    for f in (f for f in entries if f.parent.name == "sass"):      # source files by base name only
+        listing = json.loads(f.read_text())["payload"]["listing"]
+        assert not re.search(r'//## File "[^"]*/', listing), f
     for f in (f for f in entries if f.parent.name == "ptx"):       # nothing of the recording checkout
         files = re.findall(r'\.file\s+\d+\s+"([^"]*)"', json.loads(f.read_text())["payload"]["ptx"])
         assert all(p.startswith(prebuilt.SRC_DIR + "/") or is_system_header(p) for p in files), (f, files)

@@ -1,4 +1,5 @@
-"""Conversions and moves: cvt, mov (with vector packing), cvta (PTX ISA 9.0, 9.7.9)."""
+"""Conversions and moves: cvt (f32 to tf32 too), mov (with vector packing), cvta (PTX ISA 9.0,
+9.7.9)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,46 @@ def _cvt_f16x2(ins: Instruction, m: Any) -> Handler:
     return h
 
 
+def _cvt_tf32(ins: Instruction, m: Any) -> Handler:
+    """``cvt.rna{.satfinite}.tf32.f32`` and ``cvt.{rn,rz}{.satfinite}{.relu}.tf32.f32`` (PTX ISA
+    9.0, cvt in sec. 9.7.9): f32 rounded to tf32's 10 mantissa bits, held in a .b32 whose low 13
+    bits are zero (``.rna`` rounds ties away from zero, ``.rn`` to even, ``.rz`` truncates).
+    A NaN gives the canonical NaN 0x7FFFFFFF; ``.satfinite`` turns an infinite result into the
+    largest finite tf32 of its sign; ``.relu`` a negative one into +0."""
+    mode = next((r for r in ("rna", "rn", "rz") if r in ins.modifiers), None)
+    if ins.types[1:] != ("f32",) or mode is None:
+        raise Unsupported(f"{ins.opcode} (only cvt.{{rna,rn,rz}}.tf32.f32)")
+    g = getter(ins.srcs[0], F32, m)
+    dst = setter(ins.dsts[0], NP["b32"])
+    sat, relu = "satfinite" in ins.modifiers, "relu" in ins.modifiers
+    u32 = np.uint32
+
+    def h(st, ix):
+        x = np.atleast_1d(np.asarray(g(st, ix), F32))
+        bits = x.view(u32)
+        if mode == "rna":
+            r = bits + u32(0x1000)
+        elif mode == "rn":
+            r = bits + u32(0xFFF) + ((bits >> u32(13)) & u32(1))
+        else:
+            r = bits
+        r = r & u32(0xFFFFE000)
+        if sat:
+            r = np.where((r & u32(0x7FFFFFFF)) == u32(0x7F800000),
+                         (r & u32(0x80000000)) | u32(0x7F7FE000), r)
+        if relu:
+            r = np.where(r >> u32(31) == 1, u32(0), r)
+        r = np.where(np.isnan(x), u32(0x7FFFFFFF), r).astype(u32)
+        dst(st, ix, r)
+    return h
+
+
 def convert(ins: Instruction, m: Any) -> Handler:
     """cvt between integer and float types, with rounding modes and .sat."""
     if ins.types and ins.types[0] == "f16x2":
         return _cvt_f16x2(ins, m)
+    if ins.types and ins.types[0] == "tf32":
+        return _cvt_tf32(ins, m)
     dt_d, dt_s = NP[ins.types[0]], NP[ins.types[1]]
     a = getter(ins.srcs[0], dt_s, m)
     dst = setter(ins.dsts[0], dt_d)

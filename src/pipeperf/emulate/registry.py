@@ -54,7 +54,9 @@ def _plain(fn: Callable[[Instruction, Any], Handler]) -> Builder:
 
 
 def _nothing(ins: Instruction, m: Any, full: bool = True) -> Handler:
-    """Fences, and cp.async's groups (copies complete at once here)."""
+    """Fences, cp.async's groups (copies complete at once here) and bar.warp.sync
+    (``__syncwarp``: a group's lanes of a warp already run together, as shfl.sync and
+    vote.sync assume; it orders no data of its own)."""
     return lambda st, ix: None
 
 
@@ -71,7 +73,7 @@ OPCODES: dict[str, Opcode] = {
     "set": Opcode(_alu(compare.comparison)), "setp": Opcode(_alu(compare.comparison)),
     "cvt": Opcode(_alu(convert.convert)), "mov": Opcode(_alu(convert.move)),
     "cvta": Opcode(_alu(convert.convert_address)),
-    "membar": Opcode(_nothing), "fence": Opcode(_nothing),
+    "membar": Opcode(_nothing), "fence": Opcode(_nothing), "bar.warp": Opcode(_nothing),
     "shfl": Opcode(_plain(warpops.shuffle)),
     "vote": Opcode(_plain(warpops.vote)), "redux": Opcode(_plain(warpops.vote)),
     "ld": Opcode(memops.load_store, "load"), "st": Opcode(memops.load_store, "store"),

@@ -1,29 +1,92 @@
-"""WMMA (warp matrix multiply-accumulate) m16n16k16 with f16 inputs and f32 accumulators.
+"""WMMA (warp matrix multiply-accumulate, PTX ISA 9.0 sec. 9.7.14.4) and mma.sync m16n8k16.
 
-WMMA fragment layouts are opaque by specification (PTX ISA 9.0, sec. 9.7.14.4: "the
-mapping of matrix elements to fragment registers is unspecified"), so any layout that
-load, mma and store agree on is faithful. Ours: an A/B fragment (8 x .b32 = 16 halves)
-of lane l holds row l mod 16 of the 16x16 tile; an f32 accumulator (8 registers) of
-lane l holds row l // 2, columns 8 (l mod 2) .. +7. ``wmma.mma`` gathers each warp's
-fragments into matrices, so it needs whole, converged warps.
+WMMA forms emulated (shape: multiplicand type -> accumulator types):
+
+* ``m16n16k16``, ``m32n8k16``, ``m8n32k16``: f16 -> f16 or f32 (C and D independently, so
+  f32 C with f16 D and the reverse too), bf16 -> f32, s8/u8 -> s32 (``.satfinite`` clamps);
+* ``m16n16k8``: tf32 -> f32; ``m8n8k4``: f64 -> f64 (``.rn``).
+
+Other forms (sub-byte s4/u4/b1, e4m3/e5m2, float ``.satfinite``) are unsupported: they raise
+when reached.
+
+WMMA fragment layouts are opaque by specification (sec. 9.7.14.4: "the mapping of matrix
+elements to fragment registers is unspecified"), so any layout that load, mma and store agree on
+is faithful. Ours: a fragment of an R x C matrix holds E elements per lane, E from the ISA's
+fragment tables (sec. 9.7.14.4, "Matrix fragments for WMMA"; what nvcc 13 declares): 16 for f16 A/B (8 .f16x2 registers,
+whatever the shape), R*C/32 otherwise (f16 C/D 4 .f16x2; f32/s32 C/D 8; bf16, s8/u8, tf32 and
+f64 A/B one 32nd of the matrix in 32-bit registers of 2, 4 or 1 elements, f64 in 64-bit ones).
+Lane l holds the row-major flattened elements ``(l mod L) E .. (l mod L) E + E - 1`` with
+L = R C / E lanes per copy (f16 A/B are held 2 or 4 times over, as the ISA's 8 registers
+imply). So a 16x16 f16 A/B fragment of lane l is row l mod 16, a 16x16 accumulator of lane l
+row l // 2, columns 8 (l mod 2) .. +7, and element i of an f16 and of an f32 accumulator of
+the same shape is the same matrix element (code that converts one into the other element by
+element stays right). Elements sit in their registers little-endian (element 2k in the low half
+of f16x2 register k), as nvcc's ``mov.b32 {lo, hi}`` unpacks ``fragment::x``.
+
+Numerics: products of f16/bf16/tf32 values are exact in f32; D = A B + C is computed in f32 and
+rounded once to D's type (f16: round to nearest even), i.e. per ``wmma.mma``. tf32 multiplicands
+are used as their tf32 bits (the low 13 mantissa bits of the 32-bit container dropped, which is
+a no-op on values ``cvt.rna.tf32.f32`` made); integers are exact (int64) and wrap to s32, or
+clamp with ``.satfinite``; f64 is computed in f64. ``wmma.mma`` gathers each warp's fragments
+into matrices, so it needs whole, converged warps.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.memops import count_access, resolve
-from pipeperf.emulate.operands import getter
+from pipeperf.emulate.operands import Unsupported, getter
+from pipeperf.emulate.state import RAW
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Instruction, registers_in
 
-F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+U32 = np.dtype(np.uint32)
+
+#: shape -> (M, N, K)
+SHAPES = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
+          "m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}
+#: element type -> bytes in memory (and in its register)
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "f32": 4, "s32": 4, "s8": 1, "u8": 1, "f64": 8}
+#: shape -> the multiplicand types and their accumulator types (sec. 9.7.14.4, wmma.mma)
+_K16_TYPES: dict[str, tuple[str, ...]] = {"f16": ("f16", "f32"), "bf16": ("f32",), "s8": ("s32",),
+                                          "u8": ("s32",)}
+FORMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "m16n16k16": _K16_TYPES, "m32n8k16": _K16_TYPES, "m8n32k16": _K16_TYPES,
+    "m16n16k8": {"tf32": ("f32",)}, "m8n8k4": {"f64": ("f64",)}}
 
 
-def _shape_ok(x: Instruction) -> None:
-    if "m16n16k16" not in x.modifiers:
-        raise PipeperfError(f"{x.opcode}: only m16n16k16 WMMA shapes are emulated", line=x.line)
+def _shape(x: Instruction) -> tuple[int, int, int]:
+    shape = next((s for s in x.modifiers if s in SHAPES), None)
+    if shape is None:
+        got = next((s for s in x.modifiers if re.fullmatch(r"m\d+n\d+k\d+", s)), "?")
+        raise Unsupported(f"{x.opcode} (WMMA shape {got} is not emulated, only "
+                          f"{', '.join(SHAPES)})")
+    return SHAPES[shape]
+
+
+def _check_type(x: Instruction, t: str, acc: bool) -> None:
+    shape = next(s for s in x.modifiers if s in SHAPES)
+    ok = {a for v in FORMS[shape].values() for a in v} if acc else set(FORMS[shape])
+    if t not in ok:
+        what = "accumulator" if acc else "multiplicand"
+        raise Unsupported(f"{x.opcode} ({t} {what}s are not emulated at {shape}, only "
+                          f"{', '.join(sorted(ok))})")
+
+
+def _dims(frag: str, mnk: tuple[int, int, int]) -> tuple[int, int]:
+    """Rows and columns of a fragment's matrix: A M x K, B K x N, C/D M x N."""
+    m, n, k = mnk
+    return {"a": (m, k), "b": (k, n)}.get(frag, (m, n))
+
+
+def _per_lane(frag: str, t: str, rows: int, cols: int) -> int:
+    """Elements of one lane's fragment (the ISA's tables): f16 A/B 16, else a 32nd of it."""
+    return 16 if t == "f16" and frag in "ab" else rows * cols // 32
 
 
 def _regs(op) -> list[str]:
@@ -31,82 +94,122 @@ def _regs(op) -> list[str]:
     return [r.name for r in registers_in(op)]
 
 
-def load(m, x: Instruction):
-    """wmma.load.{a,b,c}: each lane's fragment from a 16x16 tile of memory (row or column major)."""
-    _shape_ok(x)
+def _reg_dtype(t: str) -> np.dtype:
+    return RAW[8] if t == "f64" else U32
+
+
+def _check_count(x: Instruction, names: list[str], frag: str, t: str, e: int) -> None:
+    want = e * ELEMENT_BYTES[t] // _reg_dtype(t).itemsize
+    if len(names) != want:
+        raise PipeperfError(f"{x.opcode}: a {t} {frag} fragment has {want} registers, not "
+                            f"{len(names)}", line=x.line)
+
+
+def _elements(lane: np.ndarray, e: int, rows: int, cols: int):
+    """(rows, cols) of each lane's fragment elements (module docstring), shape (n, e)."""
+    flat = ((lane % (rows * cols // e)) * e)[:, None] + np.arange(e)[None, :]
+    return flat // cols, flat % cols
+
+
+def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: int,
+            mnk, is_load: bool):
+    """(arena, element index per fragment element) of a load or store, counted."""
+    rows, cols = _dims(frag, mnk)
     col = "col" in x.modifiers
-    frag = x.modifiers[0]
-    dt = F16 if x.types[0] == "f16" else F32
-    names = _regs(x.dsts[0])
-    ag = m.layout.address(x.srcs[0], x.space or "generic")
-    stride_g = getter(x.srcs[1], np.dtype(np.uint32), m) if len(x.srcs) > 1 else None
+    size = ELEMENT_BYTES[t]
     space = x.space or "generic"
-    per_lane = 16 if dt == F16 else 8
+    base = np.asarray(addr_g(st, ix), np.uint64)
+    stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else (rows if col else cols)
+    r, c = _elements(st.lane[ix], e, rows, cols)
+    s = np.asarray(stride)[..., None]
+    el = c * s + r if col else r * s + c
+    addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * size).astype(np.uint64)
+    flat = addr.reshape(-1)
+    rep = np.repeat(G.as_array(ix), e)
+    arena, bidx, sp = resolve(m, st, rep, flat, space, size, x)
+    count_access(m, st, rep, flat, sp, size, is_load)
+    return arena.view(RAW[size]), bidx // size
+
+
+def load(m, x: Instruction):
+    """wmma.load.{a,b,c}: each lane's fragment from its matrix in memory (row or column major)."""
+    mnk, frag, t = _shape(x), x.modifiers[0], x.types[0]
+    _check_type(x, t, frag == "c")
+    names = _regs(x.dsts[0])
+    rows, cols = _dims(frag, mnk)
+    e = _per_lane(frag, t, rows, cols)
+    _check_count(x, names, frag, t, e)
+    ag = m.layout.address(x.srcs[0], x.space or "generic")
+    stride_g = getter(x.srcs[1], U32, m) if len(x.srcs) > 1 else None
+    rdt = _reg_dtype(t)
 
     def h(st, ix):
-        lane = st.lane[ix]
-        base = np.asarray(ag(st, ix), np.uint64)
-        stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
-        if dt == F16 or frag != "c":
-            r = lane % 16
-            c0 = np.zeros_like(lane)
-        else:
-            r, c0 = lane // 2, (lane % 2) * 8
-        cols = c0[:, None] + np.arange(per_lane)[None, :]
-        rows = np.broadcast_to(r[:, None], cols.shape)
-        el = cols * np.asarray(stride)[..., None] + rows if col else \
-            rows * np.asarray(stride)[..., None] + cols
-        addr = (np.broadcast_to(base, (G.size(ix),))[:, None]
-                + (el * dt.itemsize).astype(np.uint64))
-        flat = addr.reshape(-1)
-        arena, bidx, sp = resolve(m, st, np.repeat(G.as_array(ix), per_lane), flat, space,
-                                  dt.itemsize, x)
-        count_access(m, st, np.repeat(G.as_array(ix), per_lane), flat, sp, dt.itemsize, True)
-        vals = arena.view(dt)[bidx // dt.itemsize].reshape(-1, per_lane)
-        raw = np.ascontiguousarray(vals).view(np.uint32)  # (n, 8)
+        arena, idx = _access(m, x, st, ix, ag, stride_g, frag, t, e, mnk, True)
+        raw = np.ascontiguousarray(arena[idx].reshape(-1, e)).view(rdt)
         for k, nme in enumerate(names):
-            st.reg(nme, np.dtype(np.uint32))[ix] = raw[:, k]
+            st.reg(nme, rdt)[ix] = raw[:, k]
     return h
 
 
 def store(m, x: Instruction):
-    """wmma.store.d (f32): each lane's accumulator fragment to its tile of memory."""
-    _shape_ok(x)
-    col = "col" in x.modifiers
-    ag = m.layout.address(x.srcs[0], x.space or "generic")
+    """wmma.store.d: each lane's accumulator fragment to its matrix in memory."""
+    mnk, t = _shape(x), x.types[0]
+    _check_type(x, t, True)
     names = _regs(x.srcs[1])
-    stride_g = getter(x.srcs[2], np.dtype(np.uint32), m) if len(x.srcs) > 2 else None
-    space = x.space or "generic"
-    dt = F32 if x.types[0] == "f32" else F16
-    if dt != F32:
-        raise PipeperfError(f"{x.opcode}: only f32 accumulators are emulated", line=x.line)
+    rows, cols = _dims("d", mnk)
+    e = _per_lane("d", t, rows, cols)
+    _check_count(x, names, "d", t, e)
+    ag = m.layout.address(x.srcs[0], x.space or "generic")
+    stride_g = getter(x.srcs[2], U32, m) if len(x.srcs) > 2 else None
+    rdt = _reg_dtype(t)
 
     def h(st, ix):
-        lane = st.lane[ix]
-        base = np.asarray(ag(st, ix), np.uint64)
-        stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else 16
-        r, c0 = lane // 2, (lane % 2) * 8
-        cols = c0[:, None] + np.arange(8)[None, :]
-        rows = np.broadcast_to(r[:, None], cols.shape)
-        el = cols * np.asarray(stride)[..., None] + rows if col else \
-            rows * np.asarray(stride)[..., None] + cols
-        addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * 4).astype(np.uint64)
-        flat = addr.reshape(-1)
-        rep = np.repeat(G.as_array(ix), 8)
-        arena, bidx, sp = resolve(m, st, rep, flat, space, 4, x)
-        count_access(m, st, rep, flat, sp, 4, False)
-        vals = np.stack([st.reg(nme, F32)[ix].view(F32) for nme in names], axis=1)
-        arena.view(F32)[bidx // 4] = vals.reshape(-1)
+        arena, idx = _access(m, x, st, ix, ag, stride_g, "d", t, e, mnk, False)
+        raw = np.stack([st.reg(nme, rdt)[ix] for nme in names], axis=1)
+        arena[idx.reshape(-1)] = np.ascontiguousarray(raw).view(arena.dtype).reshape(-1)
     return h
 
 
+def _decode(raw: np.ndarray, t: str) -> np.ndarray:
+    """Elements' raw bits as the numbers the tensor core multiplies (f32, f64 or int64)."""
+    if t == "f16":
+        return raw.view(F16).astype(F32)
+    if t == "bf16":
+        return (raw.astype(U32) << np.uint32(16)).view(F32)
+    if t == "tf32":
+        return (raw & np.uint32(0xFFFFE000)).view(F32)
+    if t == "f32":
+        return raw.view(F32)
+    if t == "f64":
+        return raw.view(F64)
+    return raw.view({"s8": np.int8, "u8": np.uint8, "s32": np.int32}[t]).astype(np.int64)
+
+
 def mma(m, x: Instruction):
-    """wmma.mma (f16 inputs, f32 accumulators): D = A B + C per warp."""
-    _shape_ok(x)
+    """wmma.mma: D = A B + C per warp (module docstring for the forms and numerics)."""
+    mnk = _shape(x)
     d, a, b, c = (_regs(op) for op in (x.dsts[0], x.srcs[0], x.srcs[1], x.srcs[2]))
-    if x.types != ("f32", "f32"):
-        raise PipeperfError(f"{x.opcode}: only f32.f32 accumulation is emulated",
-                            line=x.line)
+    if len(x.types) == 2:               # f16 multiplicands are implicit: .dtype.ctype
+        td, tc = x.types
+        ta = tb = "f16"
+    elif len(x.types) == 4:             # .dtype.atype.btype.ctype
+        td, ta, tb, tc = x.types
+    else:
+        raise Unsupported(f"{x.opcode} (types .{'.'.join(x.types)})")
+    _check_type(x, ta, False)
+    shape = next(s for s in x.modifiers if s in SHAPES)
+    if tb != ta or td not in FORMS[shape][ta] or tc not in FORMS[shape][ta]:
+        raise Unsupported(f"{x.opcode} ({ta}/{tb} multiplicands with {tc} C and {td} D are "
+                          "not emulated)")
+    sat = "satfinite" in x.modifiers
+    if sat and td != "s32":
+        raise Unsupported(f"{x.opcode} (.satfinite is emulated for integer WMMA only)")
+    if td == "f64" and any(r in x.modifiers for r in ("rz", "rm", "rp")):
+        raise Unsupported(f"{x.opcode} (only .rn f64 WMMA is emulated)")
+    dims = {f: _dims(f, mnk) for f in "abc"}
+    lanes = {f: _per_lane(f, t, *dims[f]) for f, t in (("a", ta), ("b", tb), ("c", tc))}
+    for f, names, t in (("a", a, ta), ("b", b, tb), ("c", c, tc), ("d", d, td)):
+        _check_count(x, names, f, t, lanes["c" if f == "d" else f])
 
     def h(st, ix):
         t = G.as_array(ix)
@@ -115,16 +218,26 @@ def mma(m, x: Instruction):
                                 line=x.line)
         nw = len(t) // 32
 
-        def frag(names):
-            raw = np.stack([st.reg(n, np.dtype(np.uint32))[ix] for n in names], axis=1)
-            h16 = np.ascontiguousarray(raw).view(F16).reshape(nw, 32, 16)[:, :16, :]
-            return h16.astype(F32)
-        A, B = frag(a), frag(b)
-        C = np.stack([st.reg(n, F32)[ix].view(F32) for n in c], axis=1).reshape(nw, 16, 16)
-        D = np.matmul(A, B).astype(F32) + C
-        D = D.reshape(nw, 32, 8).reshape(-1, 8)
+        def frag(names, f, ty):
+            rdt = _reg_dtype(ty)
+            raw = np.ascontiguousarray(np.stack([st.reg(n, rdt)[ix] for n in names], axis=1))
+            el = raw.view(RAW[ELEMENT_BYTES[ty]]).reshape(nw, 32, lanes[f])
+            rows, cols = dims[f]
+            return _decode(el[:, :rows * cols // lanes[f], :].reshape(nw, rows, cols), ty)
+        A, B, C = frag(a, "a", ta), frag(b, "b", tb), frag(c, "c", tc)
+        if td == "s32":
+            D = np.matmul(A, B) + C
+            if sat:
+                D = np.clip(D, -2**31, 2**31 - 1)
+            out = (D & 0xFFFFFFFF).astype(np.uint32)
+        elif td == "f64":
+            out = (np.matmul(A, B) + C).view(np.uint64)
+        else:
+            D = np.matmul(A, B).astype(F32) + C.astype(F32)
+            out = D.astype(F16 if td == "f16" else F32)
+        raw = np.ascontiguousarray(out.reshape(nw * 32, -1)).view(_reg_dtype(td))
         for k, n in enumerate(d):
-            st.reg(n, F32)[ix] = D[:, k].view(np.uint32)
+            st.reg(n, _reg_dtype(td))[ix] = raw[:, k]
     return h
 
 

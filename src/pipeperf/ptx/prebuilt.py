@@ -126,8 +126,13 @@ def load_sass(ptx: bytes, arch: str) -> str | None:
     return None
 
 
+_SASS_FILE_RE = re.compile(r'(//## File ")([^"]*/)([^"/]*")')
+
+
 def record_sass(ptx: bytes, arch: str, listing: str) -> None:
-    """Write a SASS listing to the store of ``$PIPEPERF_PREBUILT_RECORD`` (nothing when unset)."""
+    """Write a SASS listing to the store of ``$PIPEPERF_PREBUILT_RECORD`` (nothing when unset), its
+    source files by base name (the SASS path matches lines by base name and line: nothing of the
+    recording machine is kept)."""
     root = _record_dir()
     if root is not None:
-        cache.store("sass", _ptxas_key(ptx, arch, ("sass",)), {"listing": listing}, root)
+        cache.store("sass", _ptxas_key(ptx, arch, ("sass",)), {"listing": _SASS_FILE_RE.sub(r"\1\3", listing)}, root)
