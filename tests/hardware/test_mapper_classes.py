@@ -21,6 +21,7 @@ GPUS = [g for g in available_gpus() if g != TOY]
 MODERN = ["volta_v100", "ampere_a100", "hopper_h100"]
 TENSOR_ROOTS = {"mma", "wmma.mma"}
 SM80_SHAPE = re.compile(r"m16n8k\d+")       # mma.sync shapes PTX allows on sm_80+ only (V100 is sm_70)
+SM75_MMA = re.compile(r"mma_f16_f(16|32)_m16n8k8$")   # ...but for f16 m16n8k8, which sm_75 has
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,16 +51,19 @@ def test_corpus_is_large_and_has_tensor_instructions():
 
 def expected_error(gpu: str, ins) -> str | None:
     """Class the GPU cannot provide for ``ins``, or None. Seed files keep only the papers' numbers:
-    no tensor-core classes (Fermi..Pascal, Tonga have no tensor cores; Turing's were not measured)
-    and no fp64 division on Turing (Table 5: '-'). V100 (sm_70) cannot run mma.m16n8k* (sm_80+).
-    GA102/AD102 (cc 8.6/8.9) have no FP64 tensor cores: no fp64 mma class."""
+    no tensor-core classes (Fermi..Pascal, Tonga have no tensor cores; Turing's come from its
+    whitepaper) and no fp64 division on Turing (Table 5: '-'). V100 (sm_70) cannot run mma.m16n8k*
+    (sm_80+), nor Turing (sm_75) but its f16 mma.m16n8k8. GA102/AD102 (cc 8.6/8.9) have no FP64
+    tensor cores: no fp64 mma class."""
     op = ins.op
     cls = class_of(op.root, op.types, op.space, op.modifiers)
     spec = _spec(gpu)
     modern = any(c.subsystem == "tensor" for c in spec.classes.values())
     if op.root in TENSOR_ROOTS:
-        if not modern or (spec.compute_capability == "7.0" and op.root == "mma"
-                          and any(SM80_SHAPE.match(m) for m in op.modifiers)):
+        sm80 = op.root == "mma" and any(SM80_SHAPE.match(m) for m in op.modifiers)
+        if spec.compute_capability == "7.5" and SM75_MMA.match(cls):
+            sm80 = False
+        if not modern or (spec.compute_capability in ("7.0", "7.5") and sm80):
             return cls
         if spec.compute_capability in ("8.6", "8.9") and cls.startswith("mma_f64"):
             return cls

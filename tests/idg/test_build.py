@@ -61,3 +61,21 @@ def test_a_fill_source_links_each_hit_to_the_warps_latest_earlier_instance():
     g = warp_idg("k", body * 2, lambda e: e["opcode"], fills={1: 0})
     assert g.fill.tolist() == [-1, 0, -1, -1, 3, -1]
     assert warp_idg("k", body * 2, lambda e: e["opcode"]).fill is None
+
+
+def test_cut_traces_end_at_the_barriers_every_warp_of_the_block_reached():
+    """Two warps of one block: warp 0 does 1 instruction between barriers, warp 1 does 3. Cut at 8
+    instructions, warp 0 has met 4 barriers and warp 1 two; the IDGs keep both up to their second
+    barrier (no false deadlock), and what is kept says so for the extrapolation."""
+    def e(op: str) -> dict:
+        return {"pc": 0 if op == "bar.sync" else 1, "opcode": op, "dsts": [], "srcs": []}
+
+    cls = {"bar.sync": "bar_sync", "add.s32": "add_s32"}
+    w0 = [e("add.s32"), e("bar.sync")] * 8
+    w1 = [e("add.s32")] * 3 + [e("bar.sync")] + [e("add.s32")] * 3 + [e("bar.sync")] + [e("add.s32")] * 10
+    kg, info = kernel_graph_from_traces("k", {0: w0, 1: w1}, lambda x: cls[x["opcode"]], max_nodes=8,
+                                        warps_per_group=2)
+    kg.check_barriers()
+    assert sorted(c.idg.n_barriers for c in kg.warp_classes) == [2, 2]
+    assert sorted(len(c.idg) for c in kg.warp_classes) == [4, 8]
+    assert info.instructions_kept == 12 and info.truncated_warps == 2

@@ -37,7 +37,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.mapper import resolve
-from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space
+from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space, mma_shape
 from pipeperf.sass.listing import SassFunction, SassInstr
 from pipeperf.sass.registers import registers
 
@@ -131,12 +131,8 @@ def sass_work(x: SassInstr) -> list[tuple[str, float]]:
         return [("bar", 1.0)]
     if op == "MUFU" and x.modifiers and x.modifiers[0] not in ("RCP64H", "RSQ64H"):
         return [("sfu", 1.0)]
-    if op in ("HMMA", "IMMA", "DMMA"):
-        shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), "")
-        if len(shape) >= 4:
-            return [("mma", int(shape[:2]) * int(shape[2]) * int(shape[3:]) / 1024)]
-        if len(shape) == 3:
-            return [("mma", int(shape[0]) * int(shape[1]) * int(shape[2]) / 1024)]
+    if op in ("HMMA", "IMMA", "DMMA") and (mnk := mma_shape(x)) is not None:
+        return [("mma", mnk[0] * mnk[1] * mnk[2] / 1024)]
     return []
 
 

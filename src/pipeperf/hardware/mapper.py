@@ -102,8 +102,8 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
 * Tensor cores: ``mma_<A>_f16_<shape>`` -> ``mma_<A>_f32_<shape>`` (V100/A100/H100 whitepapers:
   the same rate with f16 or f32 accumulate; GeForce parts are faster with f16, so the fallback is
   conservative). Nothing else: a GPU without the class cannot run the instruction (V100 has no
-  m16n8k16 and no bf16/tf32/int8, the seed GPUs have no tensor cores or no measured ones), which
-  is an error, not an estimate.
+  m16n8k16 and no bf16/tf32/int8; Turing runs only the f16 and integer shapes its whitepaper rates;
+  the other seed GPUs have no tensor cores), which is an error, not an estimate.
 """
 
 from __future__ import annotations

@@ -81,18 +81,26 @@ def access_bytes(x: SassInstr) -> int:
     return 4
 
 
-def _mma(x: SassInstr) -> str:
+def mma_shape(x: SassInstr) -> tuple[int, int, int] | None:
+    """(m, n, k) of an HMMA/IMMA/DMMA from its shape modifier: ``16816`` m16 n8 k16, ``1684`` m16 n8
+    k4, ``884`` m8 n8 k4, ``8816`` m8 n8 k16 (n is always one digit)."""
     shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), "")
-    m, n, k = (shape[:2], shape[2], shape[3:]) if len(shape) >= 4 else ("16", "8", "16")
+    if not shape:
+        return None
+    m = 16 if shape.startswith("16") else int(shape[0])
+    rest = shape[len(str(m)):]
+    return m, int(rest[0]), int(rest[1:])
+
+
+def _mma(x: SassInstr) -> str:
+    m, n, k = mma_shape(x) or ((8, 8, 4) if x.opcode == "DMMA" else (16, 8, 16))
     if x.opcode == "DMMA":
-        return f"mma_f64_f64_m{shape[0]}n{shape[1]}k{shape[2:]}" if len(shape) >= 3 else "mma_f64_f64_m8n8k4"
+        return f"mma_f64_f64_m{m}n{n}k{k}"
     if x.opcode == "IMMA":
         a = next((_MMA_TYPES[t] for t in x.modifiers if t in _MMA_TYPES), "i8")
         return f"mma_{a}_s32_m{m}n{n}k{k}"
     a = next((_MMA_TYPES[t] for t in x.modifiers if t in _MMA_TYPES), "f16")
     acc = "f32" if "F32" in x.modifiers else "f16"
-    if len(shape) == 3:                                   # Volta's HMMA.884: m8n8k4
-        return f"mma_{a}_{acc}_m8n8k4"
     return f"mma_{a}_{acc}_m{m}n{n}k{k}"
 
 

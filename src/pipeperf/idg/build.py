@@ -189,6 +189,8 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     def weight(wids: Sequence[int]) -> float:
         return float(sum(bw.get(w // per_group, 1.0) for w in wids)) if bw else float(len(wids))
 
+    if truncated:
+        rep, lengths = _common_barriers(groups, rep, lengths, class_of)
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
@@ -207,6 +209,31 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     return kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
                          sum(len(b) for b in shapes.values()), partial, len(gcs),
                          kept if full is None else int(full), kept)
+
+
+def _common_barriers(groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]], lengths: Mapping[int, int],
+                     class_of) -> tuple[dict[int, Sequence[Mapping]], dict[int, int]]:
+    """Cut traces end after as many barriers as the cut trace with the fewest: a trace cut at a
+    number of instructions (the trace cap, the node budget) reaches more barriers in a warp whose
+    phases between barriers are shorter, and warps of one block must meet the same barriers. The
+    instructions after the common last barrier are left out (the caller extrapolates over what is
+    kept: ``lengths`` follow the cut)."""
+    def bars(t: Sequence[Mapping]) -> list[int]:
+        return [i for i, e in enumerate(t) if class_of(e) in BARRIER_CLASSES]
+
+    at = {g[0]: bars(rep[g[0]]) for g in groups}
+    counts = {len(b) for b in at.values() if b}
+    if len(counts) < 2:
+        return dict(rep), dict(lengths)
+    keep = min(counts)
+    out, lens = dict(rep), dict(lengths)
+    for g in groups:
+        b = at[g[0]]
+        if len(b) > keep:
+            out[g[0]] = rep[g[0]][:b[keep - 1] + 1]
+            for w in g:
+                lens[w] = min(lens.get(w, len(out[g[0]])), len(out[g[0]]))
+    return out, lens
 
 
 def _block_shapes(class_of_warp: Mapping[int, int], wpg: int) -> tuple[dict[tuple[int, ...], list[int]], int]:

@@ -40,10 +40,12 @@ def _width(x: SassInstr) -> int:
 def _mma_lengths(x: SassInstr) -> tuple[int, int, int, int] | None:
     """(D, A, B, C) register counts of an HMMA/IMMA from its shape (``16816``: m16 n8 k16) and
     accumulator type: A holds m*k, B k*n, C and D m*n elements over 32 lanes."""
-    shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), None)
-    if shape is None:
+    from pipeperf.hardware.sass_mapper import mma_shape
+
+    mnk = mma_shape(x)
+    if mnk is None:
         return None
-    m, n, k = int(shape[:2]), int(shape[2]), int(shape[3:])
+    m, n, k = mnk
     bits = 8 if x.opcode == "IMMA" else 16
     ab = max(1, m * k * bits // (32 * 32))
     b = max(1, k * n * bits // (32 * 32))
