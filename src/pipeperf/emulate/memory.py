@@ -29,12 +29,28 @@ SHARED_BASE = 1 << 40  # generic window of the CTA's shared memory (cvta.shared)
 LOCAL_BASE = 2 << 40   # generic window of the thread's local memory (cvta.local)
 CONST_BASE = 3 << 40
 GAP = 256              # guard bytes between global allocations (and their alignment)
-MAX_ARENA = 8 << 30    # refuse launches needing more bytes than this up front
+MAX_ARENA = 256 << 30  # refuse launches needing more bytes than this up front (the GPU's own memory is
+                       # checked against its database size before: analyze.check_device_memory)
+LAZY_ARENA = 1 << 30   # arenas at least this large are mapped without reserving swap (pages on first touch)
 PAGE_SHIFT = 16        # arena pages whose generated inputs are made on first touch (64 KiB)
 
 
 def _round(n: int, a: int) -> int:
     return (n + a - 1) // a * a
+
+
+def _zeros(n: int, dtype) -> np.ndarray:
+    """``n`` zeros whose pages cost memory only when touched. Large arenas are an anonymous private
+    mapping without a swap reservation (Linux MAP_NORESERVE): ``np.zeros`` of more than the
+    machine's memory is refused by the kernel's overcommit check even though a sampled launch
+    touches a few megabytes of a 17 GB buffer."""
+    import mmap
+    import sys
+
+    if n < LAZY_ARENA or not sys.platform.startswith("linux"):
+        return np.zeros(n, dtype)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0x4000)
+    return np.frombuffer(mmap.mmap(-1, n * np.dtype(dtype).itemsize, flags=flags), dtype)
 
 
 class Arena:
@@ -44,10 +60,10 @@ class Arena:
         if nbytes > MAX_ARENA:          # a shared/local/constant window the kernel declares too large
             raise PipeperfError(f"the launch needs {nbytes:,} bytes of one memory space, more than the "
                                 f"emulator's {MAX_ARENA >> 30} GiB")
-        self.bytes = np.zeros(_round(max(nbytes, 8), 8), np.uint8)
+        self.bytes = _zeros(_round(max(nbytes, 8), 8), np.uint8)
         self._views: dict = {}
         # hybrid mode: bytes whose value is unknown because a skipped store wrote them
-        self.poison = np.zeros(len(self.bytes), bool) if track else None
+        self.poison = _zeros(len(self.bytes), bool) if track else None
 
     def _span(self, bidx, n: int) -> np.ndarray:
         b = np.atleast_1d(np.asarray(bidx, np.int64))

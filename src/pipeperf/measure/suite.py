@@ -225,7 +225,7 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
     mb = ln.get("max_blocks_per_sm")
     arch = ln.get("arch") or _gpu_target(str(c["gpu"]))
     launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),
-                    tuple(str(a) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
+                    tuple(_suite_path(str(a), root) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
                     None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch,
                     bool(ln.get("warm_l2", False)))
     own = ms.get("timed_launches")                  # this measurement's own count (NvBench's "Nx")
@@ -240,6 +240,15 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
                 c.get("order_group"), str(ms.get("quote", "")), reference, source_name,
                 tuple(str(x) for x in (c.get("calibrates") or ())), launches)
+
+
+def _suite_path(arg: str, root: Path) -> str:
+    """An argument whose value is a relative ``.npy`` path names a file of the suite folder
+    (``shifts=data/x.npy`` -> ``validation/data/x.npy``), wherever validate runs from."""
+    name, eq, value = arg.rpartition("=")
+    if value.endswith(".npy") and not Path(value).is_absolute():
+        return f"{name}{eq}{(root / value).resolve()}"
+    return arg
 
 
 @functools.cache
