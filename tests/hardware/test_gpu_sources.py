@@ -12,7 +12,8 @@ SEED = {"fermi_c2050", "kepler_gtx650ti", "maxwell_k620", "pascal_gtx1060", "tur
 SOURCED = sorted(set(available_gpus()) - SEED)
 NEW = ["volta_v100_pcie", "ampere_a100_80gb", "ampere_a100_pcie", "ampere_a100_pcie_80gb", "hopper_h100_pcie",
        "hopper_h200", "ampere_a40", "ampere_rtx3090", "ada_l40", "ada_l40s", "ada_rtx4090", "ampere_rtx_a6000",
-       "turing_t4", "ampere_rtx3080", "ampere_rtx3070", "ampere_rtx3070_laptop", "turing_rtx2080ti"]
+       "turing_t4", "ampere_rtx3080", "ampere_rtx3070", "ampere_rtx3070_laptop", "turing_rtx2080ti",
+       "maxwell_gtx_titan_x"]
 DERIVED_WORDS = ("derived", "range", "approximate", "to be measured", "only the boost clock")
 
 
@@ -46,7 +47,8 @@ def test_memory_and_launch_facts_are_sane(name):
     g = load_gpu(name)
     m = g.memory
     assert (m["l1_line_bytes"], m["sector_bytes"]) == (128, 32)
-    assert 64 * 1024 <= m["l1_bytes"] <= 256 * 1024 < m["l2_bytes"]
+    lo = 24 if g.architecture == "Maxwell" else 64     # Maxwell: a 24 KB unified L1/texture cache per SMM pair
+    assert lo * 1024 <= m["l1_bytes"] <= 256 * 1024 < m["l2_bytes"]
     for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs"):
         if k in m:       # achievable stream bandwidths: below the peak; the lowest published share is
             # the H200's copy (gpu-stream/h200.txt 'scale', 3165 of 4800 GB/s = 66 %)
@@ -80,6 +82,19 @@ def test_machine_facts(name, cc, sms, warps, blocks, fp32, fp64):
     assert (g.compute_capability, g.cores, g.max_warps_per_core, g.max_groups_per_core) == (cc, sms, warps, blocks)
     assert g.classes["fma_f32"].cpi == fp32 and g.classes["fma_f64"].cpi == fp64
     assert g.classes["cos_f32"].cpi == 2 and g.classes["add_s32"].cpi == 0.5
+
+
+def test_maxwell_titan_x_inherits_the_k620_smm():
+    """GTX TITAN X (GM200, cc 5.2): 24 SMs, 64 warps / 32 blocks per SM (CUDA C Programming Guide);
+    the K620's (GM107) Table 5 SM classes inherited, its DRAM-bound global class and mul.f32 not."""
+    g, k620 = load_gpu("maxwell_gtx_titan_x"), load_gpu("maxwell_k620")
+    assert g.base == "maxwell_k620" and (g.compute_capability, g.cores) == ("5.2", 24)
+    assert (g.max_warps_per_core, g.max_groups_per_core) == (64, 32)
+    for cls in ("cos_f32", "mul_f64", "mul_s32", "div_s32", "div_f64", "bar_sync", "ld_local_s32"):
+        assert g.classes[cls] == k620.classes[cls], cls
+    assert g.classes["fma_f32"].cpi == g.classes["mul_f32"].cpi == g.classes["add_s32"].cpi == 0.25
+    assert g.classes["ld_global_s32"].latency < k620.classes["ld_global_s32"].latency
+    assert g.memory["l2_bytes"] == 3 * 2**20 and g.memory["dram_peak_gbs"] == 336.5
 
 
 def test_same_chip_entries_inherit_through_base():
