@@ -54,10 +54,17 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
         lines += ["", f"best model (mean over families){among}: {best} ({s.headline[best]:.1f} %)"]
     if s.orders:
         lines += ["", "order groups (variants of one computation, measured fastest first):"]
+        n_ok = sum(1 for o in s.orders if o["in_order"].get("pipeline"))
+        n_loose = sum(1 for o in s.orders if o.get("in_order_5pct", {}).get("pipeline"))
+        lines[-1] += (f" pipeline in order in {n_ok} of {len(s.orders)}; {n_loose} of {len(s.orders)} "
+                      "apart from pairs measured within 5 %")
         for o in s.orders:
             ok = o["in_order"].get("pipeline")
-            lines.append(f"  {o['group']}: pipeline {'in the measured order' if ok else 'OUT OF ORDER' if ok is False else '-'}"
-                         f" ({len(o['measured_order'])} variants)")
+            loose = o.get("in_order_5pct", {}).get("pipeline")
+            verdict = ("in the measured order" if ok else "OUT OF ORDER" if ok is False else "-")
+            if ok is False and loose:
+                verdict += " (in order apart from pairs measured within 5 %)"
+            lines.append(f"  {o['group']}: pipeline {verdict} ({len(o['measured_order'])} variants)")
             w = o.get("worst_inversion", {}).get("pipeline")
             if w:
                 lines.append(f"    most inverted: {w['measured_faster']} measured {w['measured_gap']:.1%} faster than "
