@@ -8,7 +8,8 @@ order, with SASS register dependences.
 
 **Block counts.** Work that ptxas neither creates nor removes is counted per source line (the
 ``.loc`` of the PTX and nvdisasm's line markers name the same lines): bytes loaded and stored per
-space, atomics, FP32/FP16/FP64 arithmetic, shuffles, barriers, tensor-core MACs, SFU operations.
+space, atomics, FP32/FP16/FP64 operations (an FMA two: ptxas contracts and packs), shuffles,
+barriers (kernel-wide), tensor-core MACs, SFU operations; each kind also kernel-wide.
 The warp's PTX trace gives each (line, kind) total; a SASS block holds a static amount of each.
 An integer program (SciPy's HiGHS) picks block counts that reproduce the totals (least absolute
 error, so a few if-converted instructions do not bend the rest), with the CFG's flow conserved
@@ -85,13 +86,17 @@ def ptx_work(x) -> list[tuple[str, float]]:
             return [(f"{mem[0]}.atomic", 1.0)]
         return [(f"{mem[0]}.{mem[1]}", _ptx_bytes(x) / 4)]
     if root in ("fma", "mad", "mul", "add", "sub") and types:
-        t = types[-1]
+        # floating-point operations, an FMA two: ptxas contracts a mul and an add into one FMA
+        # and packs two f16 operations into one HFMA2, the operations stay
+        t, flops = types[-1], 2.0 if root in ("fma", "mad") else 1.0
         if t == "f32":
-            return [("f32", 1.0)]
+            return [("f32", flops)]
         if t == "f64":
-            return [("f64", 1.0)]
-        if t in ("f16", "f16x2", "bf16", "bf16x2"):
-            return [("f16", 1.0)]
+            return [("f64", flops)]
+        if t in ("f16", "bf16"):
+            return [("f16", flops)]
+        if t in ("f16x2", "bf16x2"):
+            return [("f16", 2 * flops)]
     if root == "shfl":
         return [("shfl", 1.0)]
     if root in ("bar", "barrier") and "warp" not in x.op.modifiers:
@@ -119,12 +124,17 @@ def sass_work(x: SassInstr) -> list[tuple[str, float]]:
             return [("global.load", access_bytes(x) / 4), ("shared.store", access_bytes(x) / 4)]
         return [(f"{mem[0]}.{mem[1]}", access_bytes(x) / 4)]
     op = x.opcode
+    flops = 2.0 if op in ("FFMA", "DFMA", "HFMA2") else 1.0
     if op in ("FFMA", "FMUL", "FADD"):
-        return [("f32", 1.0)]
+        return [("f32", flops)]
     if op in ("DFMA", "DMUL", "DADD"):
-        return [("f64", 1.0)]
+        return [("f64", flops)]
     if op in ("HFMA2", "HMUL2", "HADD2"):
-        return [("f16", 1.0)]
+        # a packed pair, or one half where every register operand picks one (R2.H0_H0, ptxas'
+        # form of scalar f16 arithmetic): ptxas may pack two scalar operations into one HFMA2
+        regs = [o for o in x.operands[1:] if o.lstrip("-|").startswith("R") and not o.startswith("RZ")]
+        scalar = bool(regs) and all(o.endswith(("H0_H0", "H1_H1")) for o in regs)
+        return [("f16", flops * (1.0 if scalar else 2.0))]
     if op == "SHFL":
         return [("shfl", 1.0)]
     if op == "BAR" and "ARV" not in x.modifiers:
@@ -147,7 +157,7 @@ class SassView:
 
     sass: SassFunction
     ptx_keys: tuple[LineKey | None, ...]                   # per PTX instruction
-    rows: dict[tuple[LineKey, str], int]                    # (line, work kind) -> row
+    rows: dict[tuple[LineKey | None, str], int]             # (line or None: kernel-wide, work kind) -> row
     block_work: np.ndarray                                  # blocks x rows, static amounts
     ptx_work: tuple[tuple[tuple[int, float], ...], ...]     # per PTX pc: (row, amount) pairs
     sass_mem: tuple[MemKey | None, ...]                     # per SASS instruction
@@ -156,10 +166,25 @@ class SassView:
     fusion: dict[int, tuple[int, int]] = field(default_factory=dict)   # PTX pc -> (group, requests fused into one)
     combined_atomics: frozenset[int] = frozenset()          # PTX pcs whose SASS combines the warp's lanes
     coverage: float = 1.0                                   # share of the PTX work whose line the SASS has
+    weight: np.ndarray | None = None                        # per row: the cost of a unit of mismatch
 
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Block counts reproducing ``demand`` (per row) and the flow on each CFG edge, :func:`_block_counts`."""
-        return _block_counts(self.sass, self.block_work, demand)
+        w = self.weight if self.weight is not None else np.ones(len(demand))
+        return _solve_cached(self.sass, self.block_work.tobytes(), self.block_work.shape, demand.tobytes(),
+                             np.asarray(w, np.float64).tobytes())
+
+
+#: weight of a barrier count against one instruction's worth of other work in the block counts
+_BARRIER_WEIGHT = 50.0
+
+
+def _row_keys(key: LineKey | None, kind: str) -> tuple[tuple[LineKey | None, str], ...]:
+    """The rows a unit of ``kind`` work on line ``key`` counts in: its line's (but barriers) and
+    the kernel-wide one."""
+    if kind == "bar" or key is None:
+        return ((None, kind),)
+    return ((key, kind), (None, kind))
 
 
 def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
@@ -168,22 +193,24 @@ def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
         raise PipeperfError(f"SASS timing: {sass.unsupported}")
     ptx_keys = tuple(line_key(files.get(x.loc.file, ""), x.loc.line) if x.loc is not None else None
                      for x in func.instructions)
-    rows: dict[tuple[LineKey, str], int] = {}
+    # rows: the work of a kind on one line, and of the kind over the whole kernel (ptxas may put
+    # an instruction on another line than the PTX had it); barriers only kernel-wide, and heavily
+    # weighted (warps of a block must meet the same number)
+    rows: dict[tuple[LineKey | None, str], int] = {}
     ptx_w: list[tuple[tuple[int, float], ...]] = []
     for x, key in zip(func.instructions, ptx_keys):
-        w = ptx_work(x) if key is not None else []
-        ptx_w.append(tuple((rows.setdefault((key, k), len(rows)), a) for k, a in w))   # type: ignore[arg-type]
+        w = ptx_work(x)
+        ptx_w.append(tuple((rows.setdefault(rk, len(rows)), a) for k, a in w for rk in _row_keys(key, k)))
     sass_keys = [line_key(s.file, s.line) for s in sass.instructions]
     block_work = np.zeros((len(sass.blocks), len(rows)))
     for b in sass.blocks:
         for i in range(b.start, b.end):
-            key = sass_keys[i]
-            if key is None:
-                continue
             for k, a in sass_work(sass.instructions[i]):
-                r = rows.get((key, k))
-                if r is not None:
-                    block_work[b.index, r] += a
+                for rk in _row_keys(sass_keys[i], k):
+                    r = rows.get(rk)
+                    if r is not None:
+                        block_work[b.index, r] += a
+    weight = np.array([_BARRIER_WEIGHT if k == "bar" else 1.0 for (_key, k) in rows])
     ptx_mem: dict[MemKey, list[int]] = defaultdict(list)
     first_pc: dict[LineKey, int] = {}
     for x, key in zip(func.instructions, ptx_keys):
@@ -201,10 +228,11 @@ def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
         sass_mem.append(mk if mk in ptx_mem else None)
         pc_of.append(ptx_mem[mk][0] if mk is not None and mk in ptx_mem else first_pc.get(key, 0) if key else 0)
     fusion, combined = _fusion_and_combining(sass, sass_keys, func, ptx_keys, ptx_mem)
-    covered = sum(1 for (key, _k), r in rows.items() if block_work[:, r].any())
+    line_rows = [r for (key, _k), r in rows.items() if key is not None]
+    covered = sum(1 for r in line_rows if block_work[:, r].any())
     return SassView(sass, ptx_keys, rows, block_work, tuple(ptx_w), tuple(sass_mem),
                     {k: tuple(v) for k, v in ptx_mem.items()}, tuple(pc_of), fusion, frozenset(combined),
-                    covered / len(rows) if rows else 1.0)
+                    covered / len(line_rows) if line_rows else 1.0, weight)
 
 
 def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
@@ -243,20 +271,17 @@ def cfg_edges(sass: SassFunction) -> list[tuple[int, int]]:
     return [(b.index, s) for b in sass.blocks for s in b.successors]
 
 
-def _block_counts(sass: SassFunction, work: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer block counts x and edge flows: min sum |work^T x - demand| + slack and cut costs,
-    subject to one entry and flow conservation up to divergence slack."""
-    return _solve_cached(sass, work.tobytes(), work.shape, demand.tobytes())
-
-
 @lru_cache(maxsize=512)
-def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes
+def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes, weight_b: bytes
                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Integer block counts x and edge flows: min sum weight |work^T x - demand| + slack and cut
+    costs, subject to one entry and flow conservation up to divergence slack."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_matrix
 
     work = np.frombuffer(work_b).reshape(shape)
     demand = np.frombuffer(demand_b)
+    weight = np.frombuffer(weight_b)
     nb, nr = shape
     edges = cfg_edges(sass)
     ne = len(edges)
@@ -267,7 +292,8 @@ def _solve_cached(sass: SassFunction, work_b: bytes, shape: tuple[int, int], dem
     c[:ne] = _FLOW_COST
     c[om:oc] = _SLACK_COST
     c[oc:orp] = _CUT_COST
-    c[orp:] = 1.0
+    c[orp:orm] = weight
+    c[orm:] = weight
     a = lil_matrix((2 * nb + nr, nv))
     lo = np.zeros(2 * nb + nr)
     for k, (b, s) in enumerate(edges):

@@ -191,14 +191,17 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
 
     if truncated:
         rep, lengths = _common_barriers(groups, rep, lengths, class_of)
+    if translate is not None:
+        # the SASS of a cut trace ends at a block's end: its barriers can differ from the PTX's by
+        # a block's worth, so the translated traces meet at a common barrier again
+        rep = {g[0]: translate.translate(rep[g[0]]) for g in groups}
+        class_of, registers_of = translate.class_of, translate.registers_of
+        if truncated:
+            rep, _ = _common_barriers(groups, rep, lengths, class_of)
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        if translate is not None:
-            g = warp_idg(f"{name}.w{wids[0]}", translate.translate(rep[wids[0]]), translate.class_of,
-                         translate.registers_of, fills)
-        else:
-            g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
