@@ -20,7 +20,8 @@ one pipe), ``l2pipe`` (requests served by L2 alone on the L2 slices' pipe: off =
 requests on the memory pipe), ``l2share`` (an L2 hit's lambda from the measured L2 bandwidth
 shared by the active SMs: off = the L2 class as the GPU file gives it), ``l1waves`` (an L1 hit's
 cost from its bank wavefronts and tag lookups: off = its sectors / 4), ``firstcome`` (the DRAM and
-L2 pipelines serve their waiting warps first-come: off = in the scheduler's order).
+L2 pipelines serve their waiting warps first-come: off = in the scheduler's order), ``returnbw`` (a 64- or
+128-bit L1/shared load returns one register per lane per cycle: off = its bank wavefronts alone).
 The switches change the GPU facts the fixes read, or swap the fix's function for the one it
 replaced; the tool itself has no such switches.
 """
@@ -38,6 +39,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
 FIXES = ("dram", "l1", "dispatch", "turnaround", "posted", "overhead", "clock", "atomics", "weights", "reuse", "warm",
+         "returnbw",
          "intpipe", "l2pipe", "l2share", "l1waves", "firstcome")
 
 
@@ -105,6 +107,12 @@ def switch_off(fixes: set[str]) -> None:
         import pipeperf.hardware.memory as mem_mod
 
         mem_mod.l1_load_wavefronts = lambda acc, reqs: np.zeros(len(acc))   # 0: sectors / 4 per L1 hit
+    if "returnbw" in fixes:
+        import numpy as np
+
+        import pipeperf.hardware.memory as mem_mod
+
+        mem_mod.return_wavefronts = lambda acc, reqs: np.ones(len(acc), np.int64)   # banks alone
 
 
 def main() -> int:

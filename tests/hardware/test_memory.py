@@ -221,3 +221,17 @@ def test_a_hit_on_the_same_warps_earlier_load_names_that_load_as_its_fill():
     assert [st[pc].l1_hits for pc in (0, 1, 2)] == [0, 16, 16]
     assert [st[pc].fill_pc for pc in (0, 1, 2)] == [-1, 0, -1]
     assert "fill_pc" in st[1].to_dict() and "fill_pc" not in st[2].to_dict()
+
+
+def test_wide_loads_take_a_cycle_per_register_unless_lane_pairs_share_addresses():
+    """The L1/shared return path moves one register per lane per cycle (NVIDIA forum 77228): a warp's
+    LDS.128 of 32 distinct 16-byte chunks takes 4 cycles, and still 4 where 8 chunks repeat across
+    the warp (lane % 8: neighbours differ), but 2 where lane pairs share an address (lane // 8) or
+    all lanes do; 64-bit loads 2 or 1; 32-bit loads keep their bank count (1 for a broadcast)."""
+    from pipeperf.hardware.memory import Accesses, bank_wavefronts
+
+    lane = np.arange(32)
+    rows = [(lane * 16, 16), ((lane % 8) * 16, 16), ((lane // 8) * 16, 16), (np.zeros(32, int), 16),
+            (lane * 8, 8), ((lane // 2) * 8, 8), (np.zeros(32, int), 4), (lane * 4, 4)]
+    acc = Accesses.from_rows([(0, 0, k, "shared", nb, (a + 4096).tolist()) for k, (a, nb) in enumerate(rows)])
+    assert bank_wavefronts(acc, np.arange(len(rows))).tolist() == [4, 4, 2, 2, 2, 1, 1, 1]

@@ -364,15 +364,45 @@ def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarr
     """Per block of ``reqs``: (requests, bank wavefronts, distinct 128-byte lines), from one pass
     over each request's sorted 4-byte words (a line holds 32 of them)."""
     atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
+    floor = return_wavefronts(acc, reqs)
     for r, words, distinct in _request_units(acc, reqs, 2):
         row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
         # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
         dist = distinct | atom[r][:, None]
         key = row[dist] * 32 + (words[dist] & np.uint64(31)).astype(np.int64)
         waves = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
+        waves = np.maximum(waves, floor[r])
         line = words >> np.uint64(5)                           # sorted rows: count the changes
         lines = 1 + (line[:, 1:] != line[:, :-1]).sum(axis=1)
         yield r, waves, lines
+
+
+def return_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per request (indexed like ``acc``): the cycles the L1/shared memory needs to return its data,
+    whatever the banks: 128 bytes, one register per lane of a warp, per cycle, so a 64-bit load
+    takes 2 and a 128-bit load 4; half that where every pair of neighbouring lanes (lane n and
+    n^1, or n and n^2) reads the same address, whose registers are returned packed. NVIDIA
+    developer forum, 'Unexpected shared memory bank conflict' (77228, answer 2, on compute
+    capability 7.0-7.5): "The return bandwidth of L1 and shared memory is 128 bytes/cycle == 1
+    register/cycle. The uniform access can achieve 2x the performance by packing the return
+    registers. ... LDS.128 requires 4 requests per instruction as it returns 4 registers. If the
+    guidelines are met the requests/instruction should reduce from 4 to 2." The pair rule is
+    checked on full warps (the traced addresses are the active lanes', in lane order)."""
+    out = np.ones(len(acc), np.int64)
+    regs = np.maximum(1, acc.nbytes // 4)
+    wide = reqs[regs[reqs] > 1]
+    if not len(wide):
+        return out
+    lanes = np.diff(acc.lane_start)
+    full = wide[lanes[wide] == 32]
+    out[wide] = regs[wide]
+    if len(full):
+        a = acc.addr[acc.lane_start[full][:, None] + np.arange(32)[None, :]]
+        pairs = (a[:, 0::2] == a[:, 1::2]).all(axis=1)
+        quads = (a.reshape(-1, 8, 2, 2)[:, :, 0, :] == a.reshape(-1, 8, 2, 2)[:, :, 1, :]).all(axis=(1, 2))
+        packed = pairs | quads
+        out[full[packed]] = np.maximum(1, regs[full[packed]] // 2)
+    return out
 
 
 def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
