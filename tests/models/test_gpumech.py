@@ -61,3 +61,18 @@ def test_consecutive_stalls_merge_into_one_interval():
     idg = kp.kernel.idgs[0]
     ivs = gpumech.intervals(idg, node_timing(idg, kp.gpu))
     assert [(iv.insts, iv.stall) for iv in ivs] == [(1, 12), (1, 0)]
+
+
+def test_a_warp_class_with_no_intervals_costs_nothing_and_warns_nothing():
+    """An empty IDG (a warp with nothing to issue) gave 0/0 in Eq. 9 and NumPy warnings on stderr."""
+    import warnings
+
+    import numpy as np
+
+    from pipeperf.models.gpumech import cpr_gto, cpr_rr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fn in (cpr_rr, cpr_gto):
+            cycles, details = fn([], np.array([1.0, 4.0]))
+            assert cycles.tolist() == [0.0, 0.0] and details["issue_prob"] == 1.0

@@ -102,9 +102,15 @@ def _per_inst(n: np.ndarray, issue: np.ndarray) -> np.ndarray:
     return np.divide(issue, n, out=np.zeros_like(issue), where=n > 0)
 
 
+def _issue_prob(issue: np.ndarray, stall: np.ndarray) -> float:
+    """GPUMech Eq. 9; 1 for a warp with no intervals (an empty IDG: nothing to issue or stall on)."""
+    total = float(issue.sum() + stall.sum())
+    return float(issue.sum()) / total if total > 0 else 1.0
+
+
 def cpr_rr(ivs: list[Interval], warps: np.ndarray) -> tuple[np.ndarray, dict]:
     n, issue, stall = _arrays(ivs)
-    p = issue.sum() / (issue.sum() + stall.sum())                            # GPUMech Eq. 9
+    p = _issue_prob(issue, stall)                                            # GPUMech Eq. 9
     nonoverl = np.maximum(n - 1, 0)[:, None] * (warps[None, :] - 1) * p      # GPUMech Eqs. 10-11
     cycles = issue[:, None] + stall[:, None] + nonoverl * _per_inst(n, issue)[:, None]
     return cycles.sum(axis=0), {"issue_prob": p}
@@ -123,10 +129,11 @@ def cpr_rr_corrected(ivs: list[Interval], warps: np.ndarray) -> tuple[np.ndarray
 
 def cpr_gto(ivs: list[Interval], warps: np.ndarray) -> tuple[np.ndarray, dict]:
     n, issue, stall = _arrays(ivs)
-    p = issue.sum() / (issue.sum() + stall.sum())                            # GPUMech Eq. 9
+    p = _issue_prob(issue, stall)                                            # GPUMech Eq. 9
     p_stall = np.minimum(1.0, p * stall)                                     # GPUMech Eq. 15 (min)
+    mean_issue = float(issue.mean()) if len(issue) else 0.0
     overl = np.minimum(stall[:, None],                                       # GPUMech Eq. 16 (min)
-                       p_stall[:, None] * (warps[None, :] - 1) * issue.mean())   # Eqs. 12, 14
+                       p_stall[:, None] * (warps[None, :] - 1) * mean_issue)     # Eqs. 12, 14
     cycles = warps[None, :] * issue[:, None] + stall[:, None] - overl
     return cycles.sum(axis=0), {"issue_prob": p, "issue_prob_in_stall": p_stall}
 
