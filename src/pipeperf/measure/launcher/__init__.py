@@ -37,12 +37,19 @@ def bind(cu: str | Path, ptx_text: str, entry: str, specs: list[ArgSpec]) -> lis
     if func is None:
         raise PipeperfError(f"no kernel '{entry}' in the compiled PTX", file=str(cu))
     names = ParamNames.for_file(func, cu)
-    for k, p in enumerate(func.params):
-        if p.dims:
+    bound = bind_specs(func, specs, names, str(cu))
+    for k, (p, s) in enumerate(zip(func.params, bound)):
+        # a one-element value passed by value (__half, a 1-element struct) is its element's bytes,
+        # which the launcher passes as a typed scalar; wider structs it cannot build
+        if p.dims and not (s.kind == "scalar" and len(s.values) == 1 and s.type in SCALAR_TYPES):
             raise PipeperfError(f"parameter {names.label(k)} of {names.kernel} is a struct or array passed by "
                                 "value: pipeperf measure passes buffers as pointers and cannot launch it "
                                 "(profile and analyze can)", file=str(cu))
-    return bind_specs(func, specs, names, str(cu))
+    return bound
+
+
+#: the scalar types the launcher's C++ parser packs (launcher.cpp, ``type_size``)
+SCALAR_TYPES = frozenset({"i8", "u8", "i16", "u16", "f16", "i32", "u32", "f32", "i64", "u64", "f64"})
 
 
 def source_path() -> Path:
