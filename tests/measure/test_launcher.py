@@ -116,6 +116,23 @@ def test_compile_kernel_finds_the_mangled_entry(tmp_path):
 
 
 @pytest.mark.requires_nvcc
+def test_a_half_passed_by_value_becomes_a_typed_scalar_and_a_float2_is_refused(tmp_path):
+    # a __half alpha is a 2-byte .b8 array in PTX: the launcher passes its bytes as an f16 scalar
+    cu = tmp_path / "axpy.cu"
+    cu.write_text("#include <cuda_fp16.h>\n"
+                  "__global__ void haxpy(__half a, const __half* x, __half* y) { y[threadIdx.x] += a * x[threadIdx.x]; }\n"
+                  "__global__ void f2(float2 a, float* y) { y[threadIdx.x] = a.x + a.y; }\n")
+    cubin, entries = launcher.compile_kernel(cu, "sm_90", tmp_path / "build")
+    ptx = launcher.ptx_path(cu, tmp_path / "build").read_text()
+    entry = launcher.resolve_kernel(entries, "haxpy")
+    bound = launcher.bind(cu, ptx, entry, [launcher.parse_arg(a) for a in ("a=1.5", "x=ones:f16:32", "y=zeros:f16:32")])
+    assert [b.canonical() for b in bound][0] == "a=f16:1.5"
+    with pytest.raises(PipeperfError, match="struct or array passed by value"):
+        launcher.bind(cu, ptx, launcher.resolve_kernel(entries, "f2"),
+                      [launcher.parse_arg(a) for a in ("a=f32:1,2", "y=zeros:f32:32")])
+
+
+@pytest.mark.requires_nvcc
 def test_compile_errors_are_one_line(tmp_path):
     cu = tmp_path / "bad.cu"
     cu.write_text("__global__ void k() { undefined_thing(); }\n")
