@@ -19,7 +19,6 @@ import csv
 import datetime
 import hashlib
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -104,8 +103,8 @@ def main() -> int:
         launches.setdefault(k, c.launch)
         by_launch.setdefault(k, []).append(c)
     for prev in a.skip_timed:
-        done = {r["launch_id"] for r in csv.DictReader(l for l in open(prev) if not l.startswith("#"))
-                if r["status"] == "ok"}
+        lines = [l for l in Path(prev).read_text().splitlines() if not l.startswith("#")]
+        done = {r["launch_id"] for r in csv.DictReader(lines) if r["status"] == "ok"}
         launches = {k: v for k, v in launches.items() if k not in done}
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -123,7 +122,7 @@ def main() -> int:
     print(f"{len(cases)} cases, {len(launches)} distinct launches; compiling for {arch} with {a.jobs} jobs",
           flush=True)
     modules: dict[str, Launch] = {}
-    for k, ln in launches.items():
+    for ln in launches.values():
         modules.setdefault(_module_key(ln), ln)
     built: dict[str, tuple | str] = {}
     with cf.ThreadPoolExecutor(a.jobs) as pool:
@@ -131,7 +130,7 @@ def main() -> int:
         for f in cf.as_completed(futs):
             try:
                 built[futs[f]] = f.result()
-            except Exception as e:  # noqa: BLE001 - one module's failure must not stop the run
+            except Exception as e:
                 built[futs[f]] = f"compile: {e}".splitlines()[0][:300]
     compiled: dict[str, tuple | str] = {}
     for k, ln in launches.items():
@@ -141,7 +140,7 @@ def main() -> int:
             continue
         try:
             compiled[k] = _bind(ln, module)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             compiled[k] = f"bind: {e}".splitlines()[0][:300]
     bad = sum(isinstance(v, str) for v in compiled.values())
     print(f"compiled {len(modules)} modules in {time.monotonic() - t0:.0f} s; {bad} launches failed", flush=True)
@@ -176,14 +175,14 @@ def main() -> int:
                 row["status"] = "ok"
             except PipeperfError as e:
                 row["status"] = f"run: {e}".splitlines()[0][:300]
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 row["status"] = f"run: {type(e).__name__}: {e}".splitlines()[0][:300]
             row["seconds_wall"] = f"{time.monotonic() - s0:.2f}"
             print(f"{cs[0].id:<50} {row.get('ms_median', '-'):>12} ms  {row['status'][:80]}", flush=True)
         rows.append(row)
     table = out / f"suite_timings_{a.families}.csv"
     with table.open("w", newline="") as f:
-        f.write(f"# gpu: {gpu_name}\n# arch: {arch}\n# date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}\n"
+        f.write(f"# gpu: {gpu_name}\n# arch: {arch}\n# date: {datetime.datetime.now(datetime.UTC):%Y-%m-%dT%H:%MZ}\n"
                 f"# command: python benchmarks/time_suite_on_gpu.py {shlex.join(sys.argv[1:])}\n"
                 f"# timing: CUDA events per launch, median of reps after warmup launches (launcher version 1)\n")
         w = csv.DictWriter(f, COLUMNS)

@@ -126,7 +126,7 @@ def test_a_half_passed_by_value_becomes_a_typed_scalar_and_a_float2_is_refused(t
     ptx = launcher.ptx_path(cu, tmp_path / "build").read_text()
     entry = launcher.resolve_kernel(entries, "haxpy")
     bound = launcher.bind(cu, ptx, entry, [launcher.parse_arg(a) for a in ("a=1.5", "x=ones:f16:32", "y=zeros:f16:32")])
-    assert [b.canonical() for b in bound][0] == "a=f16:1.5"
+    assert bound[0].canonical() == "a=f16:1.5"
     with pytest.raises(PipeperfError, match="struct or array passed by value"):
         launcher.bind(cu, ptx, launcher.resolve_kernel(entries, "f2"),
                       [launcher.parse_arg(a) for a in ("a=f32:1,2", "y=zeros:f32:32")])
