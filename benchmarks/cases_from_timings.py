@@ -42,7 +42,7 @@ def main() -> int:
         header = "\n".join(l[2:] for l in lines if l.startswith("# "))
         body = [l for l in lines if not l.startswith("#")]
         for line, r in zip(body[1:], csv.DictReader(body)):
-            if r["status"] == "ok":
+            if r["status"].startswith("ok"):
                 rows[r["launch_id"]] = (r, f"{body[0]}\n{line}", str(Path(t).resolve().relative_to(ROOT)), header)
     cases = [c for c in load_suite(suite) if not c.id.startswith("own-")]
     by_file: dict[Path, list] = {}
@@ -78,7 +78,9 @@ def main() -> int:
             case["launch"] = launch
             case["measured"] = {"seconds": float(r["ms_median"]) / 1e3,
                                 "how": f"CUDA events, median of {r['reps']} launches after 2 warm-up launches "
-                                       f"(pipeperf launcher; min {r['ms_min']} ms, max {r['ms_max']} ms)",
+                                       f"(pipeperf launcher; min {r['ms_min']} ms, max {r['ms_max']} ms"
+                                       + ("; every buffer reset to its first contents before each launch, untimed"
+                                          if "reset" in r["status"] else "") + ")",
                                 "quote": quote, "file": tfile, "includes_launch": True}
             out_cases.append(case)
         target = suite / "cases" / f"own_{a.tag}__{f.stem}.yaml"

@@ -88,6 +88,17 @@ def test_cpp_parser_agrees_with_python(launch_exe):
 
 
 @pytest.mark.requires_nvcc
+def test_the_command_line_asks_for_buffer_resets_and_the_launcher_takes_it(launch_exe, tmp_path):
+    cmd = launcher.command_line(launch_exe, tmp_path / "k.cubin", "k", (1, 1, 1), (32, 1, 1),
+                                [launcher.parse_arg("x=zeros:u32:4")], tmp_path / "o.csv", False, 3, 0, 1, "t",
+                                reset=True)
+    assert cmd[-1] == "--reset-buffers"
+    out = subprocess.run([str(launch_exe), "--parse-only", "--reset-buffers", "--arg", "x=zeros:u32:4"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.requires_nvcc
 @pytest.mark.parametrize("spec", ["x=rand:q32:5", "x=abc", "x=rand:f32:0", "x=rand:f32:8:5:1"])
 def test_cpp_parser_rejects_what_python_rejects(launch_exe, spec):
     out = subprocess.run([str(launch_exe), "--parse-only", "--arg", spec], capture_output=True, text=True, timeout=60)

@@ -23,7 +23,7 @@ def test_every_own_case_quotes_its_timings_row_and_keeps_its_source():
         header, row = m["quote"].splitlines()        # the CSV's header and the launch's row
         assert header in lines and row in lines, c.id
         r = dict(zip(header.split(","), next(csv.reader([row]))))
-        assert r["status"] == "ok" and abs(float(r["ms_median"]) / 1e3 - c.seconds) < 1e-12
+        assert r["status"].startswith("ok") and abs(float(r["ms_median"]) / 1e3 - c.seconds) < 1e-12
         orig = originals[c.id.split("/", 1)[1]]
         assert c.source_name == orig.source_name and c.part == orig.part and c.family == orig.family
         assert c.launch.kernel_file == orig.launch.kernel_file and c.launch.grid == orig.launch.grid

@@ -34,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("kernel_file", metavar="KERNEL.cu")
     add_launch_options(p)
     p.add_argument("--sweep-occupancy", action="store_true", help="time every blocks-per-SM count")
+    p.add_argument("--reset-buffers", action="store_true",
+                   help="copy every buffer's first contents back before each launch, untimed (kernels that "
+                        "keep a tile counter or flags in global memory: a decoupled look-back scan)")
     p.add_argument("--out", metavar="FILE.csv", help="write the CSV here (default: print it)")
     p.add_argument("--reps", type=int, default=10, help="timed launches per point (default 10)")
     p.add_argument("--warmup", type=int, default=2, help="untimed launches first (default 2)")
@@ -66,9 +69,10 @@ def measure(args: argparse.Namespace) -> int:
     command = shlex.join(["pipeperf", "measure", str(cu), *(["--kernel", args.kernel] if args.kernel else []),
                           "--grid", args.grid, "--block", args.block, *[x for a in args.arg for x in ("--arg", a)],
                           *(["--shared", str(shared)] if shared else []),
-                          *(["--sweep-occupancy"] if args.sweep_occupancy else [])])
+                          *(["--sweep-occupancy"] if args.sweep_occupancy else []),
+                          *(["--reset-buffers"] if args.reset_buffers else [])])
     launcher.run(launcher.command_line(exe, cubin, entry, grid, block, bound, out, args.sweep_occupancy,
-                                       args.reps, shared, args.warmup, command), timeout=3600)
+                                       args.reps, shared, args.warmup, command, args.reset_buffers), timeout=3600)
     text = out.read_text()
     if args.out:
         rows = list(csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#")))))

@@ -112,7 +112,7 @@ def compile_kernel(cu: str | Path, arch: str, out_dir: str | Path, extra: list[s
 
 def command_line(exe: Path, module: Path, entry: str, grid: tuple[int, int, int], block: tuple[int, int, int],
                  args: list[ArgSpec], out: Path, sweep: bool, reps: int, smem: int, warmup: int,
-                 command: str) -> list[str]:
+                 command: str, reset: bool = False) -> list[str]:
     cmd = [str(exe), "--module", str(module), "--kernel", entry, "--grid", ",".join(map(str, grid)),
            "--block", ",".join(map(str, block)), "--reps", str(reps), "--warmup", str(warmup),
            "--smem", str(smem), "--out", str(out), "--command", command]
@@ -120,6 +120,8 @@ def command_line(exe: Path, module: Path, entry: str, grid: tuple[int, int, int]
         cmd += ["--arg", a.canonical()]
     if sweep:
         cmd.append("--sweep-occupancy")
+    if reset:                                    # every buffer back to its first contents before each launch
+        cmd.append("--reset-buffers")
     return cmd
 
 

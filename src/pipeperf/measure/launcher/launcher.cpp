@@ -1,7 +1,7 @@
 // pipeperf-launch: run one kernel of a compiled module (cubin, fatbin or PTX) and time it.
 //
 //   pipeperf-launch --module K.cubin --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
-//                   [--arg SPEC]... [--smem BYTES] [--reps N] [--warmup N] [--sweep-occupancy]
+//                   [--arg SPEC]... [--smem BYTES] [--reps N] [--warmup N] [--sweep-occupancy] [--reset-buffers]
 //                   [--out FILE.csv] [--command TEXT] | --parse-only ... | --info
 //
 // SPEC (one per kernel parameter, in order; "NAME=" is optional and only labels the argument):
@@ -112,6 +112,7 @@ struct Arg {
   unsigned char storage[8] = {0};
   void* dev = nullptr;
   size_t bytes = 0;
+  std::vector<unsigned char> initial;   // the buffer's first contents (kept with --reset-buffers)
 };
 
 static int type_size(const std::string& t) {
@@ -291,7 +292,7 @@ static std::vector<unsigned char> read_npy(const std::string& path, std::string&
   return data;
 }
 
-static void make_buffer(Arg& a, std::mt19937_64& rng) {
+static void make_buffer(Arg& a, std::mt19937_64& rng, bool keep) {
   std::vector<unsigned char> host;
   if (a.fill == "npy") {
     host = read_npy(a.value, a.type, a.count);
@@ -316,6 +317,7 @@ static void make_buffer(Arg& a, std::mt19937_64& rng) {
   a.bytes = host.size();
   CK(cudaMalloc(&a.dev, std::max<size_t>(a.bytes, 1)));
   CK(cudaMemcpy(a.dev, host.data(), a.bytes, cudaMemcpyHostToDevice));
+  if (keep) a.initial = std::move(host);
   const unsigned long long ptr = (unsigned long long)a.dev;
   memcpy(a.storage, &ptr, 8);
 }
@@ -326,7 +328,7 @@ struct Options {
   unsigned dims_grid[3] = {0, 1, 1}, dims_block[3] = {0, 1, 1};
   std::vector<Arg> args;
   int smem = 0, reps = 10, warmup = 2;
-  bool sweep = false, parse_only = false, info = false;
+  bool sweep = false, parse_only = false, info = false, reset = false;
 };
 
 static void parse_dims(const std::string& s, unsigned d[3], const char* what) {
@@ -343,7 +345,7 @@ static void parse_dims(const std::string& s, unsigned d[3], const char* what) {
 static void usage() {
   fprintf(stderr,
           "usage: pipeperf-launch --module FILE --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg SPEC]...\n"
-          "                       [--smem BYTES] [--reps N] [--warmup N] [--sweep-occupancy] [--out FILE.csv]\n"
+          "                       [--smem BYTES] [--reps N] [--warmup N] [--sweep-occupancy] [--reset-buffers] [--out FILE.csv]\n"
           "       pipeperf-launch --parse-only [--grid ..] [--block ..] [--arg SPEC]...\n"
           "       pipeperf-launch --info\n");
 }
@@ -373,6 +375,7 @@ static Options parse_options(int argc, char** argv) {
     else if (s == "--out") o.out = value();
     else if (s == "--command") o.command = value();
     else if (s == "--sweep-occupancy") o.sweep = true;
+    else if (s == "--reset-buffers") o.reset = true;
     else if (s == "--parse-only") o.parse_only = true;
     else if (s == "--info") o.info = true;
     else if (s == "-h" || s == "--help") { usage(); exit(0); }
@@ -466,7 +469,7 @@ int main(int argc, char** argv) {
     Arg& a = o.args[i];
     if (a.kind == BUFFER) {
       if (widths[i] && widths[i] != 8) die(2, "--arg '%s': a buffer needs a pointer parameter", a.text.c_str());
-      make_buffer(a, rng);
+      make_buffer(a, rng, o.reset);
     } else {
       encode_scalar(a, widths[i] ? widths[i] : (a.type.empty() ? (is_float_literal(a.value) ? 4 : 4) : type_size(a.type)));
     }
@@ -526,6 +529,11 @@ int main(int argc, char** argv) {
   const int warps_per_block = (threads + 31) / 32;
   for (auto& pt : points) {
     auto launch = [&]() {
+      if (o.reset) {   // kernels that keep state in a buffer (tile counters, flags) start each launch afresh
+        for (auto& a : o.args)
+          if (a.dev && !a.initial.empty()) CK(cudaMemcpy(a.dev, a.initial.data(), a.bytes, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize());
+      }
       CK(cudaEventRecord(e0));
       ckd(DRV.launchKernel(fn, o.dims_grid[0], o.dims_grid[1], o.dims_grid[2], o.dims_block[0], o.dims_block[1],
                            o.dims_block[2], (unsigned)pt.second, nullptr, params.data(), nullptr),
