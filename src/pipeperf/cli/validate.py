@@ -84,6 +84,8 @@ def run_suite_cli(args: argparse.Namespace) -> int:
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
             print(f"\r{done}/{total} launches analysed", end="" if done < total else "\n", file=sys.stderr)
+        elif done == total or done % max(1, total // 20) == 0:      # a log file: a line every 5 %
+            print(f"{done}/{total} launches analysed", file=sys.stderr, flush=True)
 
     isas = ("ptx", "sass") if args.isa == "both" else (args.isa,)
     runs = {}
