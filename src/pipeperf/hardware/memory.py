@@ -652,6 +652,23 @@ def shared_class(base: InstrClass, st: PcMemory, name: str) -> InstrClass:
     return InstrClass(name, base.subsystem, (1 + d) * base.cpi, base.latency + d * base.cpi, src, True)
 
 
+#: a generic access's class (mapper f counts generic as global) once the emulation has seen where
+#: its addresses fall: the hardware serves a generic address in the shared or local window from
+#: that state space (PTX ISA, "Generic Addressing"), so it costs that space's class, not a trip
+#: to L2 (the WMMA loads of cuda-samples' GEMMs and any pointer into shared memory ptxas could
+#: not prove shared)
+_GENERIC_RESOLVED = {("ld_global_s32", "shared"): "ld_shared_f32", ("st_global", "shared"): "st_shared",
+                     ("atom_global", "shared"): "atom_shared", ("ld_global_s32", "local"): "ld_local_s32",
+                     ("st_global", "local"): "st_local"}
+
+
+def resolved_class(base: str, space: str, gpu: GPUSpec) -> str:
+    """``base`` (mapper f's class) for an access found in ``space``; unchanged where the GPU lacks
+    the space's class or the class is already that space's."""
+    cls = _GENERIC_RESOLVED.get((base, space))
+    return cls if cls is not None and cls in gpu.classes else base
+
+
 def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu: GPUSpec,
                label: Mapping[int, str] | None = None, dram_cpi: float | None = None,
                launch_scale: float = 1.0, active_sms: int = 1) -> MemoryMapping:
@@ -671,10 +688,15 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
     for pc, st in stats.items():
         if pc not in base_class or st.requests == 0:
             continue
-        base = gpu.classes.get(base_class[pc])
+        cls = resolved_class(base_class[pc], st.space, gpu)
+        base = gpu.classes.get(cls)
         if base is None:
-            raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{base_class[pc]}'")
+            raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{cls}'")
         name = f"{base.name}@{label[pc] if label and pc in label else pc}"
+        if st.space == "local" and cls != base_class[pc]:
+            out.classes[pc] = InstrClass(name, base.subsystem, base.cpi, base.latency,
+                                         f"{base.name}: a generic access the emulation found in local memory", True)
+            continue
         if st.space == "global" and st.lane_ops:
             out.classes[pc] = atomic_class(base, st, gpu, name, launch_scale, active_sms) or \
                 global_class(base, st, l2, name, dram_cpi, l1)
