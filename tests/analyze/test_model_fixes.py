@@ -13,6 +13,7 @@ from pipeperf.analyze import analyze
 
 
 KERNELS = r'''
+#include <mma.h>
 extern "C" __global__ void copy(const float* a, float* b, int n)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[i]; }
 
@@ -72,6 +73,42 @@ extern "C" __global__ void sum_via_generic(const float* g, float* out, int use_g
     float acc = 0.f;
     for (int i = 0; i < 256; ++i) acc += p[(threadIdx.x + i) & 255];
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+extern "C" __global__ void wmma_via_generic(const half* g, float* out, int use_global)
+{   // the A/B tiles in shared memory, loaded through generic pointers: wmma.load without .shared
+    __shared__ half s[512];
+    for (int i = threadIdx.x; i < 512; i += 32) s[i] = __float2half(1.0f);
+    __syncthreads();
+    const half* a = use_global ? g : s;
+    const half* b = use_global ? g : s + 256;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> fa;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, half, nvcuda::wmma::col_major> fb;
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::fill_fragment(acc, 0.0f);
+    for (int k = 0; k < 256; ++k) {
+        nvcuda::wmma::load_matrix_sync(fa, a, 16);
+        nvcuda::wmma::load_matrix_sync(fb, b, 16);
+        nvcuda::wmma::mma_sync(acc, fa, fb, acc);
+    }
+    nvcuda::wmma::store_matrix_sync(out + blockIdx.x * 256, acc, 16, nvcuda::wmma::mem_row_major);
+}
+
+extern "C" __global__ void wmma_via_shared(const half* g, float* out, int use_global)
+{
+    __shared__ half s[512];
+    for (int i = threadIdx.x; i < 512; i += 32) s[i] = __float2half(1.0f);
+    __syncthreads();
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> fa;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, half, nvcuda::wmma::col_major> fb;
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::fill_fragment(acc, 0.0f);
+    for (int k = 0; k < 256; ++k) {
+        nvcuda::wmma::load_matrix_sync(fa, s, 16);
+        nvcuda::wmma::load_matrix_sync(fb, s + 256, 16);
+        nvcuda::wmma::mma_sync(acc, fa, fb, acc);
+    }
+    nvcuda::wmma::store_matrix_sync(out + blockIdx.x * 256, acc, 16, nvcuda::wmma::mem_row_major);
 }
 
 extern "C" __global__ void sum_via_shared(const float* g, float* out, int use_global)
@@ -212,6 +249,15 @@ def test_a_generic_load_from_shared_memory_costs_a_shared_load(cu):
     gen = analyze(cu, [264], [256], args, ["hopper_h100"], kernel="sum_via_generic", what_if=False).predictions[0]
     sh = analyze(cu, [264], [256], args, ["hopper_h100"], kernel="sum_via_shared", what_if=False).predictions[0]
     assert gen.seconds < 1.25 * sh.seconds
+
+
+def test_a_generic_wmma_load_from_shared_memory_costs_a_shared_load(cu):
+    """wmma.load has no addresses for mapper g: the state space the emulation found a generic one's
+    addresses in gives its class (it was 17x slower on an H100 when generic meant global)."""
+    args = ["g=zeros:f16:512", "out=zeros:f32:67584", "use_global=0"]
+    gen = analyze(cu, [264], [32], args, ["hopper_h100"], kernel="wmma_via_generic", what_if=False).predictions[0]
+    sh = analyze(cu, [264], [32], args, ["hopper_h100"], kernel="wmma_via_shared", what_if=False).predictions[0]
+    assert gen.seconds < 1.5 * sh.seconds
 
 
 def test_l1_serves_the_neighbours_of_a_stencil(cu, tmp_path):

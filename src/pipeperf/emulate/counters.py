@@ -49,6 +49,9 @@ class Counters:
         #: (function, pc, warp ids, their trace positions, lanes per warp, addresses), so memory
         #: analysis reads whole arrays instead of walking trace entries
         self.memory_log: list[tuple[str, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        #: PTX line -> the state space a generic wmma.load/store's addresses fell in (mapper g has
+        #: no addresses of those: it needs the space to give them the class of the memory serving them)
+        self.resolved_spaces: dict[int, str] = {}
         n = len(self.trace_ids)
         self._tlen = np.zeros(n, np.int64)          # entries executed per traced warp (dense index)
         self._kept = np.zeros(n, np.int64)          # of those, the entries kept in the trace

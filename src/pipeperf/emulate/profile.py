@@ -46,6 +46,8 @@ class Profile:
     traces: Mapping[int, list[dict[str, Any]]] = field(default_factory=dict)   # a TraceLog from the emulator
     #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
     memory_log: list[Any] = field(default_factory=list)
+    #: PTX line -> state space of generic wmma.load/store accesses (Counters.resolved_spaces)
+    resolved_spaces: dict[int, str] = field(default_factory=dict)
     #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
     params: dict[str, int | float] = field(default_factory=dict)
 
@@ -109,7 +111,8 @@ def build_profile(machine: Any, seconds: float) -> Profile:
         block=machine.launch.block, mode=machine.mode, seconds=seconds,
         static_instructions=len(machine.kernel.instructions), counts=counts,
         by_category=by_category, by_opcode=by_opcode,
-        traces=_with_lengths(c), memory_log=c.memory_log)
+        traces=_with_lengths(c), memory_log=c.memory_log,
+        resolved_spaces=dict(c.resolved_spaces))
 
 
 def _tally(c: Counters) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:

@@ -127,6 +127,8 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     flat = addr.reshape(-1)
     rep = np.repeat(G.as_array(ix), e)
     arena, bidx, sp = resolve(m, st, rep, flat, space, size, x)
+    if space == "generic" and getattr(m, "counters", None) is not None:
+        m.counters.resolved_spaces.setdefault(x.line, sp)
     count_access(m, st, rep, flat, sp, size, is_load)
     return arena.view(RAW[size]), bidx // size
 
