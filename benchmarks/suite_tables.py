@@ -6,7 +6,8 @@ from the last file that has it, joins them with the case files of the suite as t
 case whose measured time changed since is reported, not mixed in) and prints ``validate``'s
 tables (overall, per part, per family, per GPU), for each ISA, and the PTX/SASS comparison.
 
-    python3 benchmarks/suite_tables.py /work/runs/h200-both.json [more.json ...] [--out DIR]
+    python3 benchmarks/suite_tables.py RUN.json [more.json ...] [--out DIR]
+    python3 benchmarks/suite_tables.py ptx=PTX_RUN.json sass=SASS_RUN.json    # one-ISA runs, named
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ def main() -> int:
     cases = {c.id: c for c in load_suite(a.suite)}
     merged: dict[str, dict[str, dict]] = {}
     for f in a.results:
-        for isa, run in _runs(json.loads(Path(f).read_text())).items():
+        named, _, path = f.rpartition("=") if f.startswith(("ptx=", "sass=")) else ("", "", f)
+        for isa, run in _runs(json.loads(Path(path).read_text())).items():
             for c in run["cases"]:
-                merged.setdefault(isa or a.isa or "ptx", {})[c["id"]] = c
+                merged.setdefault(isa or named or a.isa or "ptx", {})[c["id"]] = c
     summaries = {}
     for isa, by_id in sorted(merged.items()):
         results, stale = [], []
