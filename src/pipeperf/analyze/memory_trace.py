@@ -288,7 +288,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             c = mm.classes[pc]
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
         rows.append(row)
-    _resolve_wmma_spaces(mm.classes, func, spec, getattr(prof, "resolved_spaces", {}))
+    wmma = _wmma_space_classes(func, spec, getattr(prof, "resolved_spaces", {}))
+    mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
     what_if = {}
@@ -302,22 +303,23 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             if what == "atomics combined per warp":
                 alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
                                    if ideal[pc] is not mm.stats[pc])
+            alt_classes.update(wmma)             # the IDG builder's names for them must exist here too
             what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills
 
 
-def _resolve_wmma_spaces(classes: dict, func, spec: GPUSpec, spaces: Mapping[int, str]) -> None:
+def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str]) -> dict:
     """Generic wmma.load/store (mapper g has no addresses of them) take the class of the state
     space the emulation found their addresses in (:func:`~pipeperf.hardware.memory.resolved_class`):
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers."""
     from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.memory import resolved_class
 
-    names = set(spec.classes)
+    names, classes = set(spec.classes), {}
     for pc, x in enumerate(func.instructions):
         sp = spaces.get(x.line)
-        if sp is None or pc in classes or x.op.root not in ("wmma.load", "wmma.store"):
+        if sp is None or x.op.root not in ("wmma.load", "wmma.store"):
             continue
         base = map_instruction(x, names, spec.name)
         cls = resolved_class(base, sp, spec)
@@ -325,6 +327,7 @@ def _resolve_wmma_spaces(classes: dict, func, spec: GPUSpec, spaces: Mapping[int
             c = spec.classes[cls]
             classes[pc] = replace(c, name=f"{cls}@{pc}", source=f"{cls}: a generic {x.op.root} the emulation "
                                   f"found in {sp} memory", estimate=True)
+    return classes
 
 
 def memory_coverage_note(log, cap: int | None) -> list[str]:

@@ -693,10 +693,6 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
         if base is None:
             raise PipeperfError(f"GPU '{gpu.name}' has no instruction class '{cls}'")
         name = f"{base.name}@{label[pc] if label and pc in label else pc}"
-        if st.space == "local" and cls != base_class[pc]:
-            out.classes[pc] = InstrClass(name, base.subsystem, base.cpi, base.latency,
-                                         f"{base.name}: a generic access the emulation found in local memory", True)
-            continue
         if st.space == "global" and st.lane_ops:
             out.classes[pc] = atomic_class(base, st, gpu, name, launch_scale, active_sms) or \
                 global_class(base, st, l2, name, dram_cpi, l1)
