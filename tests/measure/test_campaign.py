@@ -221,3 +221,13 @@ def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, 
         files, note = _sweeps(c, 60)
         assert [Path(f).name for f in files] == ["sweep_saxpy.csv", "sweep_daxpy.csv"]
         assert "--sweep-occupancy" in seen[-1] and note == "2 kernels swept; ncu not found"
+
+
+def test_same_address_atomics_count_the_l2_operations_of_the_lent_h200():
+    """ptxas combines the benchmark's atomicAdd(counter, 1u) per warp: the committed H200 timing
+    means 0.651 operations per clock on one address (not the threads' 20.8), the rate the GPU files use."""
+    from pipeperf.measure.campaign.launches import atomics_launches
+    raw = Path(__file__).parents[2] / "data/measurements/h200/raw/atomics_same_address.csv"
+    (rate,) = [r.value for r in derive.derive(atomics_launches()[0], raw, 1.98) if r.quantity == "global_same_address_per_clk"]
+    assert rate == pytest.approx(0.651, abs=0.001)
+    assert load_gpu("hopper_h200_lent").atomics["global_same_address_per_clk"] == pytest.approx(rate, abs=0.001)

@@ -51,7 +51,7 @@ def test_in_scheduler_order_the_next_warp_in_the_rotation_goes_first(tmp_path):
 
 def test_first_come_is_the_default():
     from pipeperf.simulate.simulator import FIRST_COME
-    assert FIRST_COME == ("mem", "l2")
+    assert FIRST_COME == ("mem", "l2", "atomic")    # DRAM, L2 slices, an L2 slice's atomic unit
 
 
 @pytest.mark.parametrize("bad", [[1, 0], [1, 0, 1, 0, 1, 0, 1]])

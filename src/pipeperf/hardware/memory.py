@@ -519,8 +519,15 @@ def atomic_class(base: InstrClass, st: PcMemory, gpu: GPUSpec, name: str, launch
         return None
     src = (f"mapper g from {base.name}: same-address atomics serialise at {rate:g}/clock GPU-wide; "
            f"{st.same_address_lanes / st.requests:.3g} lanes on one address per request"
-           + (f", the hottest address takes {st.hot_ops * launch_scale:.4g} operations over the launch" if st.hot_ops else ""))
-    return InstrClass(name, base.subsystem, lam, base.latency + max(0.0, lam - base.cpi), src, True)
+           + (f", the hottest address takes {st.hot_ops * launch_scale:.4g} operations over the launch" if st.hot_ops else "")
+           + f"; on the '{ATOMIC_SUBSYSTEM}' subsystem (the owning L2 slice's atomic unit, beside DRAM traffic)")
+    return InstrClass(name, ATOMIC_SUBSYSTEM, lam, base.latency + max(0.0, lam - base.cpi), src, True)
+
+
+#: where same-address atomics serialise: the atomic unit of the L2 slice that owns the address,
+#: a resource of its own (its queue does not hold up other addresses' DRAM or L2 traffic, so a
+#: reduction's one atomic per block overlaps the loads that stream the input)
+ATOMIC_SUBSYSTEM = "atomic"
 
 
 @dataclass

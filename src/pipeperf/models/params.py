@@ -47,7 +47,7 @@ from pipeperf.hardware.spec import GPUSpec, InstrClass
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.kernel_graph import KernelGraph
 
-MEMORY_SUBSYSTEMS = frozenset({"mem", "lsu"})
+MEMORY_SUBSYSTEMS = frozenset({"mem", "lsu", "atomic"})
 MEMORY_PREFIXES = ("ld_", "st_", "mem")
 
 

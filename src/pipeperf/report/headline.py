@@ -15,6 +15,7 @@ from typing import Any
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
     "mem": ("memory", "global memory (L2/DRAM)"),
     "lsu": ("shared-memory", "load/store unit (shared memory)"),
+    "atomic": ("atomics", "same-address atomics (the L2 slice that owns the address)"),
     "alu": ("compute", "FP32/INT32 ALUs"),
     "dpu": ("compute", "FP64 units"),
     "sfu": ("compute", "special-function units"),

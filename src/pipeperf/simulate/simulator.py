@@ -36,7 +36,7 @@ ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 #: ready, not in the warp scheduler's order. The DRAM and the L2 slices sit behind request queues
 #: outside the SM (FR-FCFS at the DRAM, FIFO queues to and in the L2; docs/DESIGN.md "First-come
 #: memory service"), which see requests in the order the SMs send them, not a scheduler's rotation.
-FIRST_COME = ("mem", "l2")
+FIRST_COME = ("mem", "l2", "atomic")
 
 
 @dataclass
@@ -61,7 +61,8 @@ IDLE = ("no running block (retire, dispatch, none left)", "warp done, its block 
 
 _SUBSYSTEM_KIND = {"alu": "arithmetic", "int": "integer arithmetic", "dpu": "fp64 arithmetic",
                    "sfu": "special function", "tensor": "tensor core", "lsu": "load/store unit",
-                   "mem": "global memory", "l2": "global memory", "barrier": "barrier"}
+                   "mem": "global memory", "l2": "global memory", "atomic": "same-address atomics",
+                   "barrier": "barrier"}
 
 
 def producer_kind(class_name: str, subsystem: str) -> str:

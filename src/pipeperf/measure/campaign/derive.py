@@ -66,7 +66,7 @@ def derive(launch: Launch, path: Path, clock_ghz: float) -> list[Result]:
         per_us = launch.amount / (seconds * 1e6)
         return [Result("blocks_per_us", per_us, "blocks/us", src),
                 Result("blocks_per_clk", per_us / (clock_ghz * 1e3), "blocks/clock", src)]
-    if launch.unit == "atomics":
+    if launch.unit == "atomics":   # operations the L2 serialises on the one address (atomics_launches)
         per_ns = launch.amount / (seconds * 1e9)
         return [Result("same_address_atomics_per_ns", per_ns, "atomics/ns", src),
                 Result("global_same_address_per_clk", per_ns / clock_ghz, "atomics/clock", src)]

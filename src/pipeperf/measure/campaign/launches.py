@@ -92,9 +92,14 @@ def dispatch_launches(scale: float = 1.0) -> list[Launch]:
 
 
 def atomics_launches(scale: float = 1.0) -> list[Launch]:
+    """Same-address atomics, counted as the L2 receives them: ptxas combines a warp's
+    ``atomicAdd(counter, 1u)`` on one address into one ``REDG.E.ADD`` of the warp's POPC (VOTEU.ANY,
+    UFLO, POPC, then the elected lane's REDG: the SASS nvcc 13.0 emits for sm_90), so the L2
+    serialises one operation per warp and iteration, not one per thread."""
     blocks, iters = max(4, int(1024 * scale)), 16
+    warps = blocks * 256 // 32
     return [Launch("atomics_same_address", benchmark_source(), "atomic_same", _g(blocks), _g(256),
-                   ("counter=zeros:u32:1", f"iters={iters}"), float(blocks * 256 * iters), "atomics",
+                   ("counter=zeros:u32:1", f"iters={iters}"), float(warps * iters), "atomics",
                    "same_address_atomics_per_ns")]
 
 
