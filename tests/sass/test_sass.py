@@ -55,6 +55,15 @@ extern "C" __global__ void int_atomic_sum(const int* x, int* sum, int n)
     if (i < n) atomicAdd(sum, x[i]);
 }
 
+extern "C" __global__ void local_array(const int* idx, float* out, int n)
+{
+    float a[256];                       // indexed at run time: a stack array in local memory
+    for (int i = 0; i < 256; i++) a[i] = i * 0.5f;
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) s += a[(idx[k] + threadIdx.x) & 255];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 extern "C" __global__ void float_atomic_sum(const float* x, float* sum, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -195,3 +204,19 @@ def test_an_aggregated_integer_atomic_serialises_per_warp_not_per_lane(cu):
     assert t["ptx", "int_atomic_sum"] == pytest.approx(t["ptx", "float_atomic_sum"], rel=0.1)
     assert t["sass", "int_atomic_sum"] < t["sass", "float_atomic_sum"] / 8
     assert t["sass", "float_atomic_sum"] == pytest.approx(t["ptx", "float_atomic_sum"], rel=0.15)
+
+
+def test_a_stack_array_that_outgrows_the_l1_costs_l2_and_dram_trips(cu):
+    """1 KiB of local memory per thread: one warp's fits the H100's L1 (an L1 hit, as
+    ld_local_s32), 2048 resident threads' (2 MiB) do not: the SASS timing charges the LDL/STL the
+    caches' shares and the time per warp grows; the PTX timing has no such class."""
+    args = ["idx=zeros:i32:64", "out=zeros:f32:270336", "n=64"]
+    small = analyze(cu, [1], [32], args, ["hopper_h100"], kernel="local_array", what_if=False, isa="sass")
+    big = analyze(cu, [132 * 8], [256], args, ["hopper_h100"], kernel="local_array", what_if=False, isa="sass")
+    note_small = next(n for n in small.predictions[0].notes if n.startswith("local memory"))
+    note_big = next(n for n in big.predictions[0].notes if n.startswith("local memory"))
+    assert "1024 B per thread" in note_small and "L1 keeps 100%" in note_small
+    assert "L1 keeps 12%" in note_big and "2048 resident threads" in note_big
+    ptx = analyze(cu, [132 * 8], [256], args, ["hopper_h100"], kernel="local_array", what_if=False, isa="ptx")
+    assert not any(n.startswith("local memory") for n in ptx.predictions[0].notes)
+    assert big.predictions[0].seconds > 1.5 * ptx.predictions[0].seconds

@@ -160,6 +160,10 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
         if not opts.what_if:
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)
+    if sass is not None:
+        gpu, alternatives, local_notes = _local_classes(gpu, alternatives, sass, build.resources.get(func.name, {}),
+                                                        res.blocks, threads, opts.shared, min(spec.cores, n_blocks))
+        notes = notes + local_notes
     prof_gpu = prof
     if spec.warp_size != 32:
         from dataclasses import replace
@@ -168,6 +172,30 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
     return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
+
+
+def _local_classes(gpu: Any, alternatives: dict[str, Any], sass: Any, own: dict[str, int], blocks: int,
+                   threads: int, dynamic_shared: int, active_sms: int) -> tuple[Any, dict[str, Any], list[str]]:
+    """The classes of the SASS's local accesses (spills, stack arrays: hardware/local_memory.py),
+    added to the GPU and to each what-if GPU (the IDG builder names them there too), and the note."""
+    from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class, local_class_name, local_footprint
+    from pipeperf.hardware.mapper import resolve
+    from pipeperf.hardware.sass_mapper import access_bytes
+
+    instrs = sass.sass.instructions
+    fp = local_footprint(instrs, int(own.get("local_bytes", 0)), access_bytes)
+    if fp is None:
+        return gpu, alternatives, []
+    resident = blocks * threads
+    smem = blocks * (int(own.get("shared_bytes", 0)) + int(dynamic_shared or 0))
+    have = set(gpu.classes)
+    kinds = {(resolve(LOCAL_OPCODES[x.opcode], have, gpu.name), access_bytes(x)) for x in instrs
+             if x.opcode in LOCAL_OPCODES}
+    classes = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
+    one = next(iter(classes.values()))
+    note = (f"local memory (register spills / stack arrays): {fp.instructions} LDL/STL in the SASS, "
+            f"{fp.describe()}; {one.source.split(';')[0]}")
+    return (gpu.with_classes(**classes), {k: g.with_classes(**classes) for k, g in alternatives.items()}, [note])
 
 
 def check_device_memory(specs, args: Sequence[Any]) -> None:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class_name
 from pipeperf.hardware.mapper import resolve
 from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space, mma_shape
 from pipeperf.sass.listing import SassFunction, SassInstr
@@ -431,7 +432,12 @@ class SassTranslator:
             return self.off_class
         if self.view.sass_mem[i] is not None:
             return self.ptx_class_of(e["pc"])
-        return map_sass(self.view.sass.instructions[i], self.available, self.gpu)
+        x = self.view.sass.instructions[i]
+        cls = map_sass(x, self.available, self.gpu)
+        if x.opcode in LOCAL_OPCODES:     # spills and stack arrays: their cache share (hardware/local_memory.py)
+            local = local_class_name(cls, access_bytes(x))
+            return local if local in self.available else cls
+        return cls
 
     def registers_of(self, e: Mapping) -> tuple[Sequence[str], Sequence[str]]:
         return registers(self.view.sass.instructions[e["sass"]])
