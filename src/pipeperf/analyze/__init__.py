@@ -192,9 +192,8 @@ def _local_classes(gpu: Any, alternatives: dict[str, Any], sass: Any, own: dict[
     kinds = {(resolve(LOCAL_OPCODES[x.opcode], have, gpu.name), access_bytes(x)) for x in instrs
              if x.opcode in LOCAL_OPCODES}
     classes = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
-    one = next(iter(classes.values()))
-    note = (f"local memory (register spills / stack arrays): {fp.instructions} LDL/STL in the SASS, "
-            f"{fp.describe()}; {one.source.split(';')[0]}")
+    where = next(iter(classes.values())).source.split(";")[0].removeprefix("local memory, ")
+    note = f"local memory (register spills, stack arrays): {fp.instructions} LDL/STL in the SASS, {where}"
     return (gpu.with_classes(**classes), {k: g.with_classes(**classes) for k, g in alternatives.items()}, [note])
 
 
