@@ -87,7 +87,10 @@ class SimBackend:
                                                  p.sweep["seconds"]["pipeline"])]
         else:
             rows = [(p.blocks_per_sm, p.blocks_per_sm * wpb, p.seconds)]
-        head = {"gpu": f"simulated {self.gpu}", "kernel": launch.kernel, "module": str(launch.cu),
+        from pipeperf.hardware.spec import load_gpu
+
+        head = {"gpu": f"simulated {self.gpu}", "sms": load_gpu(self.gpu).cores, "kernel": launch.kernel,
+                "module": str(launch.cu),
                 "grid": ",".join(map(str, launch.grid)), "block": ",".join(map(str, launch.block)),
                 "date": "simulated", "command": f"pipeperf campaign --simulate {self.gpu}: {launch.name}"}
         try:

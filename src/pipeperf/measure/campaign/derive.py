@@ -53,7 +53,7 @@ def read_points(path: Path) -> tuple[dict[str, str], list[Point]]:
 
 def derive(launch: Launch, path: Path, clock_ghz: float) -> list[Result]:
     """What one benchmark's time means: a rate for bytes/blocks/atomics, a latency for loads."""
-    _, points = read_points(path)
+    meta, points = read_points(path)
     seconds = min(p.ms_median for p in points) * 1e-3
     src = path.name
     if launch.unit == "bytes":
@@ -66,10 +66,16 @@ def derive(launch: Launch, path: Path, clock_ghz: float) -> list[Result]:
         per_us = launch.amount / (seconds * 1e6)
         return [Result("blocks_per_us", per_us, "blocks/us", src),
                 Result("blocks_per_clk", per_us / (clock_ghz * 1e3), "blocks/clock", src)]
-    if launch.unit == "atomics":   # operations the L2 serialises on the one address (atomics_launches)
+    if launch.unit == "atomics":   # operations the L2 serialises (atomics_launches), GPU-wide
         per_ns = launch.amount / (seconds * 1e9)
-        return [Result("same_address_atomics_per_ns", per_ns, "atomics/ns", src),
-                Result("global_same_address_per_clk", per_ns / clock_ghz, "atomics/clock", src)]
+        return [Result(launch.quantity.replace("_per_clk", "_per_ns"), per_ns, "atomics/ns", src),
+                Result(launch.quantity, per_ns / clock_ghz, "atomics/clock", src)]
+    if launch.unit == "shared-atomics":    # SM cycles per shared-memory atomic lane, on each SM
+        sms = int(meta.get("sms", "0") or 0)
+        if sms <= 0:
+            raise PipeperfError("a shared-atomics measurement needs the SM count ('# sms:' line)", file=path)
+        active = min(sms, launch.grid[0] * launch.grid[1] * launch.grid[2])     # SMs with blocks
+        return [Result(launch.quantity, seconds * clock_ghz * 1e9 * active / launch.amount, "cycles", src)]
     raise PipeperfError(f"{launch.name}: nothing to derive from a launch of unit '{launch.unit}'")
 
 

@@ -25,6 +25,7 @@ FIELDS = {
     "l2_read_gbs": ("memory.l2_bandwidth_bytes_per_clk", "GB/s / clock GHz = bytes per clock"),
     "blocks_per_clk": ("launch.blocks_per_clk", None),
     "global_same_address_per_clk": ("atomics.global_same_address_per_clk", None),
+    "shared_same_address_cycles": ("atomics.shared_same_address_cycles", None),
 }
 SUMMARIES = ("dram", "l2", "latency", "dispatch", "atomics")
 

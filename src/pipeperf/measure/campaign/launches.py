@@ -98,9 +98,23 @@ def atomics_launches(scale: float = 1.0) -> list[Launch]:
     serialises one operation per warp and iteration, not one per thread."""
     blocks, iters = max(4, int(1024 * scale)), 16
     warps = blocks * 256 // 32
-    return [Launch("atomics_same_address", benchmark_source(), "atomic_same", _g(blocks), _g(256),
+    lanes = float(blocks * 256 * iters)
+    cu = benchmark_source()
+    return [Launch("atomics_same_address", cu, "atomic_same", _g(blocks), _g(256),
                    ("counter=zeros:u32:1", f"iters={iters}"), float(warps * iters), "atomics",
-                   "same_address_atomics_per_ns")]
+                   "global_same_address_per_clk"),
+            # the same rate a lane at a time (one REDG per lane): the model's claim that each lane
+            # on one word is one L2 operation, checked
+            Launch("atomics_same_address_lanes", cu, "atomic_lanes", _g(max(4, blocks // 8)), _g(256),
+                   ("words=zeros:u32:1", f"iters={iters}", "mask=0"), lanes / 8, "atomics",
+                   "global_same_address_lane_ops_per_clk"),
+            # 256 counters in 1 KiB (8 lines): contention by line or L2 slice, which the model lacks
+            Launch("atomics_256_words", cu, "atomic_lanes", _g(blocks), _g(256),
+                   ("words=zeros:u32:256", f"iters={iters}", "mask=255"), lanes, "atomics",
+                   "global_256_words_ops_per_clk"),
+            Launch("atomics_shared_same_address", cu, "atomic_shared_lanes", _g(blocks), _g(256),
+                   ("out=zeros:u32:1", f"iters={iters}", "mask=0"), lanes, "shared-atomics",
+                   "shared_same_address_cycles")]
 
 
 #: corpus kernels swept over occupancy: 1-D launches whose sizes scale with the grid

@@ -59,6 +59,25 @@ __global__ void l2_read(const float4* a, float* out, int reps, unsigned mask) {
 // Block-dispatch cost: millions of empty blocks; time / blocks is what the block scheduler costs.
 __global__ void empty_blocks(int unused) {}
 
+// Global atomics a thread at a time: word (threadIdx.x * 7 + k) & mask of `words`, so ptxas cannot
+// prove the address warp-uniform and combine the lanes (mask comes at run time). mask 0: every
+// lane on one word (a non-aggregated histogram of one bin); mask 255: 256 words in 1 KiB, 8 lines
+// (a 256-bin histogram's counters: contention by line and L2 slice, not by address).
+__global__ void atomic_lanes(unsigned* words, int iters, unsigned mask) {
+  for (int k = 0; k < iters; ++k) atomicAdd(&words[(threadIdx.x * 7u + (unsigned)k) & mask], 1u);
+}
+
+// Shared-memory atomics a thread at a time, on word (threadIdx.x * 7 + k) & mask of the block's
+// 1024 words (mask 0: one word for the whole block, a privatised histogram of constant input).
+__global__ void atomic_shared_lanes(unsigned* out, int iters, unsigned mask) {
+  __shared__ unsigned s[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) s[i] = 0;
+  __syncthreads();
+  for (int k = 0; k < iters; ++k) atomicAdd(&s[(threadIdx.x * 7u + (unsigned)k) & mask], 1u);
+  __syncthreads();
+  if (threadIdx.x == 0 && s[0] == 0xffffffffu) out[0] = s[0];
+}
+
 // Same-address atomic throughput: every thread adds 1 to one word `iters` times.
 __global__ void atomic_same(unsigned* counter, int iters) {
   for (int k = 0; k < iters; ++k) atomicAdd(counter, 1u);
