@@ -69,6 +69,23 @@ extern "C" __global__ void float_atomic_sum(const float* x, float* sum, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(sum, x[i]);
 }
+
+#include <mma.h>
+
+extern "C" __global__ void wmma_shared(const half* g, float* out)
+{
+    __shared__ half s[512];
+    for (int i = threadIdx.x; i < 512; i += 32) s[i] = g[i];
+    __syncthreads();
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> fa;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, half, nvcuda::wmma::col_major> fb;
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::fill_fragment(acc, 0.0f);
+    nvcuda::wmma::load_matrix_sync(fa, s, 16);
+    nvcuda::wmma::load_matrix_sync(fb, s + 256, 16);
+    nvcuda::wmma::mma_sync(acc, fa, fb, acc);
+    nvcuda::wmma::store_matrix_sync(out, acc, 16, nvcuda::wmma::mem_row_major);
+}
 '''
 
 
@@ -220,3 +237,20 @@ def test_a_stack_array_that_outgrows_the_l1_costs_l2_and_dram_trips(cu):
     ptx = analyze(cu, [132 * 8], [256], args, ["hopper_h100"], kernel="local_array", what_if=False, isa="ptx")
     assert not any(n.startswith("local memory") for n in ptx.predictions[0].notes)
     assert big.predictions[0].seconds > 1.5 * ptx.predictions[0].seconds
+
+
+def test_the_ldsm_of_a_wmma_fragment_costs_its_wavefronts(sm80):
+    """ptxas loads a 16x16 f16 fragment from shared memory with LDSM (ldmatrix): mapper g has no
+    addresses of it, so its class is the shared load's times its 128-byte wavefronts (x4: 4)."""
+    from pipeperf.analyze.sass_trace import wide_shared_class_name, wide_shared_classes
+
+    module, funcs = sm80
+    func = next(f for f in module.functions if f.name == "wmma_shared")
+    view = build_view(funcs["wmma_shared"], func, module.files)
+    gpu = load_gpu("ampere_a100")
+    classes = wide_shared_classes(view, gpu)
+    ldsm = [x for x in funcs["wmma_shared"].instructions if x.opcode == "LDSM"]
+    assert ldsm, "ptxas made no LDSM of the fragments"
+    for x in ldsm:
+        c = classes[wide_shared_class_name("ld_shared_f32", access_bytes(x))]
+        assert c.cpi == access_bytes(x) * 32 // 128 * gpu.classes["ld_shared_f32"].cpi

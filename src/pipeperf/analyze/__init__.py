@@ -161,6 +161,10 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)
     if sass is not None:
+        from pipeperf.analyze.sass_trace import wide_shared_classes
+
+        wide = wide_shared_classes(sass, gpu)
+        gpu, alternatives = gpu.with_classes(**wide), {k: g.with_classes(**wide) for k, g in alternatives.items()}
         gpu, alternatives, local_notes = _local_classes(gpu, alternatives, sass, build.resources.get(func.name, {}),
                                                         res.blocks, threads, opts.shared, min(spec.cores, n_blocks))
         notes = notes + local_notes

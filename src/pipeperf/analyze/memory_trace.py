@@ -310,24 +310,41 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
 
 
 def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str]) -> dict:
-    """Generic wmma.load/store (mapper g has no addresses of them) take the class of the state
-    space the emulation found their addresses in (:func:`~pipeperf.hardware.memory.resolved_class`):
-    cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers."""
+    """Classes of wmma.load/store, which mapper g has no addresses of: a generic one takes the class
+    of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory.resolved_class`:
+    cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
+    shared-memory one its fragment's wavefronts: the banks deliver 128 B per cycle, so a 16x16 f16
+    fragment (512 B) takes 4 and an f32 accumulator (1 KiB) 8, as mapper g charges a vector load of
+    those bytes (bank conflicts of the fragment's layout are not known without its addresses)."""
+    from pipeperf.emulate.wmma import fragment_bytes
     from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.memory import resolved_class
 
     names, classes = set(spec.classes), {}
     for pc, x in enumerate(func.instructions):
-        sp = spaces.get(x.line)
-        if sp is None or x.op.root not in ("wmma.load", "wmma.store"):
+        if x.op.root not in ("wmma.load", "wmma.store"):
+            continue
+        sp = spaces.get(x.line) or x.op.space
+        if sp is None:
             continue
         base = map_instruction(x, names, spec.name)
         cls = resolved_class(base, sp, spec)
-        if cls != base:
-            c = spec.classes[cls]
-            classes[pc] = replace(c, name=f"{cls}@{pc}", source=f"{cls}: a generic {x.op.root} the emulation "
-                                  f"found in {sp} memory", estimate=True)
+        c = spec.classes[cls]
+        why = f"a generic {x.op.root} the emulation found in {sp} memory" if cls != base else f"a {sp} {x.op.root}"
+        size = fragment_bytes(x) if sp == "shared" else None
+        waves = max(1, -(-size // BANK_BYTES_PER_CYCLE)) if size else 1
+        if cls == base and waves == 1:
+            continue
+        if waves > 1:
+            c = replace(c, cpi=waves * c.cpi, latency=c.latency + (waves - 1) * c.cpi)
+            why += f", {size} B = {waves} shared-memory wavefronts"
+        classes[pc] = replace(c, name=f"{cls}@{pc}", source=f"{cls}: {why}", estimate=True)
     return classes
+
+
+#: bytes the 32 shared-memory banks deliver per cycle (CUDA C++ Programming Guide, "Shared Memory":
+#: 32 banks of 4 bytes, one access per bank per clock)
+BANK_BYTES_PER_CYCLE = 128
 
 
 def memory_coverage_note(log, cap: int | None) -> list[str]:

@@ -408,6 +408,30 @@ def walk(sass: SassFunction, counts: np.ndarray, flows: np.ndarray | None = None
     return order
 
 
+def wide_shared_class_name(base_name: str, width: int) -> str:
+    """The class of a shared-memory SASS access of ``width`` bytes per thread that mapper g has no
+    statistics of (a wmma fragment's LDSM/LDS.128): :func:`wide_shared_classes`."""
+    return f"{base_name}@wide{width}B"
+
+
+def wide_shared_classes(view: SassView, gpu: Any) -> dict[str, Any]:
+    """Per base class and width over 4 bytes of the SASS's shared accesses that take no mapper g
+    class: lambda = wavefronts x the class's, 32 banks delivering 128 B per cycle (a conflict-free
+    LDS.128 or LDSM.x4 is 4), Lambda + the wavefronts after the first (as mapper g's shared_class)."""
+    out: dict[str, Any] = {}
+    for i, x in enumerate(view.sass.instructions):
+        w = access_bytes(x)
+        if view.sass_mem[i] is not None or w <= 4 or (memory_space(x) or ("",))[0] != "shared":
+            continue
+        base = gpu.classes[map_sass(x, set(gpu.classes), gpu.name)]
+        waves = w * 32 // 128
+        name = wide_shared_class_name(base.name, w)
+        out[name] = type(base)(name, base.subsystem, waves * base.cpi, base.latency + (waves - 1) * base.cpi,
+                               f"{base.name} x {waves} wavefronts ({w} B per thread, 128 B per cycle; "
+                               "a wmma fragment mapper g has no addresses of)", True)
+    return out
+
+
 @dataclass
 class Translation:
     """The SASS entries of one warp and how the IDG builder reads them."""
@@ -437,7 +461,8 @@ class SassTranslator:
         if x.opcode in LOCAL_OPCODES:     # spills and stack arrays: their cache share (hardware/local_memory.py)
             local = local_class_name(cls, access_bytes(x))
             return local if local in self.available else cls
-        return cls
+        wide = wide_shared_class_name(cls, access_bytes(x))    # LDSM/LDS.128 of a wmma: its wavefronts
+        return wide if wide in self.available else cls
 
     def registers_of(self, e: Mapping) -> tuple[Sequence[str], Sequence[str]]:
         return registers(self.view.sass.instructions[e["sass"]])

@@ -84,6 +84,18 @@ def _dims(frag: str, mnk: tuple[int, int, int]) -> tuple[int, int]:
     return {"a": (m, k), "b": (k, n)}.get(frag, (m, n))
 
 
+def fragment_bytes(x: Instruction) -> int | None:
+    """Bytes a warp's ``wmma.load``/``wmma.store`` moves: its fragment's matrix (A M x K, B K x N,
+    C/D M x N) times the element size; None for a form this module does not know."""
+    shape = next((s for s in x.modifiers if s in SHAPES), None)
+    frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
+    t = x.types[0] if x.types else ""
+    if shape is None or t not in ELEMENT_BYTES or frag not in ("a", "b", "c", "d"):
+        return None
+    rows, cols = _dims(frag, SHAPES[shape])
+    return rows * cols * ELEMENT_BYTES[t]
+
+
 def _per_lane(frag: str, t: str, rows: int, cols: int) -> int:
     """Elements of one lane's fragment (the ISA's tables): f16 A/B 16, else a 32nd of it."""
     return 16 if t == "f16" and frag in "ab" else rows * cols // 32
