@@ -24,8 +24,7 @@ DEFAULTS = AnalyzeOptions()
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("analyze", help="predict a kernel's run time on GPUs from its source",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("analyze", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p, required=False)

@@ -19,8 +19,7 @@ the same counts faster. E.g.
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("profile", help="emulate a kernel launch and profile it (SIMT/HyPA)",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("profile", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p)

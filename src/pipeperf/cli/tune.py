@@ -28,8 +28,7 @@ example:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tune", help="rank a kernel's variants (macros, templates, launch shapes) by predicted time",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("tune", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="the kernel (.cu), or a space file (.yaml) that names it with 'source:'")
     p.add_argument("--space", metavar="FILE.yaml", help="the space file, when FILE is the kernel")
