@@ -173,3 +173,37 @@ def test_cli_profile_clock_wait_counts_at_the_rate(cli, tmp_path):
 
     warp_instructions = json.loads(out)["inst_executed_warp"]
     assert abs(warp_instructions * CPI - 20000) < 20 * CPI     # every instruction advances the clock CPI cycles
+
+
+def test_progress_shows_at_a_terminal_and_is_cleared(monkeypatch):
+    """At a terminal a long single-batch emulation says how much of the budget it used (after a second),
+    and the line is gone before the error is printed."""
+    import io
+    import sys
+
+    import pipeperf.emulate.budget as B
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    clock = iter(range(0, 10_000, 2))                   # every look at the clock: two seconds later
+    monkeypatch.setattr(B.time, "monotonic", lambda: next(clock))
+    with pytest.raises(BudgetExhausted):
+        run_kernel(parse_ptx(SPIN), 1, 32, [np.zeros(1, np.int32)], max_steps=5000)
+    shown = tty.getvalue()
+    assert f"% of the step budget ({OPTION} 5000)" in shown and shown.endswith("\r\x1b[K")
+
+
+def test_analyze_and_tune_take_the_budget(tmp_path):
+    from pipeperf.analyze import analyze
+    from pipeperf.cli.main import build_parser
+    from pipeperf.errors import PipeperfError
+
+    path = tmp_path / "spin.ptx"
+    path.write_text(SPIN)
+    with pytest.raises(PipeperfError, match=r"spin.ptx:1[234]: kernel spin: the loop at PTX lines 12-14 .*--max-steps"):
+        analyze(path, 1, 32, ["flag=zeros:i32:1"], ["ampere_a100"], max_steps=2000)
+    assert build_parser(["tune", "k.cu", "--max-steps", "7"]).parse_args(["tune", "k.cu", "--max-steps", "7"]).max_steps == 7
