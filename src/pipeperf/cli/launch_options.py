@@ -43,7 +43,7 @@ def add_budget_option(p: argparse.ArgumentParser | argparse._ArgumentGroup, defa
     once for every command that emulates; ``default=None``: the analysis' own default."""
     shown = "the default" if default is None else f"default {default}"
     p.add_argument("--max-steps", type=int, default=default, metavar="N",
-                   help=f"the emulation's step budget ({shown}, ~10 s): a loop still running after N steps, each "
+                   help=f"the emulation's step budget ({shown}: seconds of emulation): a loop still running after N steps, each "
                         "weighted by its width, stops with one line naming it (a flag nobody sets); raise it for a "
                         "launch that really runs that long")
 

@@ -12,10 +12,11 @@ every batch of CTAs, device-function calls and the loop skipper's probes, each w
 costs. A step of ``n`` threads costs ``1 + n >> WIDTH_SHIFT`` (:data:`TRACED_STEP` instead of 1 where
 it records traces): on the development machine (2 shared cores) a step takes ~20 us plus ~8.5 ns a
 thread in hybrid mode (~3 ns in full mode), ~1.5x that where it is traced, so the weighted count
-bounds the wall time whatever the groups' width: ~15-25 us a unit. :data:`DEFAULT_STEPS` stops a
-runaway there in 6-12 s of emulation (a spin-wait's whole ``analyze`` or ``profile`` in < 15 s), yet
-leaves a 1 000 000-cycle clock-wait (:mod:`pipeperf.emulate.clocks`: 250 000 steps) room to end
-under ``profile``, which emulates every iteration.
+bounds the wall time whatever the groups' width: ~10-30 us a unit (by the machine's load).
+:data:`DEFAULT_STEPS` stops a runaway there in 4-12 s of emulation (a spin-wait's whole ``analyze`` or
+``profile`` in 5-13 s at loads of 2-7 on 2 cores), leaves the heaviest analysis of the issue-16 suite
+(covariance-768, 241 000) and of the tests (203 000) room, and a 1 000 000-cycle clock-wait of one CTA
+(:mod:`pipeperf.emulate.clocks`: 250 000 steps) room to end under ``profile``, which emulates every round.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 
 from pipeperf.emulate.errors import EmulationError
 
-#: the default budget of weighted steps per launch (module docstring: ~10 s of emulation)
+#: the default budget of weighted steps per launch (module docstring: ~4-12 s of emulation)
 DEFAULT_STEPS = 400_000
 #: a step of n threads costs 1 + (n >> WIDTH_SHIFT): 2048 threads cost about as much as a step's fixed part
 WIDTH_SHIFT = 11
@@ -104,12 +105,13 @@ def enclosing_loop(prog, pc: int) -> tuple[int, int] | None:
 
 def exhausted_message(budget: StepBudget, prog, pc: int) -> str:
     """One line: where the launch was when the budget ran out, and what to do."""
-    raise_it = f"raise {OPTION} (now {budget.limit}) if it ends later"
+    raise_it = f"raise {OPTION} (now {budget.limit}) if it should end"
     ins = prog.func.instructions
     loop = enclosing_loop(prog, pc)
     if loop is None:
         return (f"kernel {budget.kernel}: the launch needs more than the step budget of {budget.limit} steps "
-                f"to emulate (too many CTAs emulated whole?); {raise_it}")
+                f"(too many CTAs emulated whole?); {raise_it}")
     t, p = loop
     return (f"kernel {budget.kernel}: the loop at PTX lines {ins[t].line}-{ins[p].line} still runs after the step "
-            f"budget of {budget.limit} steps (a runaway: a flag nobody sets, a bound never reached?); {raise_it}")
+            f"budget of {budget.limit} steps (one that never ends, on a flag nobody sets?, or a launch too long to "
+            f"emulate in seconds); {raise_it}")
