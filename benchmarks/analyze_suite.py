@@ -10,6 +10,11 @@ covariance-style kernel with long per-thread loops, a tensor-core (wmma) GEMM, a
 triad over 1 GiB buffers, an all-pairs n-body on a struct of arrays, and a tiled matmul. The
 report also prints what the analysis says it approximated (sampling, truncation, extrapolation).
 Targets (issue 16): every kernel < 10 s, median < 3 s, peak RSS < 1.5 GB on one GPU.
+
+Issue 39 added the shapes that hung: a million-cycle clock-wait (the clocks advance, the loop skipper
+jumps it), a spin-wait on a flag nobody sets (expected: the clean stop on the step budget, one line
+naming the loop, asserted) and a 65535 x 65535 grid of differing blocks; each < 20 s. ``--timeout S``
+kills a run after S seconds (for timing an older tree, on which they hang).
 """
 
 from __future__ import annotations
@@ -50,10 +55,16 @@ KERNELS: dict[str, tuple[Path, str, str, str, list[str], list[str]]] = {
                         + [f"{a}=zeros:f32:16384" for a in ("ax", "ay", "az")], []),
     "matmul-tiled-1024": (T / "matmul_tiled.cu", "matmul_tiled", "64,64", "16,16",
                           ["A=rand:f32:1048576", "B=rand:f32:1048576", "C=zeros:f32:1048576", "n=1024"], []),
+    "clock-wait-1M": (B / "clock_wait.cu", "clock_wait", "1024", "256",
+                      ["cycles=1000000", "iterations=zeros:i32:262144"], []),
+    "spin-wait": (B / "spin_wait.cu", "spin_wait", "1024", "256", ["flag=zeros:i32:1", "out=zeros:f32:262144"], []),
+    "grid-65535x65535": (B / "grid_hash.cu", "grid_hash", "65535,65535", "32", ["out=zeros:u32:1024", "n=1024"], []),
 }
+#: kernels whose expected outcome is the clean stop on the step budget: exit 2 and one line saying this
+EXPECT_STOP = {"spin-wait": "still runs after the step budget"}
 
 
-def run_one(name: str, gpu: str) -> dict:
+def run_one(name: str, gpu: str, timeout: float | None = None) -> dict:
     f, kernel, grid, block, args, extra = KERNELS[name]
     cmd = [sys.executable, "-c", "import sys; from pipeperf.cli.main import main; sys.exit(main())", "analyze", str(f), "--kernel", kernel, "--grid", grid,
            "--block", block, "--gpu", gpu, "--json", *extra]
@@ -61,11 +72,21 @@ def run_one(name: str, gpu: str) -> dict:
         cmd += ["--arg", a]
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *cmd], capture_output=True, text=True,
+        limit = ["timeout", str(timeout)] if timeout else []
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name, *limit, *cmd], capture_output=True, text=True,
                            cwd=ROOT)
         wall = time.perf_counter() - t0
         rss_kb = int((rss.read().strip().splitlines() or ["0"])[-1])
     out = {"kernel": name, "wall_s": round(wall, 2), "rc": p.returncode, "peak_rss_mb": round(rss_kb / 1024, 1)}
+    if name in EXPECT_STOP:
+        err = p.stderr.strip().splitlines()
+        clean = p.returncode == 2 and len(err) == 1 and EXPECT_STOP[name] in err[0] and "--max-steps" in err[0]
+        out.update(rc=0 if clean else p.returncode or 1, stopped=err[-1] if err else "",
+                   error="" if clean else f"expected the clean stop on the step budget, got: {err[-1] if err else p.returncode}")
+        return out
+    if p.returncode == 124:
+        out["error"] = f"killed after --timeout {timeout} s"
+        return out
     if p.returncode != 0:
         out["error"] = (p.stderr.strip().splitlines() or ["?"])[-1]
         return out
@@ -82,22 +103,27 @@ def main() -> int:
     ap.add_argument("--gpu", default="ampere_a100")
     ap.add_argument("--only", nargs="*", default=None, choices=sorted(KERNELS))
     ap.add_argument("--json", default=None, help="also write the rows as JSON to this file")
+    ap.add_argument("--timeout", type=float, default=None, help="kill a run after this many seconds")
     a = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     names = a.only or list(KERNELS)
     rows = []
     print(f"{'kernel':20} {'wall s':>7} {'RSS MB':>8} {'CTAs':>12} {'trunc':>6}  predicted / notes")
     for n in names:
-        r = run_one(n, a.gpu)
+        r = run_one(n, a.gpu, a.timeout)
         rows.append(r)
         if r["rc"]:
-            print(f"{n:20} {r['wall_s']:7.2f} {'':>8} {'':>12} {'':>6}  error: {r['error']}")
+            print(f"{n:20} {r['wall_s']:7.2f} {r['peak_rss_mb'] or 0:8.0f} {'':>12} {'':>6}  error: {r['error']}")
+            continue
+        if "stopped" in r:
+            print(f"{n:20} {r['wall_s']:7.2f} {r['peak_rss_mb'] or 0:8.0f} {'':>12} {'':>6}  stopped (expected): "
+                  f"{r['stopped'][:100]}...")
             continue
         print(f"{n:20} {r['wall_s']:7.2f} {r['peak_rss_mb'] or 0:8.0f} {r['ctas']:>12} {r['truncated_warps']:6d}"
               f"  {r['seconds'] * 1e6:.1f} us")
         for note in r["notes"]:
             print(f"{'':58}{note}")
-    ok = [r["wall_s"] for r in rows if not r["rc"]]
+    ok = [r["wall_s"] for r in rows if not r["rc"] and "stopped" not in r]
     if ok:
         print(f"\nmedian {statistics.median(ok):.2f} s, max {max(ok):.2f} s over {len(ok)} kernels on {a.gpu} "
               f"(targets: < 10 s each, median < 3 s, RSS < 1.5 GB)")

@@ -53,3 +53,24 @@ def test_simulate_on_a_json_file_runs_without_numpy(tmp_path):
 
     got = json.loads(proc.stdout.rstrip()[:-len("False")])
     assert got["cycles"] == simulate(load_kernel(path), load_gpu("pascal_gtx1060"), 2, 3).cycles
+
+
+def test_version_and_help_import_nothing_heavy():
+    """``pipeperf --version`` and ``--help`` (issue 39) import no command module, so no NumPy, SciPy
+    or PyYAML: they cost an interpreter's start-up, less than ``import numpy``."""
+    for argv in (["--version"], ["--help"]):
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pipeperf", *argv], capture_output=True,
+                              text=True, env=_ENV)
+        assert proc.returncode == 0, proc.stderr
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+        assert "pipeperf.cli.main" in imported
+        heavy = {m for m in imported if m.split(".")[0] in ("numpy", "scipy", "yaml", "matplotlib", "pandas", "dask")}
+        assert not heavy, (argv, sorted(heavy))
+        assert not any(m.startswith("pipeperf.cli.") and m != "pipeperf.cli.main" for m in imported - {"pipeperf.cli"})
+    assert proc.stdout.count("\n    ") >= len(COMMANDS)          # every command's line in the help
+
+
+def test_verbosity_before_the_command_still_builds_only_it():
+    assert _command_of(["-v", "simulate", "x.json"]) == "simulate" and _command_of(["-vq", "--", "ptx"]) == "ptx"
+    out = _modules_after(["-v", "ptx", "x.ptx"])
+    assert "pipeperf.cli.ptx" in out and "pipeperf.cli.models" not in out

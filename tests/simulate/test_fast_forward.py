@@ -45,3 +45,30 @@ def test_mixed_block_shapes_are_simulated_in_full():
     p = PreparedKernel(two, GPU)
     r = p.run(4, 2, GPU.cores * 100, check_limits=False, fast_forward=4)
     assert r.fast_forward is None
+
+
+def test_huge_launches_of_mixed_shapes_are_fast_forwarded_from_their_first_groups(monkeypatch):
+    """Past HUGE_GROUPS groups a core (issue 39: a 65535 x 65535 grid, 4e7 groups a core) mixed block
+    shapes are extrapolated too, over a window holding MIX_GROUPS of each shape, from the order's
+    first groups only: within 1 % of simulating every group."""
+    import time
+
+    import pipeperf.simulate.simulator as S
+
+    kg = load_kernel("examples/idg/example_kernel.yaml")
+    two = KernelGraph(kg.name, kg.warp_classes * 2, kg.source,
+                      (GroupClass((0, 0, 0, 0), 9.0), GroupClass((1, 1, 1, 1), 1.0)))
+    p = PreparedKernel(two, GPU)
+    total = GPU.cores * 3000 + 5
+    exact = p.run(4, 2, total, check_limits=False, fast_forward=4)
+    assert exact.fast_forward is None                        # below the threshold: as before
+    monkeypatch.setattr(S, "HUGE_GROUPS", 1000)
+    ff = p.run(4, 2, total, check_limits=False, fast_forward=4)
+    k1, k2 = ff.fast_forward["simulated_groups"]
+    assert k2 - k1 >= S.MIX_GROUPS * 2 and (k2 - k1) % 2 == 0 and k1 % 2 == exact.groups_on_core % 2
+    assert ff.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert ff.instructions_on_core == pytest.approx(exact.instructions_on_core, rel=0.01)
+    monkeypatch.undo()
+    t0 = time.perf_counter()
+    huge = p.run(4, 2, 65535 * 65535, check_limits=False, fast_forward=4)
+    assert time.perf_counter() - t0 < 5 and huge.groups_on_core > S.HUGE_GROUPS and huge.fast_forward is not None

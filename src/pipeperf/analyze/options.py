@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from pipeperf.emulate.budget import DEFAULT_STEPS
 from pipeperf.errors import PipeperfError
 
 #: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
@@ -65,6 +66,7 @@ class AnalyzeOptions:
     skip_loops: bool = True
     models: bool = True                 # the analytical models besides the Pipeline model
     isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analyze/sass_trace.py)
+    max_steps: int = DEFAULT_STEPS      # the emulation's step budget (emulate/budget.py): stops a runaway loop
 
     @classmethod
     def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from pipeperf.analyze.options import AnalyzeOptions
-from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
+from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
 
@@ -24,8 +24,7 @@ DEFAULTS = AnalyzeOptions()
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("analyze", help="predict a kernel's run time on GPUs from its source",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("analyze", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p, required=False)
@@ -47,6 +46,7 @@ def register(subparsers) -> None:
     p.add_argument("--all-ctas", action="store_true",
                    help="emulate every CTA (default: only the traced ones, when their paths and "
                         "addresses cannot depend on other CTAs' writes)")
+    add_budget_option(p, DEFAULTS.max_steps)
     p.add_argument("--max-nodes", type=int, default=DEFAULTS.max_nodes, metavar="N",
                    help=f"cut each warp's trace at N instructions (default {DEFAULTS.max_nodes})")
     p.add_argument("--arch", help="nvcc/ptxas target for .cu files (default: sm_90)")
@@ -144,7 +144,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           all_ctas=args.all_ctas, fast_forward=args.fast_forward or None,
                           what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
                           nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact,
-                          isa=args.isa)
+                          isa=args.isa, max_steps=args.max_steps)
 
 
 def _single_launch(args: argparse.Namespace) -> None:
@@ -187,7 +187,7 @@ def run_batch(args: argparse.Namespace) -> int:
     _check_output("--out", args.out)
     if args.out and Path(args.out).suffix.lower() not in (".csv", ".parquet"):
         raise PipeperfError(f"--out {args.out}: expected a .csv or .parquet file")
-    options = {k: getattr(args, k) for k in ("trace_warps", "mode", "max_nodes", "fast_forward")
+    options = {k: getattr(args, k) for k in ("trace_warps", "mode", "max_nodes", "fast_forward", "max_steps")
                if getattr(args, k) != getattr(DEFAULTS, k)}          # given: they override the file's
     result = run(args.batch, args.gpu or [], args.dask_scheduler, args.workers, open_cache(args), options)
     records = batch_records(result)

@@ -20,8 +20,7 @@ from pipeperf.errors import PipeperfError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "calibrate", help="micro-benchmark this GPU and write its spec YAML",
-        description="Measure lambda (CPI) and Lambda (latency) of every instruction class over occupancies "
+        "calibrate", description="Measure lambda (CPI) and Lambda (latency) of every instruction class over occupancies "
                     "1..max warps per SM (boat-hull curves, Eq. 1), the instruction mix and the peaks, and "
                     "write a GPU spec YAML citing the measurements. Needs a CUDA GPU and nvcc, unless "
                     "--from-raw or --simulate is given.")

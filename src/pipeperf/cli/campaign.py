@@ -22,8 +22,7 @@ DEFAULT_BUDGET = 28.0
 def register(subparsers: argparse._SubParsersAction) -> None:
     from pipeperf.measure.campaign.steps import NAMES
     p = subparsers.add_parser(
-        "campaign", help="measure this GPU: calibrate, memory, dispatch, atomics, sweeps, validate",
-        description="One resumable measurement campaign of the NVIDIA GPU present: device facts, lambda/Lambda "
+        "campaign", description="One resumable measurement campaign of the NVIDIA GPU present: device facts, lambda/Lambda "
                     "of every class, DRAM/L2 bandwidth, L1/L2/DRAM latency, block-dispatch cost, same-address "
                     "atomics, occupancy sweeps of corpus kernels and every model's MAPE on them, written under "
                     "data/measurements/GPU/ with a manifest.json. Steps already done are skipped.")

@@ -19,8 +19,7 @@ kernel's total warps: a 'total_warps' column or --total-warps). Models: """ + ",
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("compare", help="MAPE / MAPE_shape of the models on measured curves",
-                              description=DESCRIPTION)
+    p = subparsers.add_parser("compare", description=DESCRIPTION)
     p.add_argument("measured", nargs="+", metavar="MEASURED.csv", help="measured occupancy curve(s)")
     add_kernel_arguments(p, "kernels", "IDG", many=True)
     p.add_argument("--models", metavar="LIST", help="comma-separated subset of the models (default: all)")

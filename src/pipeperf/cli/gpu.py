@@ -17,7 +17,8 @@ from pipeperf.measure.mixbench import read_benchmark_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("gpu", help="GPU database (list, show) and roofline peaks (peaks, import-mixbench)")
+    p = subparsers.add_parser("gpu", description="The GPU database (list, show, diff) and the roofline peaks (peaks, "
+                                                 "import-mixbench).")
     sub = p.add_subparsers(dest="gpu_command", metavar="SUBCOMMAND")
     sub.required = True
     gpu_database.register(sub)

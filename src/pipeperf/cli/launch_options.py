@@ -38,6 +38,16 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> Non
                    help="dynamic shared memory per block, in bytes (default 0)")
 
 
+def add_budget_option(p: argparse.ArgumentParser | argparse._ArgumentGroup, default: int | None) -> None:
+    """--max-steps, the emulation's step budget (:mod:`pipeperf.emulate.budget`), spelled and explained
+    once for every command that emulates; ``default=None``: the analysis' own default."""
+    shown = "the default" if default is None else f"default {default}"
+    p.add_argument("--max-steps", type=int, default=default, metavar="N",
+                   help=f"the emulation's step budget ({shown}: seconds of emulation): a loop still running after N steps, each "
+                        "weighted by its width, stops with one line naming it (a flag nobody sets); raise it for a "
+                        "launch that really runs that long")
+
+
 def shared_bytes(args: argparse.Namespace) -> int:
     """--shared/--smem as a number of bytes; anything else is a one-line error."""
     try:

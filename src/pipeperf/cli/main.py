@@ -1,7 +1,7 @@
 """Entry point of the ``pipeperf`` command.
 
 Each subcommand lives in its own module of this package and exposes
-``register(subparsers)``; adding a command means adding its module name to
+``register(subparsers)``; adding a command means adding its name and help line to
 ``COMMANDS``. User errors (:class:`PipeperfError`) become one line on stderr
 and exit code 2, never a traceback.
 """
@@ -11,34 +11,39 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from pipeperf import __version__
 from pipeperf.errors import PipeperfError
 
-# Module names under pipeperf.cli, each with register(subparsers).
-COMMANDS: list[str] = [
-    "ptx",
-    "simulate",
-    "roofline",
-    "gpu",
-    "sw26010",
-    "models",
-    "compare",
-    "profile",
-    "calibrate",
-    "measure",
-    "validate",
-    "analyze",
-    "campaign",
-    "tune",
-]
+#: every command (a module of this package with ``register(subparsers)``) and its line in the top-level
+#: help, which is built from this table alone: ``pipeperf --help`` and ``--version`` import no command
+COMMANDS: dict[str, str] = {
+    "ptx": "parse PTX (or compile CUDA with nvcc) and summarise every kernel",
+    "simulate": "simulate a kernel's IDG on a GPU (Pipeline model)",
+    "roofline": "quantitative roofline prediction (Konstantinidis)",
+    "gpu": "GPU database (list, show) and roofline peaks (peaks, import-mixbench)",
+    "sw26010": "SW26010 static performance model (predict, analyze, tune)",
+    "models": "analytical occupancy models vs the Pipeline simulator",
+    "compare": "MAPE / MAPE_shape of the models on measured curves",
+    "profile": "emulate a kernel launch and profile it (SIMT/HyPA)",
+    "calibrate": "micro-benchmark this GPU and write its spec YAML",
+    "measure": "time a CUDA kernel on this GPU (over occupancies)",
+    "validate": "MAPE / MAPE_shape of every model on measured sweeps",
+    "analyze": "predict a kernel's run time on GPUs from its source",
+    "campaign": "measure this GPU: calibrate, memory, dispatch, atomics, sweeps, validate",
+    "tune": "rank a kernel's variants (macros, templates, launch shapes) by predicted time",
+}
+#: top-level options that may come before the command
+_LEADING = re.compile(r"-[vq]+|--verbose|--quiet|--")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; given ``argv`` that names a command, only that command's module
-    is imported and only its parser is built (the others' help is never printed then), so a
-    command does not pay for the imports and parsers of all the others (3 ms of argparse)."""
+    is imported and only its parser is built (3 ms of argparse and the imports of all the others
+    saved). Without one (``--help``, ``--version``, no or an unknown command) each command is a
+    stub with its line of :data:`COMMANDS`: the top-level help and argparse's errors need no more."""
     wanted = _command_of(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="pipeperf",
@@ -48,8 +53,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     add_verbosity(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS if wanted is None else [wanted]:
-        importlib.import_module(f"pipeperf.cli.{name}").register(sub)
+    if wanted is None:
+        for name, line in COMMANDS.items():
+            sub.add_parser(name, help=line, add_help=False)
+    else:
+        importlib.import_module(f"pipeperf.cli.{wanted}").register(sub)
     return parser
 
 
@@ -86,13 +94,13 @@ def set_verbosity(args: argparse.Namespace) -> None:
 
 
 def _command_of(argv: list[str]) -> str | None:
-    """The command ``argv`` names (its first word that is not an option), if it is one of ours and
-    no option before it asks for the top-level help."""
+    """The command ``argv`` names (its first word after the verbosity options that may precede it),
+    if it is one of ours and no option before it asks for the top-level help or version."""
     for a in argv:
         if not a.startswith("-"):
             return a if a in COMMANDS else None
-        if a not in ("--",):
-            return None                 # -h, --help, --version or a mistake: the whole parser
+        if not _LEADING.fullmatch(a):
+            return None                 # -h, --help, --version or a mistake: the top level
     return None
 
 

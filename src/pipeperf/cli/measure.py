@@ -25,7 +25,7 @@ from pipeperf.util.launch_args import check_cuda_limits, dim3
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "measure", help="time a CUDA kernel on this GPU (over occupancies)", epilog=EPILOG,
+        "measure", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compile KERNEL.cu, run --kernel with the given grid, block and arguments, time it with\n"
                     "CUDA events (median of --reps after warm-up) and write a CSV. --sweep-occupancy repeats\n"

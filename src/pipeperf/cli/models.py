@@ -20,8 +20,7 @@ Models: """ + ", ".join(ALL_MODELS)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("models", help="analytical occupancy models vs the Pipeline simulator",
-                              description=DESCRIPTION)
+    p = subparsers.add_parser("models", description=DESCRIPTION)
     add_kernel_arguments(p, "kernel", "IDG")
     p.add_argument("--warps", metavar="RANGE", help="occupancies, e.g. 1-64, 1,2,4-8 or 1-64:4 "
                    "(default: 1 to the GPU's warps per core)")

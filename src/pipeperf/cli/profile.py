@@ -6,8 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from pipeperf.cli.launch_options import EPILOG, add_launch_options, launch_specs, shared_bytes
+from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
+from pipeperf.emulate.budget import DEFAULT_STEPS
 
 DESCRIPTION = """Emulate one kernel launch with pipeperf's SIMT emulator and print its profile
 (instructions by category, FLOPs, branches and branch efficiency, global sectors, shared bank
@@ -18,8 +19,7 @@ the same counts faster. E.g.
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("profile", help="emulate a kernel launch and profile it (SIMT/HyPA)",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("profile", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p)
@@ -29,8 +29,7 @@ def register(subparsers) -> None:
                         "only); memory statistics are then not reported")
     p.add_argument("--arch", help="nvcc target for .cu files (default: the compiler's)")
     add_nvcc_options(p)
-    p.add_argument("--max-steps", type=int, default=10_000_000,
-                   help="stop after this many instruction groups (infinite-loop guard)")
+    add_budget_option(p, DEFAULT_STEPS)
     p.add_argument("--trace", metavar="FILE.json",
                    help="write per-warp dynamic traces (opcode, class, operands, active lanes, "
                         "addresses) of the first --trace-warps warps")

@@ -12,7 +12,6 @@ from pipeperf.errors import PipeperfError
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "ptx",
-        help="parse PTX (or compile CUDA with nvcc) and summarise every kernel",
         description="Parse a PTX file, or compile a .cu file to PTX with nvcc, and print for "
                     "each kernel its parameters, registers, static instruction counts by "
                     "category, basic blocks and branches.",

@@ -32,8 +32,7 @@ Collect the ncu CSV with:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("roofline", help="quantitative roofline prediction (Konstantinidis)",
-                              description=DESCRIPTION,
+    p = subparsers.add_parser("roofline", description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     source = p.add_mutually_exclusive_group()
     source.add_argument("--ncu", metavar="FILE.csv", help="Nsight Compute CSV (long or raw page)")

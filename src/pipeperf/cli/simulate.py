@@ -12,8 +12,7 @@ from pipeperf.util.ranges import parse_int_range
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="simulate a kernel's IDG on a GPU (Pipeline model)",
-                       description="Simulate a kernel's instruction dependence graph on one compute unit "
+    p = sub.add_parser("simulate", description="Simulate a kernel's instruction dependence graph on one compute unit "
                                    "of a GPU and report cycles, seconds, warps/cycle, IPC and "
                                    "subsystem utilisation.")
     add_kernel_args(p)

@@ -14,8 +14,7 @@ import yaml
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "sw26010", help="SW26010 static performance model (predict, analyze, tune)",
-        description="Static performance model of SWACC/Athread kernels on SW26010 core groups.")
+        "sw26010", description="Static performance model of SWACC/Athread kernels on SW26010 core groups.")
     sub = parser.add_subparsers(dest="sw26010_command", metavar="ACTION")
     sub.required = True
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.cli.launch_options import add_budget_option
+
 DESCRIPTION = """Predict every variant of a kernel's parameter space on one or more GPUs, with no GPU, and
 rank them: compile-time macros (-D TILE=8,16,32), template arguments, the block shape, a grid and dynamic
 shared memory given by expressions of the parameters and problem sizes, constraints. Each distinct
@@ -26,8 +28,7 @@ example:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tune", help="rank a kernel's variants (macros, templates, launch shapes) by predicted time",
-                              description=DESCRIPTION, epilog=EPILOG,
+    p = subparsers.add_parser("tune", description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="the kernel (.cu), or a space file (.yaml) that names it with 'source:'")
     p.add_argument("--space", metavar="FILE.yaml", help="the space file, when FILE is the kernel")
@@ -55,6 +56,7 @@ def register(subparsers) -> None:
     a = p.add_argument_group("analysis")
     a.add_argument("--trace-warps", type=int, metavar="N", help="warps traced per launch (default 256, as analyze)")
     a.add_argument("--mode", choices=("full", "hybrid"), help="emulation mode (default hybrid)")
+    add_budget_option(a, None)
     a.add_argument("--phase-check", action="store_true", default=None,
                    help="simulate each variant also with the DRAM and L2 bandwidth 1%% higher and lower and show "
                         "the spread of its time (lock-step warps: ranks closer than it are not resolved)")
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     cli = CliSpace(None if is_space else args.file, args.kernel, args.sizes, args.params, args.defines,
                    args.template, args.grid, args.block, args.shared, args.args, args.constraints, args.gpus,
                    args.includes, args.nvcc_flag, {"trace_warps": args.trace_warps, "mode": args.mode,
-                                                                 "phase_check": args.phase_check})
+                                                                 "phase_check": args.phase_check,
+                                                                 "max_steps": args.max_steps})
     space = load_space(args.file if is_space else args.space, cli)
     result = tune(space, args.scheduler, args.workers, open_cache(args))
     written = []

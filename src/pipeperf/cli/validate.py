@@ -13,8 +13,7 @@ from pipeperf.models.curve import jsonable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="MAPE / MAPE_shape of every model on measured sweeps",
-                       description="Read occupancy sweeps measured with 'pipeperf measure --sweep-occupancy' "
+    p = sub.add_parser("validate", description="Read occupancy sweeps measured with 'pipeperf measure --sweep-occupancy' "
                                    "(or warps,warps_per_cycle|seconds curves) and score every model with "
                                    "MAPE and MAPE_shape, as in Tables 10-12; or, with --suite, predict every "
                                    "published measurement of a validation suite (validation/) and report "

@@ -14,16 +14,31 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
 
-import numpy as np
-
-from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
-from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text
+from pipeperf.emulate.budget import DEFAULT_STEPS
+from pipeperf.emulate.profile import CSV_COLUMNS, Profile, csv_text   # before profile() below, which it leaves
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.ir import Function, Module
-from pipeperf.ptx.load import load_module  # the launch file loader, re-exported for run_kernel's callers
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pipeperf.emulate.launch import Launch
+    from pipeperf.ptx.ir import Function, Module
+
+#: re-exported names, imported on first use: this package, and ``pipeperf.emulate.budget`` (which the
+#: commands' options read), cost no NumPy
+_LAZY = {"Launch": "pipeperf.emulate.launch",
+         "load_module": "pipeperf.ptx.load"}      # the launch file loader, for run_kernel's callers
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def select_kernel(module: Module, name: str | None) -> Function:
@@ -38,7 +53,7 @@ def select_kernel(module: Module, name: str | None) -> Function:
 
 def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                kernel: str | None = None, shared: int = 0, mode: str = "full",
-               max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
+               max_steps: int = DEFAULT_STEPS, batch_threads: int = 1 << 18,
                trace_warps: int = 0, arch: str | None = None, memory: bool = True,
                trace_blocks: str | Sequence[int] | None = None,
                ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
@@ -56,8 +71,11 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     the full launch's; else every CTA runs. ``prof.counts`` says what ran: ``ctas_emulated``
     of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why).
     ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
-    counts are extrapolated over them and ``prof.traces.skips`` says where."""
+    counts are extrapolated over them and ``prof.traces.skips`` says where. ``max_steps``: the
+    launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line."""
+    from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
     from pipeperf.emulate.profile import build_profile
+    from pipeperf.ptx.load import load_module
     from pipeperf.ptx.params import ParamNames
     from pipeperf.util.alloc import steady_allocator
 
@@ -96,6 +114,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
 def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks: int,
             warps_per_cta: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(launch-wide warp ids to trace or None for the first ``trace_warps``, the traced CTAs)."""
+    import numpy as np
+
     from pipeperf.emulate import sampling as S
 
     if trace_blocks is not None:
@@ -160,6 +180,8 @@ def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.n
     out of its buffer anywhere in the grid faults as it does when every CTA runs; the sample is
     safe (its CTAs' paths do not depend on other CTAs' writes), so neither do theirs. Returns
     how many CTAs that took."""
+    import numpy as np
+
     from pipeperf.emulate.bounds import extreme_ctas
     from pipeperf.emulate.machine import Machine
 

@@ -17,7 +17,10 @@ effects undone): it must run the same steps with the same deltas. Assumptions, s
 report: addresses and counters do not wrap during the skipped iterations, and a loop that
 continues after K iterations continued through all of them (true of affine exit compares).
 Loops that write memory (stores, atomics, ``cp.async``), synchronise, call, exit or branch
-through tables are never skipped, so what a skipped iteration would have written never matters.
+through tables are never skipped, so what a skipped iteration would have written never matters;
+nor are loops whose iterations change no register (every iteration the same state: only another
+thread's store could end one, a spin-wait, and the step budget stops it if none does). Clock reads
+advance by the same cycles every iteration (:mod:`pipeperf.emulate.clocks`): a skip advances them too.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeperf.emulate import groups as G
+from pipeperf.emulate.budget import BudgetExhausted
+from pipeperf.emulate.clocks import ISSUED
 from pipeperf.emulate.tracelog import Skip, SynthBlock
 from pipeperf.ptx.slices import written_registers
 
@@ -137,6 +142,8 @@ class LoopSkipper:
                 if guard is not None and x.root == "setp" and i < p and \
                         guard[0] in written_registers(x):
                     setp = x
+            if self.m.clocked:                      # its instructions advance the clocks: a skip must too
+                named.add(ISSUED)
             lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)))
         return lp
 
@@ -238,6 +245,12 @@ class LoopSkipper:
         """Jump the most iterations a probe confirms (0: none) and account for them."""
         assert w.delta is not None                     # a watch is skipped once it has a period
         changed = w.delta[0]
+        if not changed.keys() - {ISSUED}:
+            # no register moves: every iteration is the same state, so the loop cannot reach its exit
+            # by itself (only another thread's store could end it) and a jump would only multiply its
+            # counts (a frozen clock-wait once jumped 2^40 iterations at a time, past int64); it runs
+            # on, and a runaway stops on the step budget
+            return 0
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
         ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
@@ -334,6 +347,8 @@ class LoopSkipper:
         st.traced_any = False
         try:
             steps = m._execute(prog, st, cur, pc0=t, probe=(t, p, 2 * w.delta[4] + 8))
+        except BudgetExhausted:                        # the launch's, not this k's: it stops here
+            raise
         except Exception:                              # a fault, a hybrid fallback: not this k
             steps = None
         finally:

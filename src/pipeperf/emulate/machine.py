@@ -9,8 +9,12 @@ shared and local arenas (``smem``, ``lmem``), the counters and the layout throug
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
+from pipeperf.emulate import clocks
+from pipeperf.emulate.budget import DEFAULT_STEPS, StepBudget
 from pipeperf.emulate.counters import Counters
 from pipeperf.emulate.layout import Layout
 from pipeperf.emulate.memory import Arena, GlobalMemory
@@ -23,23 +27,26 @@ from pipeperf.ptx.ir import Function, Module
 from pipeperf.util.progress import progress
 
 MAX_THREADS = 1 << 31
+log = logging.getLogger(__name__)
 
 
 class Machine:
     """One kernel launch. ``mode`` is ``full`` or ``hybrid``."""
 
     def __init__(self, module: Module, kernel: Function, launch, mode: str = "full",
-                 max_steps: int = 10_000_000, batch_threads: int = 1 << 18,
+                 max_steps: int = DEFAULT_STEPS, batch_threads: int = 1 << 18,
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
                  ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
         ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
-        ``fast_loops``: jump over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`)."""
+        ``fast_loops``: jump over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`).
+        ``max_steps``: the launch's step budget (:mod:`pipeperf.emulate.budget`)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
+        self.budget = StepBudget(max_steps, kernel.name)
         warps_per_cta = (launch.threads_per_block + 31) // 32
         if trace is None:
             trace = np.arange(min(int(trace_warps), launch.num_blocks * warps_per_cta), dtype=np.int64)
@@ -77,17 +84,29 @@ class Machine:
         elif mode != "full":
             raise PipeperfError(f"unknown mode {mode!r} (full, hybrid)")
         self.programs[kernel.name] = Program(self, kernel, needed)
+        self.clocked = clocks.reads_clock(module)     # count issued instructions for the clocks
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
-        L = self.launch
-        nblocks = L.num_blocks
+        nblocks = self.launch.num_blocks
         B = self.block_threads
         warps_per_cta = (B + 31) // 32
         order = self.ctas
         n_run = nblocks if order is None else len(order)
+        batches = range(0, n_run, self.cta_per_batch)
+        if len(batches) > 1:                 # the batches' progress bar shows then, not the budget's line
+            self.budget.watching = False
+            self.budget.mark = 0
+        try:
+            self._run(batches, n_run, order, B, warps_per_cta)
+        finally:
+            self.budget.done()
+        log.info("kernel %s: %d of the step budget's %d steps used", self.kernel.name, self.budget.used,
+                 self.budget.limit)
+
+    def _run(self, batches: range, n_run: int, order: np.ndarray | None, B: int, warps_per_cta: int) -> None:
         with np.errstate(all="ignore"):
-            for c0 in progress(range(0, n_run, self.cta_per_batch), "emulate", "batch of CTAs"):
+            for c0 in progress(batches, "emulate", "batch of CTAs"):
                 nc = min(self.cta_per_batch, n_run - c0)
                 ctas = (np.arange(c0, c0 + nc, dtype=np.int64) if order is None
                         else order[c0:c0 + nc])
@@ -103,6 +122,8 @@ class Machine:
                 st.wid = (cta + c0) * warps_per_cta + tid // 32
                 self._trace_ids(st, ctas[cta] * warps_per_cta + tid // 32)
                 self._specials(st, ctas[cta], tid)
+                if self.clocked:
+                    st.regs[clocks.ISSUED] = np.zeros(nc * B, np.uint64)
                 self.smem = Arena(nc * self.layout.shared_bytes, self.optimistic)
                 self.lmem = Arena(nc * B * self.layout.local_bytes, self.optimistic)
                 self.live = np.full(nc, B, np.int64)
@@ -146,8 +167,6 @@ class Machine:
         sp["%warpid"] = (tid // 32).astype(u)
         sp["%nwarpid"] = u(64)
         sp["%smid"] = u(0)
-        sp["%clock"] = u(0)
-        sp["%clock64"] = np.uint64(0)
         sp["%lanemask_lt"] = ((np.uint64(1) << st.lane.astype(np.uint64)) - np.uint64(1)).astype(u)
 
     def _execute(self, prog: Program, st: State, start, pc0: int = 0,

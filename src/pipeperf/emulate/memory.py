@@ -64,6 +64,7 @@ class Arena:
         self._views: dict = {}
         # hybrid mode: bytes whose value is unknown because a skipped store wrote them
         self.poison = _zeros(len(self.bytes), bool) if track else None
+        self.tainted = False            # any byte ever poisoned: else a load need not look (most of them)
 
     def _span(self, bidx, n: int) -> np.ndarray:
         b = np.atleast_1d(np.asarray(bidx, np.int64))
@@ -72,13 +73,14 @@ class Arena:
     def taint(self, bidx, n: int) -> None:
         if self.poison is not None:
             self.poison[self._span(bidx, n)] = True
+            self.tainted = True
 
     def clean(self, bidx, n: int) -> None:
-        if self.poison is not None:
-            self.poison[self._span(bidx, n)] = False
+        if self.tainted:
+            self.poison[self._span(bidx, n)] = False       # type: ignore[index]  # tainted: poison is there
 
     def dirty(self, bidx, n: int) -> bool:
-        return self.poison is not None and bool(self.poison[self._span(bidx, n)].any())
+        return self.tainted and bool(self.poison[self._span(bidx, n)].any())    # type: ignore[index]  # as above
 
     def view(self, dt: np.dtype) -> np.ndarray:
         v = self._views.get(dt)

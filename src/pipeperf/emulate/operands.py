@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeperf.emulate import clocks
 from pipeperf.emulate.state import RAW, State, cast
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Immediate, NotPred, Register, Sink, SpecialRegister, Symbol
@@ -59,6 +60,9 @@ def getter(op, dt: np.dtype, m) -> Getter:
     if t is Immediate:
         val = imm_value(op, dt)
         return lambda st, ix: val
+    if t is SpecialRegister and op.name in clocks.CLOCKS:
+        name = op.name
+        return lambda st, ix: cast(clocks.value(name, st.regs[clocks.ISSUED][ix]), dt)
     if t is SpecialRegister:
         name = op.name
 

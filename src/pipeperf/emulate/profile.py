@@ -6,12 +6,12 @@ import csv
 import io
 from collections import Counter as _C
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping
 
-
-from pipeperf.emulate.counters import FLOPS, Counters
-from pipeperf.emulate.tracelog import TraceLog
+if TYPE_CHECKING:                       # NumPy's: imported by the functions that count, not by the record
+    from pipeperf.emulate.counters import Counters
+    from pipeperf.emulate.tracelog import TraceLog
 
 #: HyPA's CSV columns (Sec. IV, Table of results), then ours.
 CSV_COLUMNS = ["file", "ptx_version", "target", "address_size", "kernel", "ctas", "threads",
@@ -118,6 +118,8 @@ def build_profile(machine: Any, seconds: float) -> Profile:
 def _tally(c: Counters) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """Totals over every executed instruction (warp, thread and per-class counts, FLOPs), and the
     warp and thread counts by category and by opcode."""
+    from pipeperf.emulate.counters import FLOPS
+
     cat_w: _C[str] = _C()
     cat_t: _C[str] = _C()
     op_w: _C[str] = _C()

@@ -17,10 +17,14 @@ from typing import Any
 import numpy as np
 
 from pipeperf.emulate import groups as G
+from pipeperf.emulate.budget import TRACED_STEP, WIDTH_SHIFT
+from pipeperf.emulate.clocks import ISSUED
 from pipeperf.emulate.errors import EmulationError
 from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, OP, RET, Program
 from pipeperf.emulate.state import State
 from pipeperf.ptx.ir import Instruction, ParamList, Symbol
+
+ONE = np.uint64(1)
 
 
 def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
@@ -30,6 +34,8 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
     ``probe=(t, p, budget)``: run one iteration of the loop ``t..p`` only (the loop skipper's
     check, :mod:`pipeperf.emulate.loops`): the steps it took when the whole group takes the
     back-edge ``p`` again, None when it leaves the loop or runs past ``budget`` steps.
+Every step is charged to the launch's step budget (:mod:`pipeperf.emulate.budget`), which stops
+a runaway loop with one line.
 
     Longer than 80 lines on purpose: this is the emulator's inner loop, and the operations
     and branches every step takes stay inline so their state stays in local variables; the
@@ -49,6 +55,9 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
     visits = m.loops.visit_counts(prog) if m.loops is not None else None
     cnt = (cnt_w, cnt_t, cnt_on, visits)
     n_probe = G.size(start)
+    budget = m.budget
+    unit = TRACED_STEP if trace is not None else 1
+    issued = st.regs.get(ISSUED)              # the clocks' instruction count (clock-reading kernels only)
     while True:
         if cur is None:
             cur, pc = _next_group(m, prog, st, waiting, heap, blocked, probe is not None)
@@ -61,13 +70,13 @@ def execute(m: Any, prog: Program, st: State, start, pc0: int = 0,
             cur = None
             continue
         steps += 1
-        if steps > m.max_steps:
-            x = prog.func.instructions[pc]
-            raise EmulationError(f"kernel {m.kernel.name}: step budget of {m.max_steps}"
-                                 f" instruction groups exhausted (infinite loop?) at `{x}`",
-                                 file=m.file, line=x.line)
         nw = G.count_warps(wid, cur)
         nt = G.size(cur)
+        budget.left -= unit + (nt >> WIDTH_SHIFT)
+        if budget.left < budget.mark:
+            budget.checkpoint(m.file, prog, pc)
+        if issued is not None:
+            issued[cur] += ONE
         if visits is not None:
             visits[pc] += 1
         cnt_w[pc] += nw
@@ -285,7 +294,11 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
         for (name, off), arr in st.params.items():
             if name == arg.name:
                 sub.params[(p.name, off)] = arr[a].copy()
+    if ISSUED in st.regs:                       # the callee's instructions advance the caller's clocks
+        sub.regs[ISSUED] = st.regs[ISSUED][a]
     execute(m, prog, sub, slice(0, len(a)))
+    if ISSUED in st.regs:
+        st.regs[ISSUED][a] = sub.regs[ISSUED]
     if ret is not None and ret.items and callee.returns:
         for (name, off), arr in sub.params.items():
             if name == callee.returns[0].name:

@@ -6,6 +6,9 @@ for one compute unit; all P units behave alike (N = ceil(N_total / P) groups eac
 Each simulated warp gets a warp class from :meth:`KernelGraph.assign`: whole block
 shapes when the kernel has group classes (so blocks that differ, such as a last
 block with extra barriers, keep their barriers consistent), else per warp by weight.
+A launch of more than :data:`HUGE_GROUPS` groups per core is always fast-forwarded (mixed block
+shapes too, over a window that holds each shape in proportion), from the first groups of its
+order: the order of every group, let alone their simulation, does not fit in seconds.
 
 The flattened arrays are :mod:`array` buffers filled by the engine's C helpers (``take``,
 ``widen``), and NumPy is imported only for an execution profile: ``pipeperf simulate`` of a file
@@ -30,6 +33,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 SCHEDULERS = {"rr": engine.RR, "gto": engine.GTO}
+#: groups per core past which a launch is always fast-forwarded, its block shapes mixed or not, from
+#: the first groups of its order only (a 65535 x 65535 grid: 4e7 groups a core, whose order alone
+#: was minutes and gigabytes); below, mixed shapes are simulated whole, as they always were
+HUGE_GROUPS = 1 << 16
+#: with mixed block shapes, the fast-forward window holds at least this many groups per shape: the
+#: smooth round-robin order holds each shape in proportion within one group, so the window's mix,
+#: and the extrapolated slope, is within 1/MIX_GROUPS of the launch's
+MIX_GROUPS = 64
 #: subsystems whose activity sets the clock under load (GPUSpec.clock_at)
 ARITHMETIC = ("alu", "int", "dpu", "sfu", "tensor")
 #: subsystems served first-come: the warps waiting for them go in the order their request became
@@ -267,16 +278,25 @@ class PreparedKernel:
         if total_groups < 1:
             raise PipeperfError("total number of groups must be >= 1")
         n_groups = math.ceil(total_groups / gpu.cores)       # N = ceil(N_total / P)
-        warp_cls = self.kernel.assign_buffer(n_groups * group_size, group_size)   # whole block shapes
         ff = None
         rounds = (fast_forward or 0) * groups_per_core
         k1 = rounds + n_groups % groups_per_core          # same last partial round as the launch
         k2 = k1 + rounds
-        if (fast_forward and not profile and n_groups > k2 and rounds > 0
-                and warp_cls == warp_cls[:group_size] * n_groups):
+        huge = bool(fast_forward) and not profile and n_groups > HUGE_GROUPS and rounds > 0
+        if huge:                                          # never the whole launch's order (module docstring)
+            rounds = _mixed_window(rounds, groups_per_core, len(self.kernel.group_classes))
+            k1 = rounds + n_groups % groups_per_core
+            k2 = k1 + rounds
+            warp_cls = self.kernel.assign_buffer(k1 * group_size, group_size)
+            cls2 = self.kernel.assign_buffer(k2 * group_size, group_size)
+        else:
+            warp_cls = self.kernel.assign_buffer(n_groups * group_size, group_size)   # whole block shapes
+            cls2 = warp_cls
+        if huge or (fast_forward and not profile and n_groups > k2 and rounds > 0
+                    and warp_cls == warp_cls[:group_size] * n_groups):
             e1 = self._engine(warp_cls[:k1 * group_size], group_size, k1, groups_per_core, scheduler, False,
                               attribute)
-            e2 = self._engine(warp_cls[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False,
+            e2 = self._engine(cls2[:k2 * group_size], group_size, k2, groups_per_core, scheduler, False,
                               attribute)
             f = (n_groups - k2) / rounds
             end = e2[0] + f * (e2[0] - e1[0])
@@ -290,7 +310,7 @@ class PreparedKernel:
                 assert a1 is not None and a2 is not None   # both runs attributed
                 attr = Attribution(a2.cells + f * (a2.cells - a1.cells), a2.reasons,
                                    {k: v + f * (v - a1.idle[k]) for k, v in a2.idle.items()}, a2.slots)
-            ff = {"rounds": int(fast_forward), "simulated_groups": [k1, k2]}
+            ff = {"rounds": int(fast_forward or 0), "simulated_groups": [k1, k2]}
         else:
             end, busy, issued, issue_cycles, prof, attr = self._engine(warp_cls, group_size, n_groups,
                                                                        groups_per_core, scheduler, profile,
@@ -403,3 +423,10 @@ def occupancy_sweep(kernel: KernelGraph | PreparedKernel, gpu: GPUSpec, warps: l
         out.append(prep.run(group_size, m, groups if groups else m * gpu.cores * runs, scheduler,
                             check_limits=False))
     return out
+
+
+def _mixed_window(rounds: int, groups_per_core: int, shapes: int) -> int:
+    """The fast-forward window of a huge launch: ``rounds`` groups, widened to whole rounds of
+    ``groups_per_core`` holding :data:`MIX_GROUPS` groups of each of its ``shapes`` block shapes."""
+    need = max(rounds, MIX_GROUPS * max(1, shapes))
+    return -(-need // groups_per_core) * groups_per_core

@@ -3,7 +3,7 @@ GPUs, through the engine of ``pipeperf tune`` (one compile per distinct source a
 the plain loop, the results cache). The file::
 
     gpus: [volta_v100, ampere_a100]          # for every launch (--gpu adds to them)
-    analysis: {trace_warps: 256}             # optional: trace_warps, mode, max_nodes, fast_forward, phase_check
+    analysis: {trace_warps: 256}             # optional: trace_warps, mode, max_nodes, fast_forward, phase_check, max_steps
     launches:
       - name: matmul-512                     # optional (default: the file's stem and its position)
         file: ../analyze/matmul_tiled.cu     # .cu or .ptx, relative to this file

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Sequence
 
+from pipeperf.emulate.budget import DEFAULT_STEPS
 from pipeperf.errors import PipeperfError
 from pipeperf.tune.cache import ResultCache, canonical, result_key, sha256
 from pipeperf.tune.execute import RunInfo, execute
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 #: analyze()'s defaults for the options a space or batch may set: part of every cache key, so
 #: an option left out and the same option given explicitly find the same entry
 DEFAULT_OPTIONS: dict[str, Any] = {"trace_warps": 256, "mode": "hybrid", "max_nodes": 200_000, "fast_forward": 4,
-                                   "phase_check": False}
+                                   "phase_check": False, "max_steps": DEFAULT_STEPS}
 
 
 @dataclass

@@ -18,7 +18,7 @@ The YAML (``examples/tune/matmul.yaml``)::
     gpus: [volta_v100, ampere_a100, hopper_h100]
     nvcc_flags: [-std=c++17]
     include: [include]               # -I folders, relative to this file
-    analysis: {trace_warps: 256, mode: hybrid}   # also max_nodes, fast_forward, phase_check: true
+    analysis: {trace_warps: 256, mode: hybrid}   # also max_nodes, fast_forward, phase_check: true, max_steps
 
 The command line has the same pieces (``-D TILE=8,16,32`` sweeps a macro, ``--param``,
 ``--template``, ``--size``, ``--grid``, ``--block``, ``--shared``, ``--arg``, ``--constraint``,
@@ -42,7 +42,8 @@ from pipeperf.tune.space import ArgTemplate, Param, Space, check_names, duplicat
 KEYS = ("source", "kernel", "sizes", "params", "defines", "template", "grid", "block", "shared", "args",
         "constraints", "gpus", "nvcc_flags", "include", "analysis")
 #: analysis options a space may set, with their types
-ANALYSIS = {"trace_warps": int, "mode": str, "max_nodes": int, "fast_forward": int, "phase_check": bool}
+ANALYSIS = {"trace_warps": int, "mode": str, "max_nodes": int, "fast_forward": int, "phase_check": bool,
+            "max_steps": int}
 
 
 @dataclass

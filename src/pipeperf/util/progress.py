@@ -14,11 +14,15 @@ from collections.abc import Iterable
 T = TypeVar("T")
 
 
+def watching() -> bool:
+    """Someone can see progress: stderr is a terminal and the ``pipeperf`` logger is not quieted."""
+    return sys.stderr.isatty() and logging.getLogger("pipeperf").getEffectiveLevel() <= logging.WARNING
+
+
 def progress(items: Iterable[T], desc: str, unit: str, total: int | None = None) -> Iterable[T]:
     """``items``, with a progress bar when someone is watching (module docstring)."""
     n = total if total is not None else (len(items) if hasattr(items, "__len__") else None)  # type: ignore[arg-type]
-    if (n is not None and n < 2) or not sys.stderr.isatty() \
-            or logging.getLogger("pipeperf").getEffectiveLevel() > logging.WARNING:
+    if (n is not None and n < 2) or not watching():
         return items
     from tqdm import tqdm
 
