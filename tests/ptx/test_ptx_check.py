@@ -125,6 +125,8 @@ def test_real_process_prints_one_line(tmp_path):
     ("{ .reg .b32 %t; }\nadd.s32 %t, %r1, 1;", "register '%t' is not declared"),
     ("add.s32 %x1, %r1, 1;\n.reg .b32 %x<3>;", "register '%x1' is not declared"),
     ("add.s32 %r8, %r1, 1;", "register '%r8' is not declared"),
+    ("add.s32 %r1, %r2, 99999999999999999999;", "does not fit in 64 bits"),
+    (".local .b8 buf[2] = {1, 300};", "initial value 300 of 'buf' does not fit its type .b8"),
 ])
 def test_refusals(body, needle):
     assert needle in str(refusal(body))
@@ -176,6 +178,24 @@ def test_refusals(body, needle):
 ])
 def test_valid_ptx_is_taken(body):
     accepts(body)
+
+
+@pytest.mark.parametrize("head, message", [
+    (".target sm_80\n.version 8.0\n", ".target must follow .version"),
+    (".version 8.0\n.global .u32 g;\n.target sm_80\n", ".target must follow .version"),
+    (".version 8.0\n.target sm_80\n.version 8.0\n", ".version must be the first directive"),
+    (".version 8.0\n.target sm_80\n.address_size 48\n", "expected 32 or 64 after .address_size"),
+])
+def test_header_directives_come_first_in_order(head, message):
+    with pytest.raises(PipeperfError, match=message):
+        parse_ptx(head + ".entry k()\n{\nret;\n}\n", "k.ptx")
+
+
+def test_section_label_defined_twice_names_the_second_line():
+    text = kernel_text("") + ".section .debug_str\n{\n$L__s0:\n.b8 65\n$L__s0:\n.b8 66\n}\n"
+    with pytest.raises(PipeperfError) as e:
+        parse_ptx(text, "k.ptx")
+    assert e.value.line == text.split("\n").index("$L__s0:", text.split("\n").index("$L__s0:") + 1) + 1
 
 
 # ---------------------------------------------------------------- the table

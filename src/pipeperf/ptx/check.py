@@ -105,6 +105,7 @@ _BOOL = frozenset(MACROS["$BOOL"].split())
 _RND = frozenset(MACROS["$RND"].split()) | {"rna", "rs"}
 _IRND = frozenset(MACROS["$IRND"].split())
 _VEC = {"v2": 2, "v4": 4, "v8": 8}
+_MIN64, _MAX64 = -(1 << 63), 1 << 64
 _DIGITS = re.compile(r"(.*?)(\d+)\Z")
 _SECTION_LABEL = re.compile(r"^\s*([\w$]+)\s*:", re.M)
 
@@ -154,6 +155,7 @@ class Refusal(Exception):
     def __init__(self, message: str, line: int, needle: str | None = None, in_opcode: bool = False):
         super().__init__(message)
         self.message, self.line, self.needle, self.in_opcode = message, line, needle, in_opcode
+        self.second_label = False       # the line is that of the second definition of label `needle`
 
 
 def _allowed(itype: str | None, relaxed: bool) -> frozenset[str] | None:
@@ -441,6 +443,7 @@ class _Checker:
         defined: set[str] = set()
         for item in self.module.items:
             if type(item) is Variable:
+                _check_init(item)
                 if (item.name in self.globals or item.name in self.functions) and "extern" not in item.linkage:
                     raise Refusal(f"'{item.name}' is declared twice at module scope: expected one declaration",
                                   item.line, item.name)
@@ -459,8 +462,10 @@ class _Checker:
             if type(sec) is Section:
                 for m in _SECTION_LABEL.finditer(sec.text):
                     if m.group(1) in seen:
-                        raise Refusal(f"label '{m.group(1)}' is defined twice in the .section directives", sec.line,
-                                      m.group(1))
+                        r = Refusal(f"label '{m.group(1)}' is defined twice in the .section directives", sec.line,
+                                    m.group(1))
+                        r.second_label = True
+                        raise r
                     seen.add(m.group(1))
         for f in self.module.functions:
             if f.has_body:
@@ -487,6 +492,7 @@ class _Checker:
             elif t is RegDecl:
                 self.reg_decl(item)
             elif t is Variable:
+                _check_init(item)
                 if sc.declared_here(item.name) or item.name in f.labels:
                     raise Refusal(f"'{item.name}' is declared twice in this scope: expected a new name", item.line,
                                   item.name)
@@ -613,6 +619,8 @@ class _Checker:
             if code == "P" or code == "p":
                 raise Refusal(f"constant '{op}' as operand {i + 1} of '{ins.op.text}': expected a predicate",
                               ins.line, str(op))
+            if not op.is_float and not _MIN64 <= op.value < _MAX64:  # type: ignore[attr-defined]
+                raise Refusal(f"constant '{op}' does not fit in 64 bits", ins.line, str(op))
             if code == "*":
                 return
             if op.is_float and (not slot.floats or (slot.floats == 1 and op.text.lstrip("+-")[1:2] not in  # type: ignore[attr-defined]
@@ -803,6 +811,18 @@ class _Checker:
 
 
 _BARRIERS = frozenset({"bar", "barrier"})
+def _check_init(v: Variable) -> None:
+    """Integer initialisers must fit the variable's type (ptxas: "Value out of range for type")."""
+    n = _SIZES.get(v.type)
+    if not v.init_values or n is None or _kind(v.type) not in "bsu":
+        return
+    lo, hi = -(1 << (n - 1)), 1 << n
+    for x in v.init_values:
+        if type(x) is Immediate and not x.is_float and not lo <= x.value < hi:
+            raise Refusal(f"initial value {x} of '{v.name}' does not fit its type .{v.type}: expected {lo} to {hi - 1}",
+                          v.line, str(x))
+
+
 #: roots whose memory operand is an address of their state space (checked against variables)
 _ADDRESSED = frozenset({"ld", "ldu", "st", "atom", "red"})
 _OPCODE_NONE = _Opcode(None, (), None)
@@ -847,6 +867,10 @@ def check_module(module: Module, text: str | None = None) -> None:
         _Checker(module).run()
     except Refusal as r:
         col = None
+        if text is not None and r.second_label and r.needle:
+            defs = list(re.finditer(r"^[ \t]*" + re.escape(r.needle) + r"[ \t]*:", text, re.M))
+            if len(defs) > 1:
+                r.line = text.count("\n", 0, defs[1].start()) + 1
         if text is not None:
             opcode = _opcode_at(module, r.line)
             col = column_of(text, r.line, r.needle, opcode, r.in_opcode)

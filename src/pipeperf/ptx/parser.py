@@ -311,16 +311,21 @@ class _Parser(DeclarationParser):
         if self.func is not None:
             raise self.error(f"directive '{d}' inside a function body", line)
         if d == ".version":
+            if self.seen_version or module.target or module.items:
+                raise self.error(".version must be the first directive of the file, and only one", line)
             module.version = a.strip()
             self.seen_version = True
         elif d == ".target":
+            if not self.seen_version or module.target or module.items:
+                raise self.error(".target must follow .version, once, before anything else", line)
             module.target = tuple(t.strip() for t in a.split(","))
         elif d == ".address_size":
             try:
                 module.address_size = int(a)
             except ValueError:
-                raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'",
-                                 line) from None
+                module.address_size = None
+            if module.address_size not in (32, 64):
+                raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'", line)
         else:
             fm = _FILE_RE.match(a)
             if not fm:
