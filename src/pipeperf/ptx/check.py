@@ -21,18 +21,18 @@ ptxas refuses and this lets through) are listed in docs/DESIGN.md, "PTX checked 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pipeperf.errors import PipeperfError
-from pipeperf.ptx.forms import DESTINATIONS, FORMS, MACROS, MIN_SM, Form
+from pipeperf.ptx.forms import DESTINATIONS
 from pipeperf.ptx.ir import (
     Address,
     Function,
     Immediate,
     Instruction,
+    Label,
+    Loc,
     Module,
     NotPred,
-    OpInfo,
     Param,
     RegDecl,
     Register,
@@ -46,107 +46,24 @@ from pipeperf.ptx.ir import (
     Vector,
     registers_in,
 )
+from pipeperf.ptx.names import VisibleNames
+from pipeperf.ptx.opcode_rules import (
+    BARRIERS,
+    BOOL_OPS,
+    MEMORY,
+    ResolvedOpcode,
+    Slot,
+    resolve_opcode,
+)
 from pipeperf.ptx.opcodes import SPACES
+from pipeperf.ptx.regtypes import REG_TYPES, SIZES, expect_register, kind
 
-# --------------------------------------------------------------------------- types (PTX ISA 5.4.1)
-
-_SIZES = {"pred": 1, "b128": 128}
-for _t in ("b", "s", "u", "f"):
-    for _n in (8, 16, 32, 64):
-        _SIZES[f"{_t}{_n}"] = _n
-_SIZES.update({"f16x2": 32, "bf16": 16, "bf16x2": 32, "tf32": 32, "e4m3x2": 16, "e5m2x2": 16, "e2m3x2": 16,
-               "e3m2x2": 16, "e2m1x2": 8, "ue8m0x2": 16, "u16x2": 32, "s16x2": 32})
-#: register types a ``.reg`` may declare (and that allowed-type sets are drawn from)
-REG_TYPES = frozenset({"pred", "b128", "f16", "f16x2", "f32", "f64"} | {f"{k}{n}" for k in "bsu" for n in (8, 16, 32, 64)})
-
-
-def _kind(t: str) -> str:
-    if t == "pred":
-        return "p"
-    if t in ("u16x2", "s16x2"):
-        return t[0]
-    if t[0] in "bsu":
-        return t[0]
-    return "f"
-
-
-def compatible(itype: str, rtype: str, relaxed: bool) -> bool:
-    """Whether a register of ``rtype`` may be an operand of an instruction of ``itype``: PTX ISA
-    "Operand type checking" (strict), or its relaxed rules for ``ld``/``st``/``cvt`` data."""
-    if itype == "pred" or rtype == "pred":
-        return itype == rtype
-    if itype in _PACKED:                       # half/packed floats live in bit registers
-        return rtype == itype or (rtype[0] == "b" and (_SIZES[rtype] >= _SIZES[itype] if relaxed
-                                                       else _SIZES[rtype] == _SIZES[itype]))
-    ik, rk = _kind(itype), _kind(rtype)
-    if rtype in _PACKED and ik == "f":         # a .f16/.f16x2 register: its own type (above) only
-        return False
-    if not (ik == "b" or rk == "b" or (ik in "su" and rk in "su") or (ik == "f" and rk == "f")):
-        return False
-    isz, rsz = _SIZES[itype], _SIZES[rtype]
-    if relaxed and not (ik == "f" and rk == "f"):
-        return rsz >= isz
-    return rsz == isz
-
-
-#: floating-point types held in bit registers (ptxas refuses a .f32 register for .f16x2)
-_PACKED = frozenset({"f16", "f16x2", "bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2",
-                     "ue8m0x2"})
-_WIDE = {"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}
-#: roots whose data operands follow the relaxed rules (PTX ISA 5.4.1.2)
-_RELAXED = frozenset({"ld", "ldu", "st", "cvt"})
 #: special registers of 64 bits (the others read as .u32); those a mov.u16 may also read
 _SPECIAL64 = frozenset({"%clock64", "%gridid", "%globaltimer", "%current_graph_exec"} |
                        {f"%pm{i}_64" for i in range(8)})
 _SPECIAL16 = frozenset({"%tid", "%ntid", "%ctaid", "%nctaid"})
-_SCOPES = frozenset(MACROS["$SCOPE"].split())
-_CMP = frozenset(MACROS["$CMP"].split())
-_BOOL = frozenset(MACROS["$BOOL"].split())
-_RND = frozenset(MACROS["$RND"].split()) | {"rna", "rs"}
-_IRND = frozenset(MACROS["$IRND"].split())
-_VEC = {"v2": 2, "v4": 4, "v8": 8}
 _MIN64, _MAX64 = -(1 << 63), 1 << 64
-_DIGITS = re.compile(r"(.*?)(\d+)\Z")
-_SECTION_LABEL = re.compile(r"^\s*([\w$]+)\s*:", re.M)
-
-
-def _type_list(types: frozenset[str]) -> str:
-    return ", ".join("." + t for t in sorted(types, key=lambda t: (_kind(t), _SIZES.get(t, 0), t)))
-
-
-def _expect(allowed: frozenset[str]) -> str:
-    return "a " + " or ".join("." + t for t in sorted(allowed, key=lambda t: (_kind(t), _SIZES.get(t, 0), t))) \
-        + " register"
-
-
-# --------------------------------------------------------------------------- resolved opcodes
-
-
-@dataclass(frozen=True, slots=True)
-class _Slot:
-    """What one operand position takes: ``regs`` the register types (None: any), whether integer
-    and float constants fit (a bit type takes ``0f3F800000`` but not ``1.5``), how many items a
-    vector holds there (0: no vector)."""
-
-    code: str
-    regs: frozenset[str] | None
-    ints: bool
-    floats: int                 # 0 none, 1 bit patterns (0f..., 0d...) only, 2 any
-    vector: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Opcode:
-    """An opcode text resolved once: its row and per-position slots, or why it is refused."""
-
-    form: Form | None
-    slots: tuple[_Slot, ...]
-    space: str | None
-    error: str | None = None
-    needle: str | None = None
-    least: int = 0              # operands: at least, at most
-    most: int = 0
-    sm: tuple[int, str] = (0, "")   # the oldest target taking it, and what needs it
+_SECTION_LABEL = re.compile(r"\s*([\w$]+)\s*:")
 
 
 class Refusal(Exception):
@@ -158,274 +75,10 @@ class Refusal(Exception):
         self.second_label = False       # the line is that of the second definition of label `needle`
 
 
-def _allowed(itype: str | None, relaxed: bool) -> frozenset[str] | None:
-    if itype is None or itype not in _SIZES:
-        return None
-    return frozenset(t for t in REG_TYPES if compatible(itype, t, relaxed))
-
-
-def _slot(code: str, root: str, t1: str | None, t2: str | None, vec: int) -> _Slot:
-    relaxed = root in _RELAXED
-    if code in "dQxa":
-        t = t1
-    elif code in "DA":
-        t = _WIDE.get(t1 or "")
-    elif code in "RS":
-        t = t1
-    elif code in "ou":
-        t, relaxed = "u32", False
-    elif code in "Pp":
-        t = "pred"
-    elif code in "BZ":
-        t, relaxed = t2, code == "Z"
-    elif code == "h":                          # cache policy of .L2::cache_hint
-        t, relaxed = "b64", False
-    else:
-        return _Slot(code, None, True, 2, 0)
-    if code not in "RSZ":
-        relaxed = False
-    kind = _kind(t) if t in _SIZES else "b"  # (None or unknown: any register)
-    packed = t in _PACKED and root not in _RELAXED
-    floats = 0 if kind in "sup" or packed else (2 if kind == "f" else 1)
-    return _Slot(code, _allowed(t, relaxed), kind != "f" and not packed, floats, vec if code in "RS" else 0)
-
-
-def _pick(rows: tuple[Form, ...], mods: tuple[str, ...],
-          types: tuple[str, ...]) -> tuple[Form | None, str | None, str | None]:
-    """The row for these modifiers and types, or (None, why none fits, the modifier to point at)."""
-    ms = set(mods)
-    fitting = [r for r in rows if not r.when or r.when & ms]
-    if not fitting:
-        whens = sorted(set().union(*(r.when for r in rows)))
-        return None, "expected one of " + ", ".join("." + w for w in whens), None
-    for r in fitting:
-        if r.types is None:
-            return r, None, None
-        if len(r.types) == len(types) and all(t in allowed for t, allowed in zip(types, r.types)):
-            return r, None, None
-    shapes = {len(r.types) for r in fitting if r.types is not None}
-    if len(shapes) == 1 and (n := shapes.pop()) != len(types):
-        if n == 0:
-            return None, f"it takes no type, got {_type_list(frozenset(types))}", types[0]
-        return None, f"expected {n} type{'s' if n > 1 else ''}, got {len(types) or 'none'}", \
-            types[n] if len(types) > n else None
-    pos = next((i for i in range(len(types)) if not any(r.types and len(r.types) == len(types) and
-                                                        types[i] in r.types[i] for r in fitting)), 0)
-    union = frozenset().union(*(r.types[pos] for r in fitting if r.types and len(r.types) > pos))
-    bad = types[pos] if pos < len(types) else None
-    return None, f"type '.{bad}' is not allowed: expected {_type_list(union)}", bad
-
-
-def _rules(root: str, mods: tuple[str, ...], types: tuple[str, ...]) -> tuple[str, str] | None:
-    """The rules across modifiers and types the table cannot say: (message, modifier to point at)."""
-    ms = set(mods)
-    if root in ("setp", "set"):
-        cmps = [m for m in mods if m in _CMP]
-        if len(cmps) > 1:
-            return f"two comparisons '.{cmps[0]}' and '.{cmps[1]}'", cmps[1]
-        t = types[-1]
-        k = _kind(t)
-        c = cmps[0]
-        if c in ("lt", "le", "gt", "ge") and k == "b":
-            return f"comparison '.{c}' does not apply to '.{t}': expected .eq or .ne for bit types", c
-        if c in ("lo", "ls", "hi", "hs") and k not in "ub":
-            return f"comparison '.{c}' is for unsigned types, not '.{t}': expected .lt, .le, .gt or .ge", c
-        if c in ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan") and k != "f":
-            return f"comparison '.{c}' is for floating-point types, not '.{t}'", c
-        if "ftz" in ms and k != "f":
-            return f"'.ftz' applies to floating-point types, not '.{t}'", "ftz"
-        if len([m for m in mods if m in _BOOL]) > 1:
-            return "two boolean operations: expected one of .and, .or, .xor", mods[-1]
-    elif root == "cvt":
-        return _cvt_rule(mods, types)
-    elif root in ("ld", "st"):
-        if "nc" in ms and "global" not in ms:
-            return "'.nc' needs the .global state space", "nc"
-        if "volatile" in ms and ms & {"nc", "relaxed", "acquire", "release", "weak", "mmio"}:
-            other = next(m for m in mods if m in {"nc", "relaxed", "acquire", "release", "weak", "mmio"})
-            return f"'.volatile' cannot be combined with '.{other}'", other
-        sem = ms & {"relaxed", "acquire", "release"}
-        if sem and not ms & _SCOPES:
-            return f"'.{sem.pop()}' needs a scope: expected one of .cta, .cluster, .gpu, .sys", mods[0]
-        if ms & _SCOPES and not sem:
-            s = next(m for m in mods if m in _SCOPES)
-            return f"scope '.{s}' needs .relaxed, .acquire or .release", s
-    spaces = [m for m in mods if m in SPACES and m != "generic"]
-    if len(spaces) > 1 and root in FORMS:
-        return f"two state spaces '.{spaces[0]}' and '.{spaces[1]}': expected at most one", spaces[1]
-    vecs = [m for m in mods if m in _VEC]
-    if len(vecs) > 1:
-        return f"two vector sizes '.{vecs[0]}' and '.{vecs[1]}'", vecs[1]
-    return None
-
-
-def _cvt_rule(mods: tuple[str, ...], types: tuple[str, ...]) -> tuple[str, str] | None:
-    """cvt's rounding (PTX ISA 9.7.9.21): float results of a narrowing or an integer take .rn-style
-    rounding, integer results of a float take .rni-style; other conversions take none."""
-    d, a = types
-    fd, fa = _kind(d) == "f", _kind(a) == "f"
-    rnd = [m for m in mods if m in _RND or m in _IRND]
-    if len(rnd) > 1:
-        return f"two rounding modifiers '.{rnd[0]}' and '.{rnd[1]}'", rnd[1]
-    r = rnd[0] if rnd else None
-    if fd and fa:
-        if d == a or (_SIZES[d] > _SIZES[a] and not d.endswith("x2")):
-            if r is not None and r not in _IRND:
-                return f"rounding '.{r}' is not allowed converting .{a} to .{d}: expected none or .rni/.rzi/.rmi/.rpi", r
-            if r is not None and d != a:
-                return f"rounding '.{r}' is not allowed converting .{a} to the wider .{d}", r
-        elif r is None or r in _IRND:
-            return f"converting .{a} to .{d} needs a rounding modifier: expected .rn, .rz, .rm or .rp", d
-    elif fd:
-        if r is None or r in _IRND:
-            return f"converting .{a} to .{d} needs a rounding modifier: expected .rn, .rz, .rm or .rp", d
-    elif fa:
-        if r is None or r not in _IRND:
-            return f"converting .{a} to .{d} needs an integer rounding modifier: expected .rni, .rzi, .rmi or .rpi", \
-                r or d
-    elif r is not None:
-        return f"rounding '.{r}' is not allowed converting .{a} to .{d}", r
-    return None
-
-
-def resolve_opcode(info: OpInfo) -> _Opcode:
-    """Match ``info`` against its rows: the slots its operands are checked with, or the refusal."""
-    space = None
-    for m in info.modifiers:
-        s = SPACES.get(m)
-        if s is not None:
-            space = s
-            break
-    rows = FORMS.get(info.root)
-    if rows is None:
-        return _Opcode(None, (), space)
-    form, why, bad = _pick(rows, info.modifiers, info.types)
-    if form is None:
-        return _Opcode(None, (), space, f"'{info.text}': {why}", bad)
-    if form.modifiers is not None:
-        seen: set[str] = set()
-        for m in info.modifiers:
-            if m in seen and m not in info.types:
-                return _Opcode(None, (), space, f"modifier '.{m}' is written twice in '{info.text}'", m)
-            seen.add(m)
-            if m not in form.modifiers and m not in info.types:
-                allowed = sorted(form.modifiers - form.when)
-                hint = ("expected one of " + ", ".join("." + a for a in allowed)) if allowed else "it takes none"
-                return _Opcode(None, (), space, f"modifier '.{m}' is not allowed for '{info.root}': {hint}", m)
-    if form.needs and not form.needs & set(info.modifiers):
-        return _Opcode(None, (), space, f"'{info.text}' needs one of " +
-                       ", ".join("." + n for n in sorted(form.needs)), None)
-    if form.types is not None and form.types:
-        rule = _rules(info.root, info.modifiers, info.types)
-        if rule is not None:
-            return _Opcode(None, (), space, rule[0], rule[1])
-    t1 = info.types[0] if info.types else None
-    t2 = info.types[1] if len(info.types) > 1 else None
-    if info.root == "set":
-        t2 = info.types[-1] if info.types else None
-    vec = next((_VEC[m] for m in info.modifiers if m in _VEC), 0)
-    slots = tuple(_slot(c, info.root, t1, t2, vec) for c in form.operands)
-    least, most = form.required, len(form.operands)
-    if info.root == "cvt":                              # a pair (.f16x2, .e4m3x2 ...) from two scalars
-        least = most = 2 + (t1 is not None and t1.endswith("x2") and not (t2 or "").endswith("x2")) + ("rs" in info.modifiers)
-    if form.operands and form.operands[-1] == "h":      # the policy operand comes with .L2::cache_hint
-        if "L2::cache_hint" in info.modifiers:
-            least = most
-        else:
-            most -= 1
-    need = max(((MIN_SM.get(m, 0), m) for m in (*info.modifiers, *info.types)), default=(0, ""))
-    return _Opcode(form, slots, space, least=least, most=most, sm=need)
-
-
-# --------------------------------------------------------------------------- scopes
-
-
-_MISSING = object()
-
-
-class _Scoped:
-    """Names visible at a point of a function body: registers (single names and ``%r<N>``
-    ranges) and variables, with what each ``{ }`` block declared undone at its ``}``."""
-
-    def __init__(self) -> None:
-        self.singles: dict[str, str] = {}
-        self.ranges: dict[str, tuple[int, str]] = {}
-        self.vars: dict[str, Variable | Param] = {}
-        self.undo: list[list[tuple[dict, str, object]]] = [[]]
-        self.here: list[tuple[set[str], dict[str, int]]] = [(set(), {})]
-        self.cache: dict[str, str | None] = {}
-
-    def open(self) -> None:
-        self.undo.append([])
-        self.here.append((set(), {}))
-
-    def close(self) -> None:
-        for d, k, old in reversed(self.undo.pop()):
-            if old is _MISSING:
-                del d[k]
-            else:
-                d[k] = old
-        self.here.pop()
-        self.cache.clear()
-
-    def _set(self, d: dict, k: str, v: object) -> None:
-        self.undo[-1].append((d, k, d.get(k, _MISSING)))
-        d[k] = v
-
-    def declared_here(self, name: str) -> bool:
-        names, ranges = self.here[-1]
-        if name in names:
-            return True
-        m = _DIGITS.match(name)
-        return bool(m and int(m.group(2)) < ranges.get(m.group(1), 0))
-
-    def add_register(self, name: str, typ: str) -> None:
-        self.here[-1][0].add(name)
-        self._set(self.singles, name, typ)
-        self.cache.clear()
-
-    def add_range(self, prefix: str, count: int, typ: str) -> bool:
-        """Declare prefix0..prefix{count-1}; False if the range or one of its names is here already."""
-        names, ranges = self.here[-1]
-        if prefix in ranges or prefix in names:
-            return False
-        for n in names:
-            m = _DIGITS.match(n)
-            if m and m.group(1) == prefix and int(m.group(2)) < count:
-                return False
-        ranges[prefix] = count
-        self._set(self.ranges, prefix, (count, typ))
-        self.cache.clear()
-        return True
-
-    def add_var(self, name: str, var: Variable | Param) -> None:
-        self.here[-1][0].add(name)
-        self._set(self.vars, name, var)
-
-    def register_type(self, name: str) -> str | None:
-        """The declared type of register ``name`` visible here, or None if it is not declared."""
-        t = self.cache.get(name, _MISSING)
-        if t is not _MISSING:
-            return t  # type: ignore[return-value]  # a cached str | None
-        t = self.singles.get(name)
-        if t is None:
-            base = name.split(".", 1)[0]
-            if base != name:
-                t = self.singles.get(base)
-            if t is None:
-                m = _DIGITS.match(base)
-                if m:
-                    r = self.ranges.get(m.group(1))
-                    if r is not None and int(m.group(2)) < r[0]:
-                        t = r[1]
-        self.cache[name] = t
-        return t
-
-
 # --------------------------------------------------------------------------- the check
 
 
-_OPCODES: dict[str, _Opcode] = {}
+_OPCODES: dict[str, ResolvedOpcode] = {}
 
 
 class _Checker:
@@ -460,7 +113,10 @@ class _Checker:
         seen: set[str] = set()
         for sec in self.module.items:
             if type(sec) is Section:
-                for m in _SECTION_LABEL.finditer(sec.text):
+                for ln in sec.text.split("\n"):                 # (a regex over the text is 4x slower)
+                    m = _SECTION_LABEL.match(ln) if ":" in ln else None
+                    if m is None:
+                        continue
                     if m.group(1) in seen:
                         r = Refusal(f"label '{m.group(1)}' is defined twice in the .section directives", sec.line,
                                     m.group(1))
@@ -473,8 +129,9 @@ class _Checker:
 
     # ------------------------------------------------------------------ declarations
     def function(self, f: Function) -> None:
-        sc = _Scoped()
+        sc = VisibleNames()
         self.scope = sc
+        self.types = sc.types
         self.func = f
         for p in f.params + f.returns:
             if sc.declared_here(p.name):
@@ -484,11 +141,52 @@ class _Checker:
             else:
                 sc.add_var(p.name, p)
         self.returns = {p.name for p in f.returns}
-        check = self.instruction
+        closely, undo, here, types, opcodes = self.closely, sc.undo, sc.here, sc.types, _OPCODES
+        address = self.address
         for item in f.body:
             t = type(item)
             if t is Instruction:
-                check(item)
+                # the common case, inline (the check's hot path): a known row, operands in number, each
+                # a register of an allowed type, a fitting integer, a label or an address; anything
+                # else, and every refusal, is for closely()
+                op = opcodes.get(item.op.text)
+                if op is None:
+                    op = opcodes[item.op.text] = resolve_opcode(item.op)
+                fast, dsts, g = op.fast, item.dsts, item.guard
+                if fast is None or len(dsts) == 2 or (g is not None and types.get(g.name) != "pred"):
+                    closely(item, op)
+                    continue
+                ops = dsts + item.srcs
+                if not op.least <= len(ops) <= op.most:
+                    closely(item, op)
+                    continue
+                if op.extra:
+                    self.rules(item, op, ops)
+                for o, ok, imm, sl in zip(ops, fast, op.ints, op.slots):
+                    t = type(o)
+                    if t is Register:
+                        if types.get(o.name) in ok:
+                            continue
+                    elif t is Immediate:
+                        if imm and type(o.value) is int and _MIN64 <= o.value < _MAX64:
+                            continue
+                    elif t is Label:                       # a branch target: the parser checked it
+                        continue
+                    elif t is Address and ok is MEMORY:
+                        address(o, item, op)
+                        continue
+                    elif t is SpecialRegister:             # mov %r1, %tid.x: in every kernel
+                        self.special(o, sl, item)
+                        continue
+                    closely(item, op)
+                    break
+            elif t is Loc:
+                continue
+            elif t is ScopeBegin:                        # sc.open(), inline: blocks are many
+                undo.append(None)
+                here.append(None)
+            elif t is ScopeEnd:
+                sc.close()
             elif t is RegDecl:
                 self.reg_decl(item)
             elif t is Variable:
@@ -497,10 +195,6 @@ class _Checker:
                     raise Refusal(f"'{item.name}' is declared twice in this scope: expected a new name", item.line,
                                   item.name)
                 sc.add_var(item.name, item)
-            elif t is ScopeBegin:
-                sc.open()
-            elif t is ScopeEnd:
-                sc.close()
 
     def reg_decl(self, d: RegDecl) -> None:
         sc = self.scope
@@ -520,22 +214,16 @@ class _Checker:
                 sc.add_register(name, typ)
 
     # ------------------------------------------------------------------ instructions
-    def instruction(self, ins: Instruction) -> None:
-        sc = self.scope
-        g = ins.guard
-        if g is not None:
-            t = sc.register_type(g.name)
-            if t != "pred":
-                what = "is not declared" if t is None else f"is a .{t} register"
-                raise Refusal(f"guard '{g.name}' {what}: expected a .pred register", ins.line, g.name)
+    def closely(self, ins: Instruction, op: ResolvedOpcode) -> None:
+        """Every rule, operand by operand: what the inline check of :meth:`function` did not settle,
+        or the refusal."""
         info = ins.op
-        op = _OPCODES.get(info.text)
-        if op is None:
-            op = _OPCODES[info.text] = resolve_opcode(info)
-        if op.error is not None:
-            raise Refusal(op.error, ins.line, op.needle, True)
+        if ins.guard is not None:
+            self.guard(ins)
         form = op.form
         if form is None:
+            if op.error is not None:
+                raise Refusal(op.error, ins.line, op.needle, True)
             self.generic(ins, op.space)
             return
         dsts = ins.dsts
@@ -550,25 +238,38 @@ class _Checker:
         n = len(ops)
         if n < op.least or n > op.most:
             self.count_error(ins, op, n)
+        if op.extra:
+            self.rules(ins, op, ops)
+        for i in range(n):
+            self.operand(ops[i], op.slots[i], ins, op, i)
+
+    def guard(self, ins: Instruction) -> None:
+        g = ins.guard
+        t = self.scope.register_type(g.name)  # type: ignore[union-attr]  # a guarded instruction
+        if t != "pred":
+            what = "is not declared" if t is None else f"is a .{t} register"
+            raise Refusal(f"guard '{g}' {what}: expected a .pred register", ins.line, str(g))
+
+    def rules(self, ins: Instruction, op: ResolvedOpcode, ops: tuple) -> None:
+        """What a few instructions add to their row: the target, barrier numbers, operand c."""
+        info = ins.op
+        n = len(ops)
         if op.sm[0] > self.sm:
             raise Refusal(f"'.{op.sm[1]}' of '{info.text}' needs .target sm_{op.sm[0]} or newer, the module's is "
                           f"{self.module.arch}", ins.line, op.sm[1], True)
-        if info.root in _BARRIERS and type(ops[0]) is Immediate and not 0 <= ops[0].value <= 15:
+        if info.root in BARRIERS and type(ops[0]) is Immediate and not 0 <= ops[0].value <= 15:
             raise Refusal(f"barrier {ops[0]} in '{info.text}': expected 0 to 15", ins.line, str(ops[0]))
         if n == 4 and info.root in ("min", "max") and self.sm < 100:
             raise Refusal(f"'{info.text}' with three sources needs .target sm_100 or newer: expected two", ins.line,
                           str(ops[3]))
         if info.root in ("setp", "set"):
-            has_bool = any(m in _BOOL for m in info.modifiers)
+            has_bool = any(m in BOOL_OPS for m in info.modifiers)
             if has_bool != (n == 4):
                 raise Refusal(f"'{info.text}' " + ("needs a predicate operand c with its boolean operation"
                                                    if has_bool else "takes a fourth operand only with .and/.or/.xor"),
                               ins.line, str(ops[-1]))
-        slots = op.slots
-        for i in range(n):
-            self.operand(ops[i], slots[i], ins, op, i)
 
-    def count_error(self, ins: Instruction, op: _Opcode, n: int) -> None:
+    def count_error(self, ins: Instruction, op: ResolvedOpcode, n: int) -> None:
         lo, hi = op.least, op.most
         want = str(lo) if lo == hi else f"{lo} to {hi}"
         raise Refusal(f"'{ins.op.text}' takes {want} operand{'s' if hi != 1 else ''}, got {n}", ins.line,
@@ -590,7 +291,7 @@ class _Checker:
         return Refusal(f"register '{name}' is not declared: expected a register declared by .reg before this use",
                        ins.line, name)
 
-    def operand(self, op: object, slot: _Slot, ins: Instruction, opc: _Opcode, i: int) -> None:
+    def operand(self, op: object, slot: Slot, ins: Instruction, opc: ResolvedOpcode, i: int) -> None:
         t = type(op)
         code = slot.code
         if t is Register:
@@ -606,7 +307,7 @@ class _Checker:
                     raise Refusal(f"'{op}' where '{ins.op.text}' takes a vector of {slot.vector}: "
                                   f"expected {{...}} with {slot.vector} registers", ins.line, str(op))
                 role = "destination" if code in DESTINATIONS else "operand"
-                raise Refusal(f".{rt} register '{op}' as {role} {i + 1} of '{ins.op.text}': expected {_expect(regs)}",
+                raise Refusal(f".{rt} register '{op}' as {role} {i + 1} of '{ins.op.text}': expected {expect_register(regs)}",
                               ins.line, str(op))
             return
         if t is Immediate:
@@ -661,14 +362,14 @@ class _Checker:
             raise Refusal(f"'{op}' as operand {i + 1} of '{ins.op.text}': expected a register", ins.line, str(op))
         self.generic_operand(op, ins, opc.space)
 
-    def vector(self, op: Vector, slot: _Slot, ins: Instruction) -> None:
+    def vector(self, op: Vector, slot: Slot, ins: Instruction) -> None:
         items = op.items
         if slot.code == "*":
             self.generic_operand(op, ins, None)
             return
         if ins.root == "mov" and slot.code in "dx":            # pack/unpack: bit types, sizes add up
             t = ins.type
-            if t is None or _kind(t) != "b":
+            if t is None or kind(t) != "b":
                 raise Refusal(f"vector '{op}' in '{ins.op.text}': packing needs a bit type (.b32, .b64)", ins.line,
                               str(items[0]))
             total, known = 0, True
@@ -677,11 +378,11 @@ class _Checker:
                     rt = self.scope.register_type(it.name)
                     if rt is None:
                         raise self.undeclared(it.name, ins)
-                    total += _SIZES.get(rt, 0)
+                    total += SIZES.get(rt, 0)
                 else:                                          # '_' or a constant: any size
                     known = False
-            if known and total != _SIZES[t]:
-                raise Refusal(f"vector '{op}' holds {total} bits, '{ins.op.text}' moves {_SIZES[t]}", ins.line,
+            if known and total != SIZES[t]:
+                raise Refusal(f"vector '{op}' holds {total} bits, '{ins.op.text}' moves {SIZES[t]}", ins.line,
                               str(items[0]))
             return
         if not slot.vector:
@@ -690,13 +391,13 @@ class _Checker:
         if len(items) != slot.vector:
             raise Refusal(f"vector of {len(items)} in '{ins.op.text}': expected {slot.vector} items", ins.line,
                           str(items[0]))
-        inner = _Slot("d" if slot.code == "R" else "a", slot.regs, slot.ints, slot.floats, 0)
+        inner = Slot("d" if slot.code == "R" else "a", slot.regs, slot.ints, slot.floats, 0)
         for k, it in enumerate(items):
             if type(it) is Sink and slot.code == "R":
                 continue
             self.operand(it, inner, ins, _OPCODE_NONE, k)
 
-    def special(self, op: SpecialRegister, slot: _Slot, ins: Instruction) -> None:
+    def special(self, op: SpecialRegister, slot: Slot, ins: Instruction) -> None:
         name = op.name
         if name == "WARP_SZ":
             if slot.code in DESTINATIONS or slot.code == "m" or not slot.ints:
@@ -711,11 +412,11 @@ class _Checker:
         st = "u64" if base in _SPECIAL64 else "u32"
         regs = slot.regs
         ok = regs is None or st in regs or (base in _SPECIAL16 and "u16" in regs)
-        if not ok or (ins.type is not None and _kind(ins.type) == "f" and ins.root == "mov"):
+        if not ok or (ins.type is not None and kind(ins.type) == "f" and ins.root == "mov"):
             raise Refusal(f"special register '{name}' (.{st}) in '{ins.op.text}': expected an instruction type of "
-                          f"{_SIZES[st]} bits, .b/.u/.s", ins.line, name)
+                          f"{SIZES[st]} bits, .b/.u/.s", ins.line, name)
 
-    def symbol(self, op: Symbol, slot: _Slot, ins: Instruction, i: int) -> None:
+    def symbol(self, op: Symbol, slot: Slot, ins: Instruction, i: int) -> None:
         name = op.name
         rt = self.scope.register_type(name)
         if rt is not None:                                   # a '.reg' parameter named without '%'
@@ -748,7 +449,7 @@ class _Checker:
         v = self.scope.vars.get(name)
         return v if v is not None else self.globals.get(name)
 
-    def address(self, a: Address, ins: Instruction, opc: _Opcode) -> None:
+    def address(self, a: Address, ins: Instruction, opc: ResolvedOpcode) -> None:
         base = a.base
         if base is None:
             return
@@ -757,11 +458,11 @@ class _Checker:
             rt = self.scope.register_type(base.name)
             if rt is None:
                 raise self.undeclared(base.name, ins)
-            k = _kind(rt)
+            k = kind(rt)
             if k in "fp":
                 raise Refusal(f".{rt} register '{base.name}' as an address in '{ins.op.text}': expected an integer "
                               "register (.b64/.u64/.s64, or 32 bits for shared/local)", ins.line, base.name)
-            if self.a64 and space in (None, "global") and _SIZES[rt] == 32 and ins.root in _ADDRESSED:
+            if self.a64 and space in (None, "global") and SIZES[rt] == 32 and ins.root in _ADDRESSED:
                 raise Refusal(f"32-bit register '{base.name}' as a {space or 'generic'} address in '{ins.op.text}' of a "
                               ".address_size 64 module: expected a 64-bit register", ins.line, base.name)
             return
@@ -810,11 +511,10 @@ class _Checker:
                               "parameter", ins.line, name)
 
 
-_BARRIERS = frozenset({"bar", "barrier"})
 def _check_init(v: Variable) -> None:
     """Integer initialisers must fit the variable's type (ptxas: "Value out of range for type")."""
-    n = _SIZES.get(v.type)
-    if not v.init_values or n is None or _kind(v.type) not in "bsu":
+    n = SIZES.get(v.type)
+    if not v.init_values or n is None or kind(v.type) not in "bsu":
         return
     lo, hi = -(1 << (n - 1)), 1 << n
     for x in v.init_values:
@@ -825,7 +525,7 @@ def _check_init(v: Variable) -> None:
 
 #: roots whose memory operand is an address of their state space (checked against variables)
 _ADDRESSED = frozenset({"ld", "ldu", "st", "atom", "red"})
-_OPCODE_NONE = _Opcode(None, (), None)
+_OPCODE_NONE = ResolvedOpcode(None, (), None)
 
 
 # --------------------------------------------------------------------------- entry point
