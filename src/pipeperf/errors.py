@@ -11,16 +11,21 @@ from pathlib import Path
 
 
 class PipeperfError(Exception):
-    """An error caused by the user's input, reported as ``FILE:LINE: message``."""
+    """An error caused by the user's input, reported as ``FILE:LINE[:COLUMN]: message``."""
 
-    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None):
+    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None,
+                 column: int | None = None):
         self.message = message
         self.file = str(file) if file is not None else None
         self.line = line
+        self.column = column
         super().__init__(str(self))
 
     def __str__(self) -> str:
         where = ""
         if self.file is not None:
-            where = self.file + (f":{self.line}" if self.line is not None else "") + ": "
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
+            where += ": "
         return where + self.message

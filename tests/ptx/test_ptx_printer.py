@@ -56,9 +56,8 @@ def test_printed_fixture_assembles(fixtures_dir, tmp_path, name):
 # ---------------------------------------------------------------- property test
 REG = st.integers(0, 9).map(lambda i: f"%r{i}")
 PRED = st.integers(0, 3).map(lambda i: f"%p{i}")
-IMM = st.one_of(st.integers(-2**31, 2**31 - 1).map(str),
-                st.integers(0, 2**32 - 1).map(lambda v: f"0x{v:X}"),
-                st.integers(0, 2**32 - 1).map(lambda v: f"0f{v:08X}"))
+INT_IMM = st.one_of(st.integers(-2**31, 2**31 - 1).map(str), st.integers(0, 2**32 - 1).map(lambda v: f"0x{v:X}"))
+IMM = st.one_of(INT_IMM, st.integers(0, 2**32 - 1).map(lambda v: f"0f{v:08X}"))   # 0f...: bit types only
 OFF = st.integers(-64, 64)
 
 
@@ -67,10 +66,10 @@ def _addr(base: str, off: int) -> str:
 
 
 INSTR = st.one_of(
-    st.tuples(REG, REG, st.one_of(REG, IMM)).map(lambda t: "add.s32 {}, {}, {};".format(*t)),
+    st.tuples(REG, REG, st.one_of(REG, INT_IMM)).map(lambda t: "add.s32 {}, {}, {};".format(*t)),
     st.tuples(REG, IMM).map(lambda t: "mov.b32 {}, {};".format(*t)),
     st.tuples(REG, REG, st.sampled_from(["%rd1", "%rd2", "buf"]), OFF).map(
-        lambda t: f"ld.global.v2.u32 {{{t[0]}, {t[1]}}}, {_addr(t[2], t[3])};"),
+        lambda t: f"ld.{'shared' if t[2] == 'buf' else 'global'}.v2.u32 {{{t[0]}, {t[1]}}}, {_addr(t[2], t[3])};"),
     st.tuples(OFF, REG).map(lambda t: f"st.shared.u32 {_addr('buf', t[0])}, {t[1]};"),
     st.tuples(PRED, PRED, REG, REG, PRED, st.booleans()).map(
         lambda t: "setp.lt.and.s32 {}|{}, {}, {}, {}{};".format(*t[:4], "!" if t[5] else "",

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from pipeperf.analyze.options import AnalyzeOptions
+from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
 from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
@@ -87,6 +88,7 @@ def register(subparsers) -> None:
     p.add_argument("--models", default=",".join(DEFAULT_MODELS), metavar="LIST",
                    help=f"models in the text report's table, comma-separated, or 'all' (default: "
                         f"{','.join(DEFAULT_MODELS)}); --json, --html and --csv carry every model")
+    add_check_ptxas_option(p)
     from pipeperf.cli.main import add_verbosity
 
     add_verbosity(p)
@@ -107,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     for option, path in (("--html", args.html), ("--csv", args.csv), ("--plot", args.plot)):
         _check_output(option, path)
     launch_specs(args)
+    check_ptxas(args, args.file)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, options_from_args(args))
     if args.plot:
         from pipeperf.report.analyze_plots import plot_sweep

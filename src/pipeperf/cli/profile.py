@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
 from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.emulate.budget import DEFAULT_STEPS
@@ -37,6 +38,7 @@ def register(subparsers) -> None:
                    help="warps to trace with --trace (default 4)")
     p.add_argument("--csv", metavar="FILE", help="append a HyPA-style CSV row to FILE")
     p.add_argument("--json", action="store_true", help="print the profile as JSON")
+    add_check_ptxas_option(p)
     p.set_defaults(func=run)
 
 
@@ -44,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from pipeperf.emulate import csv_text, run_kernel
     from pipeperf.ptx.cuda_names import display_name
     launch_specs(args)
+    check_ptxas(args, args.file)
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
                       shared=shared_bytes(args), mode=args.mode, max_steps=args.max_steps,

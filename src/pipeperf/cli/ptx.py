@@ -22,10 +22,14 @@ def register(subparsers) -> None:
     from pipeperf.cli.nvcc_options import add_nvcc_options
 
     add_nvcc_options(p)
+    from pipeperf.cli.check_ptxas import add_check_ptxas_option
+
+    add_check_ptxas_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from pipeperf.cli.check_ptxas import check_ptxas
     from pipeperf.cli.nvcc_options import nvcc_flags
     from pipeperf.ptx.load import compiled_label, load_module
     from pipeperf.ptx.summary import format_summary, summarize_module
@@ -33,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.exists():
         raise PipeperfError("no such file", file=str(path))
+    check_ptxas(args, args.file)
     module = load_module(path, args.arch, nvcc_flags(args))
     summary = summarize_module(module)
     if path.suffix == ".cu":                  # the summary is of nvcc's PTX for that target

@@ -48,9 +48,9 @@ class DeclarationParser:
 
     file: str
 
-    def error(self, message: str, line: int) -> PipeperfError:
-        """The error to raise for ``message`` at ``line`` of the file."""
-        return PipeperfError(_normalise(message), file=self.file, line=line)
+    def error(self, message: str, line: int, column: int | None = None) -> PipeperfError:
+        """The error to raise for ``message`` at ``line`` (and ``column``) of the file."""
+        return PipeperfError(_normalise(message), file=self.file, line=line, column=column)
 
     def _reg_decl(self, dargs: str, scope: int, line: int) -> RegDecl:
         key = ".reg" + dargs

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from pipeperf.errors import PipeperfError
+from pipeperf.ptx.check import check_module
 from pipeperf.ptx.declarations import (
     _DECLCACHE,
     LINKAGES,
@@ -259,9 +260,16 @@ class _Parser(DeclarationParser):
         if func is None:
             raise self.error(f"label '{name}' outside a function body", line)
         if name in func.labels or name in func.branch_tables:
-            raise self.error(f"label '{name}' defined twice", line)
+            start = m.start("label")
+            first = self._label_line(name)
+            raise self.error(f"label '{name}' defined twice: expected a new name"
+                             + (f" (first defined at line {first})" if first else ""),
+                             line, start - self.text.rfind("\n", 0, start))
         func.labels[name] = len(self.instructions)
         self.body.append(LabelDef(name, line))
+
+    def _label_line(self, name: str) -> int:
+        return next((b.line for b in self.body if type(b) in (LabelDef, BranchTargets) and b.name == name), 0)
 
     def _brace(self, m: re.Match, line: int) -> None:
         """``{`` opens a scope; ``}`` closes one, or the function at its outermost level."""
@@ -303,16 +311,21 @@ class _Parser(DeclarationParser):
         if self.func is not None:
             raise self.error(f"directive '{d}' inside a function body", line)
         if d == ".version":
+            if self.seen_version or module.target or module.items:
+                raise self.error(".version must be the first directive of the file, and only one", line)
             module.version = a.strip()
             self.seen_version = True
         elif d == ".target":
+            if not self.seen_version or module.target or module.items:
+                raise self.error(".target must follow .version, once, before anything else", line)
             module.target = tuple(t.strip() for t in a.split(","))
         elif d == ".address_size":
             try:
                 module.address_size = int(a)
             except ValueError:
-                raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'",
-                                 line) from None
+                module.address_size = None
+            if module.address_size not in (32, 64):
+                raise self.error(f"expected 32 or 64 after .address_size, got '{a.strip()}'", line)
         else:
             fm = _FILE_RE.match(a)
             if not fm:
@@ -527,15 +540,19 @@ def _call_operands(o: tuple) -> tuple[tuple, tuple]:
     return (), o
 
 
-def parse_ptx(text: str, file: str | Path | None = None) -> Module:
-    """Parse PTX text; ``file`` only names the source in error messages."""
+def parse_ptx(text: str, file: str | Path | None = None, check: bool = True) -> Module:
+    """Parse PTX text; ``file`` only names the source in error messages. ``check``: refuse what
+    ptxas would refuse though it parses (:func:`pipeperf.ptx.check.check_module`)."""
     # The IR holds no reference cycles, so the cyclic garbage collector has
     # nothing to find while we allocate hundreds of thousands of objects; its
     # repeated full scans would otherwise cost a third of the time on big files.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Parser(text, str(file) if file is not None else None).parse()
+        module = _Parser(text, str(file) if file is not None else None).parse()
+        if check:
+            check_module(module, text)
+        return module
     finally:
         if was_enabled:
             gc.enable()
