@@ -369,13 +369,18 @@ def _predict_launch(item: tuple[Launch, list[str], bool, str]) -> dict[str, Any]
     return out
 
 
+#: a suite run's step budget (emulate/budget.py), in effect none: a case is scored on what the model
+#: predicts when it may finish, and the per-case timeout (``timeout`` of run_suite) stops a runaway
+SUITE_STEPS = 10**15
+
+
 def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False, isa: str = "ptx") -> dict[str, Any]:
     from pipeperf.analyze import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
                 max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False,
-                warm_l2=launch.warm_l2, phase_check=phase_check, isa=isa)
+                warm_l2=launch.warm_l2, phase_check=phase_check, isa=isa, max_steps=SUITE_STEPS)
     return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
                     "overhead": p.launch_overhead_seconds,
                     "phase_spread": p.phase_sensitivity.spread if p.phase_sensitivity else None}
