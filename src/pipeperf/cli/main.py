@@ -32,6 +32,7 @@ COMMANDS: list[str] = [
     "analyze",
     "campaign",
     "tune",
+    "network",
 ]
 
 
