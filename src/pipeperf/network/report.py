@@ -45,7 +45,8 @@ class NetworkResult:
 
 def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int) -> NetworkResult:
     """The per-layer and network records from the plan and the analysed launches."""
-    from pipeperf.network.power import activity, board_power, launch_joules
+    from pipeperf.network.power import board_power
+    from pipeperf.network.totals import launch_energy, ranking
     from pipeperf.tune.work import OK
 
     layers = []
@@ -79,8 +80,8 @@ def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int)
                 o_sum += overhead
                 if o.seconds > longest[0]:
                     longest = (o.seconds, o.bound_text or o.bound)
-                if bp is not None:
-                    e, t = launch_joules(bp, o.seconds, overhead, activity(o.gflops, o.dram_gbs, g))
+                e, t = launch_energy(o)
+                if e is not None and t is not None:
                     e_sum, t_sum = e_sum + e, t_sum + t
                 if gi == _first_ok(run, layer, gpus):
                     h = o.hypa or {}
@@ -110,7 +111,7 @@ def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int)
     analysis = {"distinct_launches": run.distinct, "launches": sum(len(lr.layer.launches) for lr in layers),
                 "computed": run.computed, "cached": run.cached, "ran_on": run.backend,
                 "seconds": round(run.seconds, 2), "trace_warps": trace_warps}
-    return NetworkResult(plan, gpus, tuple(layers), totals, net, _ranking(totals, gpus), tuple(notes), analysis)
+    return NetworkResult(plan, gpus, tuple(layers), totals, net, ranking(totals, gpus), tuple(notes), analysis)
 
 
 def _first_ok(run: Analysed, layer: Layer, gpus: tuple[str, ...]) -> int:
@@ -153,14 +154,6 @@ def _totals(layers: list[LayerResult], gpus: tuple[str, ...], batch: int) -> dic
                                  for lr in top],
                   "left_out": left}
     return out
-
-
-def _ranking(totals: dict[str, dict[str, Any]], gpus: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
-    by_time = sorted(gpus, key=lambda g: totals[g]["seconds"] or float("inf"))
-    by_energy = sorted(gpus, key=lambda g: totals[g]["joules"] if totals[g]["joules"] is not None else float("inf"))
-    return tuple({"gpu": g, "rank_time": by_time.index(g) + 1, "rank_energy": by_energy.index(g) + 1,
-                  "seconds": totals[g]["seconds"], "joules": totals[g]["joules"],
-                  "inferences_per_joule": totals[g]["inferences_per_joule"]} for g in by_time)
 
 
 def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_warps: int) -> list[str]:
@@ -249,10 +242,9 @@ def format_text(r: NetworkResult, rows: int | None = None) -> str:
                      "-" if t["inferences_per_second"] is None else f"{t['inferences_per_second']:,.0f}"])
     lines += _table(head, body)
     lines.append("")
-    by_e = sorted(r.ranking, key=lambda x: x["rank_energy"])
-    lines.append("ranking by time:   " + ", ".join(f"{x['rank_time']}. {x['gpu']} ({x['seconds'] * 1e3:.4g} ms)" for x in r.ranking))
-    lines.append("ranking by energy: " + ", ".join(
-        f"{x['rank_energy']}. {x['gpu']} ({'-' if x['joules'] is None else format(x['joules'] * 1e3, '.4g')} mJ)" for x in by_e))
+    from pipeperf.network.totals import ranking_lines
+
+    lines += ranking_lines(r.ranking)
     for g in r.gpus:
         lines.append(f"top layers on {g}: " + ", ".join(f"{t['name']} {t['share']:.0%}" for t in r.totals[g]["top_layers"]))
     m = r.metrics
