@@ -47,8 +47,9 @@ def main() -> int:
                      "model_flops": m["model_flops"], "published_flops": 2 * pub.macs if pub else None,
                      "published_source": pub.source if pub else None,
                      "branch_efficiency": m["branch_efficiency"], "ms": t["seconds"] * 1e3,
-                     "joules": t["joules_per_inference"], "analysis_seconds": round(time.perf_counter() - t0, 1)})
-        print(f"{net}: {rows[-1]['ms']:.3g} ms, {rows[-1]['analysis_seconds']} s", flush=True)
+                     "joules": t["joules_per_inference"]})
+        print(f"{net}: {rows[-1]['ms']:.3g} ms predicted, analysed in {time.perf_counter() - t0:.1f} s "
+              f"({d['analysis']['cached']} launch x GPU from the results cache)", flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "network_table.json").write_text(json.dumps({"gpu": args.gpu, "trace_warps": args.trace_warps, "rows": rows},
                                                        indent=1) + "\n")
@@ -56,8 +57,9 @@ def main() -> int:
              "Regenerate: `PYTHONPATH=src python3 benchmarks/network_table.py` (pipeperf network --builtin NAME "
              f"--gpu {args.gpu}, {args.trace_warps} traced warps per launch). % executed: the share of the network's "
              "thread instructions the emulator executed (CTA sampling and hybrid mode; HyPA's '% to execute'); "
-             "inst_executed: warp instructions (nvprof's metric); FLOPs: counted by the emulation (the padding's "
-             "multiply-adds, biases and activations included) and 2 x the Conv/Gemm multiply-adds of the graph against "
+             "inst_executed: warp instructions (nvprof's metric); FLOPs: counted by the emulation (what the kernels "
+             "execute: the image padding's multiply-adds, those of the GEMM tiles' unused rows and columns where a "
+             "dimension is not a multiple of 64, biases, unfolded BatchNormalizations and activations) and 2 x the Conv/Gemm multiply-adds of the graph against "
              "2 x the published count (sources: pipeperf.network.builtin.PUBLISHED); time and energy: predicted for "
              "pipeperf's own kernels (network/kernels), launch overheads included, not cuDNN's.", "",
              "| CNN | layers | launches (distinct) | % executed | inst_executed | FLOPs (emulated) | FLOPs (graph) | "

@@ -65,13 +65,17 @@ def load_model(source: str | Path | Any) -> Any:
 
 def load_graph(source: str | Path | Any, batch: int | None = None) -> Graph:
     """The :class:`Graph` of an ONNX file or ModelProto; ``batch`` replaces the first dimension
-    of every activation input (a symbolic one must be given) before shapes are inferred."""
+    of every activation input before shapes are inferred (without it, a symbolic first dimension,
+    such as an exported model's 'N', is taken as 1)."""
     onnx = _onnx()
     model = load_model(source)
     g = model.graph
     initializers = {t.name for t in g.initializer}
     params = _params(g, initializers)
     inputs = tuple(i.name for i in g.input if i.name not in initializers and i.name not in params)
+    if batch is None and any(i.name in inputs and i.type.tensor_type.shape.dim and
+                             not i.type.tensor_type.shape.dim[0].HasField("dim_value") for i in g.input):
+        batch = 1
     if batch is not None:
         for i in g.input:
             dims = i.type.tensor_type.shape.dim
