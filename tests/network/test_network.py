@@ -72,6 +72,7 @@ def test_json_layers_totals_ranking_and_the_unsupported_node(report):
         assert t["seconds"] == pytest.approx(sum(x["seconds"][g] for x in d["layers"]))
         assert t["overhead_seconds"] == pytest.approx(t["launches"] * {"volta_v100": 2.18e-6, "hopper_h100": 2.43e-6}[g])
         assert 0 < t["joules"] < t["joules_tdp"] and t["inferences_per_joule"] == pytest.approx(2 / t["joules"])
+        assert t["left_out"] == ["odd_one"]
         assert len(t["top_layers"]) == 4 and t["top_layers"][0]["seconds"] >= t["top_layers"][-1]["seconds"]
     assert layers["pool"]["warm_l2"] == dict.fromkeys(GPUS, True) and layers["conv"]["warm_l2"][GPUS[0]] is False
     assert sorted(x["rank_time"] for x in d["ranking"]) == [1, 2] and {x["gpu"] for x in d["ranking"]} == set(GPUS)
@@ -156,3 +157,13 @@ def test_symbolic_batch_needs_shapes_and_numbers_survive():
     g = load_graph(small_model(), batch=3)
     assert g.shapes["x"] == (3, 3, 16, 16) and g.shapes["y"] == (3, 10)
     assert "w" in g.params and "x" in g.inputs and np.prod(g.shapes["f"]) == 3 * 512
+
+
+@pytest.mark.requires_nvcc
+def test_one_build_for_every_gpu_with_arch(model_file):
+    """--arch: one compile per kernel file for all GPUs (the engine's compile unit has that one target)."""
+    from pipeperf.network.api import analyze_network
+
+    r = analyze_network(model_file, gpus=GPUS, trace_warps=32, scheduler="none", arch="sm_80").to_dict()
+    assert r["analysis"]["arch"] == "sm_80" and any("one build for sm_80" in n for n in r["notes"])
+    assert all(r["totals"][g]["seconds"] > 0 for g in GPUS)

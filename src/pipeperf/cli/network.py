@@ -13,7 +13,8 @@ kernel library by a documented rule, analyse each distinct launch once (pipeperf
 emulation of a CTA sample and the Pipeline model), and report per layer and in total: the predicted
 time with launch overheads, HyPA's metrics (inst_executed, flop_count_sp/hp/dp, branch_efficiency,
 share of instructions emulated), the bound, the top layers, and the GPUs ranked by time and by
-energy per inference."""
+energy per inference. With --scheduler local (the default) the Dask cluster starts only for 24 or
+more launch x GPU analyses; fewer run in this process."""
 
 
 def register(subparsers) -> None:
@@ -37,6 +38,8 @@ def register(subparsers) -> None:
                    help="analyse every layer with a cold L2 (default: consecutive layers whose tensors fit in L2 run warm)")
     p.add_argument("--trace-warps", type=int, default=64, metavar="N",
                    help="warps traced per launch (the sample its IDGs come from; default 64)")
+    p.add_argument("--arch", metavar="SM", help="one nvcc target for every GPU (e.g. sm_80): one compile per kernel "
+                   "file instead of one per GPU target, faster; default: each GPU's own target, as analyze")
     p.add_argument("--json", action="store_true", help='print {"gpus", "layers", "totals", "ranking", "unsupported", ...}')
     p.add_argument("--html", metavar="FILE.html", help="also write the report as one self-contained HTML page")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one row per layer x GPU")
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     r = analyze_network(args.model or args.builtin, builtin=bool(args.builtin), gpus=args.gpu, batch=args.batch,
                         dtype=args.dtype, fold_bn=args.fold_bn, fuse=args.fuse, warm_l2=args.warm_l2,
                         trace_warps=args.trace_warps, scheduler="auto" if s == "local" and args.workers is None else s,
-                        workers=args.workers, cache=open_cache(args))
+                        workers=args.workers, cache=open_cache(args), arch=args.arch)
     written = []
     if args.html:
         r.write_html(args.html)

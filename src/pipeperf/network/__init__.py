@@ -11,6 +11,13 @@ Stages, each its own module with frozen records between them:
   the one ``tune`` and ``analyze --batch`` use), cold or with a warm L2;
 * :mod:`.power` is the energy model, :mod:`.report` the per-layer and network totals, ranking
   and the text/JSON/CSV/HTML outputs.
+
+Python: ``pipeperf.network.analyze_network("resnet50", builtin=True, gpus=["hopper_h100"])`` returns
+a :class:`~.api.NetworkReport` (``.to_dict()``, ``.text()``, ``.csv()``, ``.html()``).
 """
 
 from __future__ import annotations
+
+from pipeperf.network.api import NetworkReport, analyze_network
+
+__all__ = ["NetworkReport", "analyze_network"]

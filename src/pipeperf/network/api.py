@@ -47,7 +47,7 @@ class NetworkReport:
 def analyze_network(model: str | Path | Any, *, gpus: Sequence[str], builtin: bool = False, batch: int | None = None,
                     dtype: str = "fp32", fold_bn: bool = True, fuse: bool = True, warm_l2: bool = True,
                     trace_warps: int = 64, scheduler: str = "auto", workers: int | None = None,
-                    cache: Any = None) -> NetworkReport:
+                    cache: Any = None, arch: str | None = None) -> NetworkReport:
     """Analyse an ONNX model (a path, a ModelProto, or with ``builtin`` a built-in network's name)
     on ``gpus``: see ``pipeperf network --help`` for the options."""
     from pipeperf.hardware.spec import load_gpu
@@ -63,5 +63,9 @@ def analyze_network(model: str | Path | Any, *, gpus: Sequence[str], builtin: bo
     source = builtin_model(str(model)) if builtin else model
     graph = load_graph(source, batch)
     p = plan(graph, dtype, fold_bn, fuse)
-    run = analyse(p, RunOptions(names, trace_warps, scheduler, workers, cache, warm_l2))
-    return NetworkReport(assemble(p, run, names, trace_warps))
+    if arch is not None:
+        from pipeperf.ptx.compile import check_arch
+
+        check_arch(arch)
+    run = analyse(p, RunOptions(names, trace_warps, scheduler, workers, cache, warm_l2, arch))
+    return NetworkReport(assemble(p, run, names, trace_warps, arch))

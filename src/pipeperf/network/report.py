@@ -43,7 +43,7 @@ class NetworkResult:
     analysis: dict[str, Any] = field(hash=False)
 
 
-def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int) -> NetworkResult:
+def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int, arch: str | None = None) -> NetworkResult:
     """The per-layer and network records from the plan and the analysed launches."""
     from pipeperf.network.power import board_power
     from pipeperf.network.totals import launch_energy, ranking
@@ -97,7 +97,7 @@ def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int)
         metrics["branch_efficiency"] = _efficiency(metrics)
         metrics["fraction_emulated"] = emulated / metrics["inst_executed_thread"] if metrics["inst_executed_thread"] else 0.0
         layers.append(LayerResult(layer, metrics, secs, ksecs, over, joules, jtdp, warm, bound, failed))
-    totals = _totals(layers, gpus, plan.batch)
+    totals = _totals(layers, gpus, plan.batch, [u.name for u in plan.unsupported])
     net = dict.fromkeys(SUMMED, 0.0)
     emulated = 0.0
     for lr in layers:
@@ -108,9 +108,11 @@ def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int)
     net["fraction_emulated"] = emulated / net["inst_executed_thread"] if net["inst_executed_thread"] else 0.0
     net["model_flops"] = 2.0 * sum(layer.macs for layer in plan.layers)
     notes = _notes(plan, gpus, missing_overhead, trace_warps)
+    notes.insert(2, f"every GPU analysed from one build for {arch} (--arch): its registers set every GPU's occupancy" if arch
+                 else "each GPU analysed from a build for its own nvcc target (as pipeperf analyze)")
     analysis = {"distinct_launches": run.distinct, "launches": sum(len(lr.layer.launches) for lr in layers),
                 "computed": run.computed, "cached": run.cached, "ran_on": run.backend,
-                "seconds": round(run.seconds, 2), "trace_warps": trace_warps}
+                "seconds": round(run.seconds, 2), "trace_warps": trace_warps, "arch": arch}
     return NetworkResult(plan, gpus, tuple(layers), totals, net, ranking(totals, gpus), tuple(notes), analysis)
 
 
@@ -131,7 +133,9 @@ def _efficiency(m: dict[str, float]) -> float:
     return 100.0 * (b - d) / b if b else 100.0
 
 
-def _totals(layers: list[LayerResult], gpus: tuple[str, ...], batch: int) -> dict[str, dict[str, Any]]:
+def _totals(layers: list[LayerResult], gpus: tuple[str, ...], batch: int, unsupported: list[str]) -> dict[str, dict[str, Any]]:
+    """Per GPU: the sums over the predicted layers; ``left_out`` names the unsupported nodes and
+    the layers with a launch that has no prediction on that GPU (none of them is in any sum)."""
     out = {}
     for g in gpus:
         done = [lr for lr in layers if lr.seconds[g] is not None]
@@ -140,7 +144,7 @@ def _totals(layers: list[LayerResult], gpus: tuple[str, ...], batch: int) -> dic
         joules = sum(x for x in j if x is not None) if j and all(x is not None for x in j) else None
         jt = [lr.joules_tdp[g] for lr in done if lr.layer.launches]
         joules_tdp = sum(x for x in jt if x is not None) if jt and all(x is not None for x in jt) else None
-        left = [lr.layer.name for lr in layers if lr.seconds[g] is None]
+        left = unsupported + [lr.layer.name for lr in layers if lr.seconds[g] is None]
         top = sorted([lr for lr in done if lr.layer.launches], key=lambda lr: -(lr.seconds[g] or 0.0))[:5]
         out[g] = {"seconds": s, "kernel_seconds": sum(lr.kernel_seconds[g] or 0.0 for lr in done),
                   "overhead_seconds": sum(lr.overhead_seconds[g] for lr in done),

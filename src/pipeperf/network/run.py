@@ -22,7 +22,9 @@ DASK_FROM = 24
 class RunOptions:
     """How the launches are analysed: the GPUs, the warps traced per launch (the IDGs' sample;
     fewer is faster), the Dask scheduler (``auto``: a local cluster from :data:`DASK_FROM`
-    analyses on, else this process), the results cache, the warm-L2 rule on or off."""
+    analyses on, else this process), the results cache, the warm-L2 rule on or off, and one
+    nvcc target for all GPUs (``arch``: one compile per kernel file instead of one per target,
+    every GPU's occupancy from that target's registers)."""
 
     gpus: tuple[str, ...]
     trace_warps: int = 64
@@ -30,6 +32,7 @@ class RunOptions:
     workers: int | None = None
     cache: Any = None
     warm_l2: bool = True
+    arch: str | None = None             # one nvcc target for every GPU (analyze --arch); None: each GPU's own
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,8 @@ def analyse(plan: Plan, opts: RunOptions) -> Analysed:
         import os
 
         scheduler = "local" if pairs >= DASK_FROM and (opts.workers or os.cpu_count() or 1) > 1 else "none"
-    result = run_items(items, {"trace_warps": opts.trace_warps}, scheduler, opts.workers, opts.cache)
+    options: dict[str, Any] = {"trace_warps": opts.trace_warps} | ({"arch": opts.arch} if opts.arch else {})
+    result = run_items(items, options, scheduler, opts.workers, opts.cache)
     outcomes: dict[tuple[Any, str], Any] = {}
     by_index = {it.index: key for it, key in zip(items, groups)}
     for row in result.rows:

@@ -130,8 +130,10 @@ def _jobs(items: list[Item], rows: dict[tuple[int, str], Row], bundles: dict, op
         la0: Launch = members[0][0].launch              # type: ignore[assignment]
         b = _bundle(bundles, la0)
         gpus = tuple(dict.fromkeys(g for _, m in members for g in m))
+        arch = analyze_opts.get("arch")              # one build for every GPU (analyze --arch)
+        targets = () if isinstance(b, str) else (str(arch),) if arch else targets_for(gpus)
         unit = CompileUnit(uid, None if isinstance(b, str) else b, la0.path, la0.kernel, la0.template,
-                           la0.flags, targets_for(gpus) if not isinstance(b, str) else ())
+                           la0.flags, targets)
         for it, missing in members:
             la: Launch = it.launch                      # type: ignore[no-redef]
             job_opts = analyze_opts | it.options
