@@ -176,6 +176,20 @@ def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_
         "idle power over launch overheads (Hong and Kim, ISCA 2010, one unit); TDP x time given as the upper bound "
         "(network/power.yaml cites each board's figures)",
     ]
+    from pipeperf.hardware.spec import load_gpu
+
+    per_launch = []
+    for g in gpus:
+        spec = load_gpu(g)
+        us = spec.launch.get("overhead_us")
+        if us is not None:
+            per_launch.append(f"{g} {float(us):.3g} us ({_short(spec.sources.get('launch.overhead_us', ''))})")
+    if per_launch:
+        notes.append("launch overhead per launch: " + "; ".join(per_launch))
+    boards = [f"{g} TDP {bp.tdp_w:.0f} W, idle {bp.idle_w:.0f} W ({_short(bp.sources.get('tdp_w', ''))}; "
+              f"{_short(bp.sources.get('idle_w', ''))})" for g in gpus if (bp := board_power(g)) is not None]
+    if boards:
+        notes.append("board power: " + "; ".join(boards))
     for g in sorted(missing_overhead):
         notes.append(f"{g} has no launch.overhead_us in the GPU database: its launch overheads are left out")
     for g in gpus:
@@ -185,6 +199,13 @@ def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_
         notes.append(f"{len(plan.unsupported)} node(s) not supported and left out of every total: "
                      + ", ".join(f"{u.name} ({u.op})" for u in plan.unsupported[:8]) + (" ..." if len(plan.unsupported) > 8 else ""))
     return notes
+
+
+def _short(source: str) -> str:
+    """A citation up to its first colon (the document, not the derivation)."""
+    for prefix in ("derived, upper bound: ", "derived by analogy: ", "derived: "):
+        source = source.removeprefix(prefix)
+    return source.split(": ", 1)[0]
 
 
 # ------------------------------------------------------------------------- outputs
