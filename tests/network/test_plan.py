@@ -1,0 +1,54 @@
+"""The lowering's documented rules, without any analysis: kernel choice, BatchNormalization
+folding and activation fusion (and their options), views, and the warm-L2 rule per GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("onnx")
+
+from pipeperf.network.builtin import builtin_model  # noqa: E402
+from pipeperf.network.graph import load_graph  # noqa: E402
+from pipeperf.network.lower import MIN_TILES, plan  # noqa: E402
+from pipeperf.network.run import warm_layers  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def mobilenetv2():
+    return load_graph(builtin_model("mobilenetv2"))
+
+
+def test_kernel_choice_rules(mobilenetv2):
+    p = plan(mobilenetv2)
+    by = {layer.name: layer for layer in p.layers}
+    depthwise = [layer for layer in p.layers if layer.kernel == "conv_depthwise"]
+    assert len(depthwise) == 17 and all("groups = channels" in layer.rule for layer in depthwise)
+    for layer in p.layers:
+        if layer.kernel in ("conv1x1", "conv_igemm"):
+            assert int(layer.rule.rsplit("(", 1)[1].split()[0]) >= MIN_TILES
+        if layer.kernel == "conv_direct":
+            assert f"(< {MIN_TILES})" in layer.rule
+    assert by["conv_1"].kernel == "conv_igemm"           # the stem: 3x3/2, 112x112 outputs
+    assert p.layers[-1].kernel == "gemv" and p.layers[-2].kernel == ""      # fc at batch 1 after Flatten (a view)
+
+
+def test_folding_and_fusion_options(mobilenetv2):
+    fused = plan(mobilenetv2)
+    assert fused.layers[0].op == "Conv+BatchNormalization+Clip"
+    unfolded = plan(mobilenetv2, fold_bn=False)
+    assert [layer.op for layer in unfolded.layers[:2]] == ["Conv", "BatchNormalization+Clip"]
+    assert unfolded.layers[1].kernel == "batchnorm"
+    separate = plan(mobilenetv2, fold_bn=False, fuse=False)
+    assert [layer.kernel for layer in separate.layers[:3]] == ["conv_igemm", "batchnorm", "unary"]
+    assert sum(layer.macs for layer in separate.layers) == sum(layer.macs for layer in fused.layers)
+
+
+def test_warm_l2_needs_the_previous_layers_output_and_room_in_l2():
+    p = plan(load_graph(builtin_model("vgg16")))
+    h100, v100 = warm_layers(p, "hopper_h100"), warm_layers(p, "volta_v100")
+    assert 0 not in h100                                  # the first layer reads the network's input
+    names = [layer.name for layer in p.layers]
+    # conv 2 of 224x224x64 (12.8 MB in, 12.8 MB out): in the H100's 50 MB L2, not the V100's 6 MB
+    second = names.index(next(layer.name for layer in p.layers[1:] if layer.kernel.startswith("conv")))
+    assert second in h100 and second not in v100
+    assert len(h100) > len(v100) > 0
