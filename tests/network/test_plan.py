@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from pipeperf.network.builtin import builtin_model  # noqa: E402
-from pipeperf.network.graph import load_graph  # noqa: E402
-from pipeperf.network.lower import MIN_TILES, plan  # noqa: E402
-from pipeperf.network.run import warm_layers  # noqa: E402
+from pipeperf.network.builtin import builtin_model
+from pipeperf.network.graph import load_graph
+from pipeperf.network.lower import MIN_TILES, plan
+from pipeperf.network.run import warm_layers
 
 
 @pytest.fixture(scope="module")
