@@ -52,3 +52,28 @@ def test_warm_l2_needs_the_previous_layers_output_and_room_in_l2():
     second = names.index(next(layer.name for layer in p.layers[1:] if layer.kernel.startswith("conv")))
     assert second in h100 and second not in v100
     assert len(h100) > len(v100) > 0
+
+
+def test_exported_flatten_shape_arithmetic_costs_nothing():
+    """A PyTorch-style export: Shape -> Gather -> Unsqueeze -> Concat -> Reshape builds the flatten's
+    shape from int64 tensors; those nodes are the host's work (no kernel, not unsupported)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("GlobalAveragePool", ["x"], ["p"], name="gap"),
+             helper.make_node("Shape", ["p"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "zero"], ["n"], name="gather", axis=0),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsq"),
+             helper.make_node("Concat", ["n1", "minus1"], ["shp"], name="cat", axis=0),
+             helper.make_node("Reshape", ["p", "shp"], ["r"], name="reshape"),
+             helper.make_node("Gemm", ["r", "w", "b"], ["y"], name="fc", transB=1)]
+    inits = [numpy_helper.from_array(np.array(0, np.int64), "zero"), numpy_helper.from_array(np.array([0], np.int64), "axes"),
+             numpy_helper.from_array(np.array([-1], np.int64), "minus1")]
+    ins = [helper.make_tensor_value_info("x", f, ["N", 16, 7, 7]), helper.make_tensor_value_info("w", f, [10, 16]),
+           helper.make_tensor_value_info("b", f, [10])]
+    g = helper.make_graph(nodes, "exported", ins, [helper.make_tensor_value_info("y", f, None)], initializer=inits)
+    p = plan(load_graph(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), batch=2))
+    assert not p.unsupported
+    assert [layer.kernel for layer in p.layers] == ["global_avg", "", "gemv"]
+    assert p.layers[-1].macs == 2 * 16 * 10

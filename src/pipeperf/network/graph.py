@@ -43,6 +43,7 @@ class Graph:
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     constants: dict[str, float] = field(default_factory=dict, hash=False)   # scalar initializers / Constants
+    dtypes: dict[str, int] = field(default_factory=dict, hash=False)        # ONNX element type per tensor
 
     def consumers(self, tensor: str) -> list[Node]:
         return [n for n in self.nodes if tensor in n.inputs]
@@ -88,23 +89,26 @@ def load_graph(source: str | Path | Any, batch: int | None = None) -> Graph:
                 dims[0].dim_param = "batch"
         del g.value_info[:]
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as e:
         where = str(source) if isinstance(source, (str, Path)) else None
         raise PipeperfError(f"ONNX shape inference failed: {str(e).splitlines()[0]}", file=where) from None
     shapes: dict[str, tuple[int, ...]] = {}
+    dtypes: dict[str, int] = {}
     gi = inferred.graph
     for vi in list(gi.input) + list(gi.value_info) + list(gi.output):
         s = _shape(vi)
         if s is not None:
             shapes[vi.name] = s
+        if vi.type.tensor_type.elem_type:
+            dtypes[vi.name] = int(vi.type.tensor_type.elem_type)
     for t in gi.initializer:
         shapes[t.name] = tuple(int(d) for d in t.dims)
     nodes = tuple(Node(n.name or f"{n.op_type}_{k}", n.op_type, tuple(n.input), tuple(n.output),
                        {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute})
                   for k, n in enumerate(gi.node))
     return Graph(g.name or "network", nodes, shapes, frozenset(params | initializers), inputs,
-                 tuple(o.name for o in g.output), _constants(gi))
+                 tuple(o.name for o in g.output), _constants(gi), dtypes)
 
 
 def _constants(g: Any) -> dict[str, float]:

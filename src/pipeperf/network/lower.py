@@ -30,8 +30,12 @@ GEMV_ROWS = 8
 #: activation op -> the kernels' act code (kernels/pp_common.cuh)
 ACT_OPS = {"Relu": 1, "Clip": 2, "Sigmoid": 3, "HardSwish": 4, "HardSigmoid": 5, "Tanh": 6, "LeakyRelu": 7}
 VIEW_OPS = ("Flatten", "Reshape", "Identity", "Dropout", "Squeeze", "Unsqueeze")
-#: ops that produce nothing the kernels read (shape arithmetic, constants): skipped silently
+#: ops that produce nothing the kernels read (constants): skipped silently, as is every node whose
+#: outputs are all integer or boolean tensors (an exported model's shape arithmetic: Shape, Gather,
+#: Unsqueeze, Concat of shapes for a Reshape; the host's work, or folded away by an inference engine)
 QUIET_OPS = ("Constant",)
+#: ONNX element types of shape arithmetic: INT64, INT32, BOOL
+SHAPE_TYPES = (7, 6, 9)
 RULES = {
     "conv_depthwise": "depthwise (groups = channels): one thread per output, the window in registers",
     "conv_direct": f"direct: one thread per output (grouped, or fewer than {MIN_TILES} 64x64 output tiles)",
@@ -111,13 +115,18 @@ class _Unsupported(Exception):
     pass
 
 
+def _shape_arithmetic(node: Node, graph: Graph) -> bool:
+    """Every output of ``node`` an integer or boolean tensor (QUIET_OPS)."""
+    return bool(node.outputs) and all(graph.dtypes.get(o) in SHAPE_TYPES for o in node.outputs)
+
+
 def plan(graph: Graph, dtype: str = "fp32", fold_bn: bool = True, fuse: bool = True) -> Plan:
     """Each node of ``graph`` as part of a :class:`Layer`, or :class:`Unsupported` (the run goes on)."""
     lw = _Lowering(graph, dtype, fold_bn, fuse)
     layers, bad = [], []
     taken: set[str] = set()
     for node in graph.nodes:
-        if node.name in taken or node.op in QUIET_OPS:
+        if node.name in taken or node.op in QUIET_OPS or _shape_arithmetic(node, graph):
             continue
         try:
             layer = lw.layer(node, taken)
