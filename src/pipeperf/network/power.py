@@ -10,7 +10,8 @@ reading, each with its source):
   ``idle + (tdp - idle) x u``, with ``u`` its achieved FLOP rate over the GPU's peak or its DRAM
   throughput over the peak bandwidth, whichever is higher (``pipeperf gpu peaks``), at most 1;
   launch overheads run at idle power. Board power, not the wall socket; no DVFS below the clock
-  the database times at."""
+  the database times at. The FLOP rate is the quantitative roofline's (fp32 and fp64 operations):
+  half-precision work shows only through its DRAM traffic, so ``--dtype fp16`` energies are low."""
 
 from __future__ import annotations
 
