@@ -56,6 +56,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     from pipeperf.analyze.roofline_counts import add_quantitative_roofline
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
+    from pipeperf.emulate.profile import hypa_metrics
     from pipeperf.hardware.occupancy import launch_residency
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.ptx.source_map import SourceMap
@@ -99,7 +100,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
             out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
                            ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                            ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
-                           sampling=str(prof.counts.get("sampling", "")))
+                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
         sass, sass_notes = _sass_view(build, func, spec, opts)

@@ -105,6 +105,7 @@ class Analysis:
     ctas_emulated: int = 0
     ctas_total: int = 0
     sampling: str = ""              # why only a CTA sample was (or could not be) emulated
+    hypa: dict[str, float] = field(default_factory=dict)   # HyPA's metrics of the launch (emulate.profile.hypa_metrics)
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
@@ -113,5 +114,5 @@ class Analysis:
                            "resources": self.resources, "warps_traced": self.warps_traced,
                            "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
                            "ctas_emulated": self.ctas_emulated, "ctas_total": self.ctas_total,
-                           "sampling": self.sampling,
+                           "sampling": self.sampling, "hypa": self.hypa,
                            "analysis_seconds": round(self.seconds_analysis, 3)}}

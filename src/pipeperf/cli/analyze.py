@@ -176,7 +176,8 @@ def run_batch(args: argparse.Namespace) -> int:
 
     from pipeperf.cli.tune import check_execution, open_cache
     from pipeperf.errors import PipeperfError
-    from pipeperf.tune.batch import batch_records, format_batch, run_batch as run
+    from pipeperf.network.totals import ranking
+    from pipeperf.tune.batch import batch_records, batch_totals, format_batch, run_batch as run
     from pipeperf.tune.report import write_records
 
     given = [flag for attr, flag in _NOT_WITH_BATCH if getattr(args, attr, None)]
@@ -197,7 +198,9 @@ def run_batch(args: argparse.Namespace) -> int:
     if args.out:
         write_records(records, args.out)
     if args.json:
-        print(json.dumps(jsonable({"launches": records, "computed": result.computed, "cached": result.cached}), indent=1))
+        totals = batch_totals(result)
+        print(json.dumps(jsonable({"launches": records, "totals": totals, "ranking": list(ranking(totals, list(totals))),
+                                   "computed": result.computed, "cached": result.cached}), indent=1))
     else:
         print(format_batch(result))
         if args.out:

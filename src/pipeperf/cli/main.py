@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "analyze": "predict a kernel's run time on GPUs from its source",
     "campaign": "measure this GPU: calibrate, memory, dispatch, atomics, sweeps, validate",
     "tune": "rank a kernel's variants (macros, templates, launch shapes) by predicted time",
+    "network": "predict a whole CNN (ONNX graph) per layer on GPUs",
 }
 #: top-level options that may come before the command
 _LEADING = re.compile(r"-[vq]+|--verbose|--quiet|--")

@@ -86,6 +86,30 @@ class Profile:
         }
 
 
+#: HyPA's per-launch metrics (Sec. IV), as :func:`hypa_metrics` returns them
+HYPA_METRICS = ("inst_executed", "inst_executed_thread", "flop_count_sp", "flop_count_dp", "flop_count_hp", "branches", "divergent_branches",
+                "branch_efficiency", "fraction_emulated")
+
+
+def hypa_metrics(counts: Mapping[str, Any]) -> dict[str, float]:
+    """HyPA's metrics of a whole launch from an emulation's counts: instructions (warp-level, as
+    nvprof's inst_executed), FLOPs and branches scaled from the emulated CTAs to the grid, branch
+    efficiency of the emulated ones, and ``fraction_emulated``: the share of the launch's thread
+    instructions the emulator actually executed (CTA sampling and hybrid mode together; HyPA's
+    '% to execute')."""
+    total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
+    emulated = float(counts.get("ctas_emulated") or total) or total
+    scale = total / emulated
+    out = {k: float(counts.get(k, 0) or 0) * scale for k in ("flop_count_sp", "flop_count_dp", "flop_count_hp",
+                                                               "branches", "divergent_branches")}
+    out["inst_executed"] = float(counts.get("inst_executed_warp", 0) or 0) * scale
+    out["branch_efficiency"] = float(counts.get("branch_efficiency", 100.0))
+    all_t = float(counts.get("inst_executed_thread_all", 0) or 0) * scale
+    out["inst_executed_thread"] = all_t
+    out["fraction_emulated"] = float(counts.get("inst_emulated_thread", 0) or 0) / all_t if all_t else 0.0
+    return out
+
+
 def csv_text(profiles: list[Profile], header: bool = True) -> str:
     out = io.StringIO()
     w = csv.DictWriter(out, fieldnames=CSV_COLUMNS)

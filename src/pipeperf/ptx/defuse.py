@@ -159,10 +159,32 @@ class DefUse:
                     stack.append(j)
 
 
+#: _reaching's results by the content they depend on (the locations each instruction writes and
+#: reads, which of them are guarded, the blocks and their edges): ``analyze`` parses one module per
+#: GPU target, and builds whose code is the same ask for the same dataflow once per GPU
+_REACHING: dict[int, tuple] = {}
+_REACHING_SIZE = 16
+
+
 def _reaching(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[str]]):
-    """(reaching, deps, users) of :class:`DefUse`: every definition numbered, one bit each
-    (Python ints as bit sets), gen/kill per block, a worklist to the fixed point, then each
-    read's reaching writers."""
+    """(reaching, deps, users) of :class:`DefUse` (memoised by content, each caller given its own
+    copy of the mutable parts)."""
+    ins = func.instructions
+    key = hash((tuple(map(tuple, defs)), tuple(map(tuple, uses)), tuple(x.guard is not None for x in ins),
+                tuple((b.start, b.end, tuple(b.preds), tuple(b.succs)) for b in cfg.blocks)))
+    hit = _REACHING.get(key)
+    if hit is None:
+        hit = _reaching_of(func, cfg, defs, uses)
+        if len(_REACHING) >= _REACHING_SIZE:
+            _REACHING.pop(next(iter(_REACHING)))
+        _REACHING[key] = hit
+    reaching, deps, users = hit
+    return [dict(r) for r in reaching], list(deps), list(users)
+
+
+def _reaching_of(func: Function, cfg: CFG, defs: list[list[str]], uses: list[list[str]]):
+    """(reaching, deps, users): every definition numbered, one bit each (Python ints as bit
+    sets), gen/kill per block, a worklist to the fixed point, then each read's reaching writers."""
     ins = func.instructions
     def_ins, all_defs, def_bits = _number_defs(defs)
     gen, kill = _gen_kill(ins, cfg, all_defs, def_bits)

@@ -178,12 +178,21 @@ def run_batch(path: str, extra_gpus: Sequence[str] = (), scheduler: str = "local
     return run_items(items, {**file_options, **(options or {})}, scheduler, workers, cache)
 
 
+#: HyPA's metrics each batch record carries (pipeperf.emulate.profile.hypa_metrics), as ``pipeperf network``'s layers
+HYPA_FIELDS = ("inst_executed", "flop_count_sp", "flop_count_hp", "flop_count_dp", "branch_efficiency", "fraction_emulated")
+
+
 def batch_records(result: EngineResult) -> list[dict[str, Any]]:
-    """One flat record per launch x GPU (the --out file's rows)."""
+    """One flat record per launch x GPU (the --out file's rows): the prediction, the launch
+    overhead, HyPA's metrics and the energy (:mod:`pipeperf.network.totals`, as ``pipeperf network``)."""
+    from pipeperf.network.totals import launch_energy
+
     out = []
     for r in result.rows:
         o, la = r.outcome, r.item.launch
         launch = la if isinstance(la, Launch) else None
+        joules, joules_tdp = launch_energy(o)
+        hypa = o.hypa or {}
         out.append({"launch": r.item.label["name"], "file": launch.path if launch else None,
                     "kernel": r.item.label.get("kernel") or None, "gpu": r.gpu, "status": o.status,
                     "reason": o.reason, "time_us": None if o.seconds is None else o.seconds * 1e6,
@@ -191,6 +200,8 @@ def batch_records(result: EngineResult) -> list[dict[str, Any]]:
                     "occupancy_pct": None if o.occupancy is None else 100 * o.occupancy,
                     "warps_per_sm": o.warps_per_sm, "limited_by": o.limited_by, "registers": o.registers,
                     "gflop_per_s": o.gflops, "dram_gb_per_s": o.dram_gbs, "cached": r.cached,
+                    "launch_overhead_us": None if o.launch_overhead is None else o.launch_overhead * 1e6,
+                    **{k: hypa.get(k) for k in HYPA_FIELDS}, "joules": joules, "joules_tdp": joules_tdp,
                     "grid": "x".join(map(str, launch.grid)) if launch else None,
                     "block": "x".join(map(str, launch.block)) if launch else None})
     return out
@@ -218,12 +229,51 @@ def format_batch(result: EngineResult) -> str:
             body.append([r.item.label["name"], r.gpu, "-", "-", f"{o.status}: {o.reason}"])
     lines.append("")
     lines += _table(["launch", "gpu", "time (us)", "occupancy", "bound"], body)
-    totals: dict[str, float] = {}
-    for r in result.rows:
-        if r.outcome.status == OK and r.outcome.seconds is not None:
-            totals[r.gpu] = totals.get(r.gpu, 0.0) + r.outcome.seconds
+    totals = batch_totals(result)
     if totals:
+        from pipeperf.network.totals import ranking, ranking_lines
+
         lines.append("")
-        lines.append("sum of the predicted kernel times: " +
-                     ", ".join(f"{g} {s * 1e6:.4g} us" for g, s in totals.items()))
+        lines += _table(["gpu", "launches", "kernels (us)", "overheads (us)", "total (us)", "energy (J)", "J (TDP x t)",
+                         "inst_executed", "flop_count_sp", "flop_count_hp", "flop_count_dp", "branch eff. %"],
+                        [[g, str(t["launches"]), f"{t['kernel_seconds'] * 1e6:.4g}", f"{t['overhead_seconds'] * 1e6:.4g}",
+                          f"{t['seconds'] * 1e6:.4g}", _g(t["joules"]), _g(t["joules_tdp"]), _g(t["inst_executed"]),
+                          _g(t["flop_count_sp"]), _g(t["flop_count_hp"]), _g(t["flop_count_dp"]),
+                          f"{t['branch_efficiency']:.2f}"] for g, t in totals.items()])
+        lines += ranking_lines(ranking(totals, list(totals)))
+        lines.append("(totals over the predicted launches; time = kernels + each launch's overhead (launch.overhead_us); "
+                     "energy: pipeperf network's model, network/power.py)")
     return "\n".join(lines)
+
+
+def _g(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
+def batch_totals(result: EngineResult) -> dict[str, dict[str, Any]]:
+    """Per GPU over its predicted launches: kernel and overhead time, energy, HyPA's metrics summed
+    (branch efficiency over all branches); the ``totals`` of ``--json``."""
+    from pipeperf.network.totals import launch_energy
+    from pipeperf.tune.work import OK
+
+    totals: dict[str, dict[str, Any]] = {}
+    for r in result.rows:
+        o = r.outcome
+        if o.status != OK or o.seconds is None:
+            continue
+        t = totals.setdefault(r.gpu, {"launches": 0, "kernel_seconds": 0.0, "overhead_seconds": 0.0, "joules": 0.0,
+                                      "joules_tdp": 0.0, "inst_executed": 0.0, "flop_count_sp": 0.0, "flop_count_hp": 0.0,
+                                      "flop_count_dp": 0.0, "branches": 0.0, "divergent_branches": 0.0})
+        t["launches"] += 1
+        t["kernel_seconds"] += o.seconds
+        t["overhead_seconds"] += o.launch_overhead or 0.0
+        e, et = launch_energy(o)
+        t["joules"] = None if e is None or t["joules"] is None else t["joules"] + e
+        t["joules_tdp"] = None if et is None or t["joules_tdp"] is None else t["joules_tdp"] + et
+        for k in ("inst_executed", "flop_count_sp", "flop_count_hp", "flop_count_dp", "branches", "divergent_branches"):
+            t[k] += float((o.hypa or {}).get(k, 0.0))
+    for t in totals.values():
+        t["seconds"] = t["kernel_seconds"] + t["overhead_seconds"]
+        b, d = t["branches"], t["divergent_branches"]
+        t["branch_efficiency"] = 100.0 * (b - d) / b if b else 100.0
+    return totals

@@ -19,6 +19,9 @@ from pipeperf.tune.work import COMPILE, EXCLUDED, LAUNCH, OK, CompileUnit, Job, 
 
 log = logging.getLogger(__name__)
 
+#: the version of the cached Outcome records: 2 added the launch overhead, HyPA's metrics and DRAM bytes
+OUTCOME_VERSION = 2
+
 #: analyze()'s defaults for the options a space or batch may set: part of every cache key, so
 #: an option left out and the same option given explicitly find the same entry
 DEFAULT_OPTIONS: dict[str, Any] = {"trace_warps": 256, "mode": "hybrid", "max_nodes": 200_000, "fast_forward": 4,
@@ -34,6 +37,7 @@ class Item:
     launch: Launch | Refused | None          # None: excluded (``excluded`` says why)
     gpus: tuple[str, ...]
     excluded: str = ""
+    options: dict[str, Any] = field(default_factory=dict)   # analyze() keywords for this item alone (warm_l2)
 
 
 @dataclass
@@ -73,7 +77,8 @@ def run_items(items: Sequence[Item], options: dict[str, Any] | None = None, sche
         b = _bundle(bundles, la)                       # type: ignore[arg-type]
         base = {"pipeperf": __version__, "nvcc": nvcc, "source": b if isinstance(b, str) else b.digest,
                 "kernel": la.kernel, "flags": list(la.flags), "template": list(la.template),   # type: ignore[union-attr]
-                "launch": la.describe() | {"args": list(la.args)}, "options": opts}             # type: ignore[union-attr]
+                "launch": la.describe() | {"args": list(la.args)}, "options": opts | it.options,   # type: ignore[union-attr]
+                "outcome": OUTCOME_VERSION}
         for g in it.gpus:
             keys[(it.index, g)] = result_key(base | {"gpu": gpu_digest[g]})
     hits = cache.get_many(keys.values())
@@ -126,12 +131,15 @@ def _jobs(items: list[Item], rows: dict[tuple[int, str], Row], bundles: dict, op
         la0: Launch = members[0][0].launch              # type: ignore[assignment]
         b = _bundle(bundles, la0)
         gpus = tuple(dict.fromkeys(g for _, m in members for g in m))
+        arch = analyze_opts.get("arch")              # one build for every GPU (analyze --arch)
+        targets = () if isinstance(b, str) else (str(arch),) if arch else targets_for(gpus)
         unit = CompileUnit(uid, None if isinstance(b, str) else b, la0.path, la0.kernel, la0.template,
-                           la0.flags, targets_for(gpus) if not isinstance(b, str) else ())
+                           la0.flags, targets)
         for it, missing in members:
             la: Launch = it.launch                      # type: ignore[no-redef]
-            jid = sha256(canonical([uid, la.describe(), list(la.args), list(missing), analyze_opts]))
-            out.append((Job(jid, unit, la.grid, la.block, la.shared, la.args, missing, analyze_opts), it))
+            job_opts = analyze_opts | it.options
+            jid = sha256(canonical([uid, la.describe(), list(la.args), list(missing), job_opts]))
+            out.append((Job(jid, unit, la.grid, la.block, la.shared, la.args, missing, job_opts), it))
     return out
 
 

@@ -83,6 +83,9 @@ class Outcome:
     dram_gbs: float | None = None
     analysis_seconds: float = 0.0      # this GPU's share of the analysis' wall time
     phase_spread: float | None = None  # with phase_check: the time's spread at +-1 % DRAM/L2 bandwidth (lockstep)
+    launch_overhead: float | None = None   # the GPU's fixed cost per launch, s (database launch.overhead_us), or None
+    hypa: dict[str, float] | None = None   # HyPA's metrics of the launch (emulate.profile.hypa_metrics)
+    dram_bytes: float | None = None    # DRAM read + write bytes (mapper g's cache model of this GPU)
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -197,6 +200,14 @@ def _refused(spec, built: tuple[str, dict] | None, kernel: str | None, job: Job)
     return ""
 
 
+def _overhead(gpu: str) -> float | None:
+    """The database's launch overhead of ``gpu`` in seconds (None where it has none)."""
+    from pipeperf.hardware.spec import load_gpu
+
+    us = (getattr(load_gpu(gpu), "launch", None) or {}).get("overhead_us")
+    return None if us is None else float(us) * 1e-6
+
+
 def _analyze(job: Job, compiled: Compiled, path: Path, gpus: list[str],
              targets: dict[str, str]) -> dict[str, Outcome]:
     from pipeperf.analyze import analyze
@@ -219,5 +230,6 @@ def _analyze(job: Job, compiled: Compiled, path: Path, gpus: list[str],
                            float(p.occupancy), int(p.blocks_per_sm * p.warps_per_block), int(p.blocks_per_sm),
                            p.limited_by, int(res.get("registers", 0)), int(res.get("shared_bytes", 0)),
                            h.gflops, h.dram_gbs, share,
-                           p.phase_sensitivity.spread if p.phase_sensitivity is not None else None)
+                           p.phase_sensitivity.spread if p.phase_sensitivity is not None else None,
+                           _overhead(gpu), dict(a.hypa), h.dram_bytes)
     return out
