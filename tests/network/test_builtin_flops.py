@@ -34,3 +34,9 @@ def test_every_builtin_lowers_completely_and_shares_identical_layers():
 def test_batch_replaces_the_first_dimension():
     p = plan(load_graph(builtin_model("resnet18"), batch=4))
     assert p.batch == 4 and sum(layer.macs for layer in p.layers) == pytest.approx(4 * 1.8141e9, rel=1e-3)
+
+
+def test_every_builtin_has_a_published_count():
+    """A built-in network is one of a paper's, checked against its published multiply-adds (LeNet-5's
+    partial C3 connection table has no ONNX form, so no built-in claims to be it)."""
+    assert set(NETWORKS) == set(PUBLISHED)

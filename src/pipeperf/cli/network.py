@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("network", help="predict a whole CNN (ONNX graph) per layer on GPUs",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", nargs="?", metavar="MODEL.onnx", help="an ONNX model file")
-    p.add_argument("--builtin", metavar="NAME", help="a built-in network instead of a file: lenet5, alexnet, vgg16, "
+    p.add_argument("--builtin", metavar="NAME", help="a built-in network instead of a file: alexnet, vgg16, "
                    "resnet18, resnet50, mobilenetv1, mobilenetv2, densenet121, squeezenet, efficientnet_b0")
     p.add_argument("--gpu", action="append", metavar="NAME", help="GPU of the database (repeat)")
     p.add_argument("--batch", type=int, metavar="N", help="batch size (replaces the inputs' first dimension; default: the model's, 1 where it is "

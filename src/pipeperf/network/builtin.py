@@ -144,21 +144,6 @@ def _prod(xs: Sequence[int]) -> int:
     return out
 
 
-def lenet5() -> Any:
-    """LeNet-5 (LeCun et al. 1998, Fig. 2) on 32x32 grey images: C1-S2-C3-S4-C5-F6-output, tanh,
-    average-pooling subsampling; C3 fully connected to S2's maps (the paper's partial
-    connection table has no ONNX form) and a softmax output instead of the RBF units."""
-    b = NetBuilder("lenet5", (1, 1, 32, 32))
-    x = b.act(b.conv("input", 6, 5, pad=0, bias=True), "Tanh")
-    x = b.pool(x, "AveragePool", 2, 2)
-    x = b.act(b.conv(x, 16, 5, pad=0, bias=True), "Tanh")
-    x = b.pool(x, "AveragePool", 2, 2)
-    x = b.act(b.conv(x, 120, 5, pad=0, bias=True), "Tanh")
-    x = b.act(b.fc(x, 84), "Tanh")
-    x = b.fc(x, 10, flatten=False)
-    return b.model(b._new("Softmax", [x], b.shape[x], axis=-1))
-
-
 def alexnet() -> Any:
     """AlexNet (Krizhevsky et al. 2012, Fig. 2 and Sec. 3.3-3.5) on 227x227: the two GPUs' halves as
     groups=2 convolutions (conv2, conv4, conv5), LRN after conv1 and conv2, overlapping 3x3/2 max
@@ -313,7 +298,7 @@ def efficientnet_b0() -> Any:
 
 #: ``--builtin`` names -> builders
 NETWORKS: dict[str, Callable[[], Any]] = {
-    "lenet5": lenet5, "alexnet": alexnet, "vgg16": vgg16, "resnet18": resnet18, "resnet50": resnet50,
+    "alexnet": alexnet, "vgg16": vgg16, "resnet18": resnet18, "resnet50": resnet50,
     "mobilenetv1": mobilenetv1, "mobilenetv2": mobilenetv2, "densenet121": densenet121,
     "squeezenet": squeezenet, "efficientnet_b0": efficientnet_b0,
 }
