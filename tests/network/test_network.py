@@ -5,16 +5,14 @@ headless Chromium (skipped without chromium + chromedriver, as tests/report/test
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 
 import numpy as np
 import pytest
+from headless_browser import NO_BROWSER, browser_paths, chromium_page
 
 pytest.importorskip("onnx")
 
 GPUS = ("volta_v100", "hopper_h100")
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1400,1000")
 
 
 def small_model():
@@ -98,34 +96,15 @@ def test_html_is_self_contained(report):
     assert '<figure id="layer-times"><svg' in page
 
 
-def _browser_paths():
-    chromium = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    driver = shutil.which("chromedriver")
-    return (chromium, driver) if chromium and driver else None
-
-
 @pytest.mark.requires_nvcc
-@pytest.mark.skipif(_browser_paths() is None,
-                    reason="no chromium + chromedriver (Debian: apt-get install chromium chromium-driver)")
+@pytest.mark.skipif(browser_paths() is None, reason=NO_BROWSER)
 def test_html_renders_in_headless_chromium(report, tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (the test extra)")
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
     from pipeperf.network.html import SECTIONS
 
-    chromium, driver_path = _browser_paths()
     page = report.write_html(tmp_path / "network.html")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(dir=tmp_path)}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
-        driver.set_page_load_timeout(60)
-        driver.get(page.resolve().as_uri())
+    with chromium_page(page, tmp_path) as driver:
         assert driver.title == "pipeperf network: small"
         assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
         for sid, _ in SECTIONS:
@@ -134,8 +113,6 @@ def test_html_renders_in_headless_chromium(report, tmp_path):
         svg = driver.find_element(By.CSS_SELECTOR, "#layer-times svg")
         assert svg.size["width"] > 400 and svg.size["height"] > 50
         assert len(driver.find_elements(By.CSS_SELECTOR, "#layers table tr")) == 1 + 5
-    finally:
-        driver.quit()
 
 
 def test_bad_onnx_file_is_one_line_error(cli, tmp_path):

@@ -5,7 +5,6 @@ the reason where either is missing, CI installs them: ``.ci/run``)."""
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 from html import escape
 from pathlib import Path
@@ -14,20 +13,10 @@ import pytest
 
 from pipeperf.report.html_report import SECTIONS
 
+from headless_browser import NO_BROWSER, browser_paths, chromium_page
 from report_launch import cli_args
 
 SECTION_IDS = [sid for sid, _ in SECTIONS]
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1400,1000")
-
-
-def _browser_paths() -> tuple[str, str] | None:
-    chromium = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    driver = shutil.which("chromedriver")
-    return (chromium, driver) if chromium and driver else None
-
-
 def test_page_is_self_contained_with_every_section(transpose_report):
     page = transpose_report.html()
     assert page.startswith("<!DOCTYPE html>")
@@ -60,25 +49,12 @@ def test_cli_writes_the_page(cli, tmp_path):
     assert '<figure id="occupancy-sweep">' in page           # --html implies the sweep
 
 
-@pytest.mark.skipif(_browser_paths() is None,
-                    reason="no chromium + chromedriver (Debian: apt-get install chromium chromium-driver)")
+@pytest.mark.skipif(browser_paths() is None, reason=NO_BROWSER)
 def test_page_renders_in_headless_chromium(transpose_report, tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (the test extra)")
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    chromium, driver_path = _browser_paths()
     page = transpose_report.write_html(tmp_path / "report.html")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(dir=tmp_path)}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
-        driver.set_page_load_timeout(60)
-        driver.get(page.resolve().as_uri())
+    with chromium_page(page, tmp_path) as driver:
         assert driver.title.startswith("pipeperf analyze: transpose_shared")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
@@ -95,5 +71,3 @@ def test_page_renders_in_headless_chromium(transpose_report, tmp_path):
         driver.set_window_size(1400, min(height + 100, 8000))
         shot = Path(tempfile.gettempdir()) / "pipeperf-html-report.png"
         assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 50_000
-    finally:
-        driver.quit()
