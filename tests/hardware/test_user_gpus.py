@@ -66,3 +66,28 @@ def test_a_user_file_never_shadows_a_bundled_name(folder, cli, capsys):
 def test_an_unknown_gpu_names_the_user_gpus_too(folder, cli):
     rc, out, err = cli("gpu", "show", "no_such_gpu")
     assert rc == 2 and err.count("\n") == 1 and "user GPUs: my_gpu" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "instruction_mix", "--param", "beta=4", "--warps", "8"],
+    ["models", "instruction_mix", "--param", "beta=4", "--warps", "1-4"],
+    ["gpu", "show"], ["gpu", "peaks"], ["gpu", "diff", "hopper_h100"],
+])
+@pytest.mark.parametrize("how", ["name", "file"])
+def test_every_command_takes_a_user_gpu_by_name_or_file(folder, cli, command, how):
+    gpu = "my_gpu" if how == "name" else str(folder / "my_gpu.yaml")
+    args = [*command, gpu] if command[0] == "gpu" else [*command, "--gpu", gpu]
+    rc, out, err = cli(*args)
+    assert rc == 0, err
+    assert "my_gpu" in out or "66" in out
+
+
+def test_a_tune_space_names_a_gpu_file_relative_to_itself(tmp_path):
+    from pipeperf.tune.spacefile import CliSpace, load_space
+
+    kernel = Path(__file__).parents[2] / "examples" / "tune" / "matmul_tiled.cu"
+    (tmp_path / "mine.yaml").write_text(MINE.format(name="mine"))
+    (tmp_path / "space.yaml").write_text(f"source: {kernel}\nparams: {{TILE: [8]}}\ngrid: [4]\nblock: [TILE]\n"
+                                         "gpus: [mine.yaml, hopper_h100]\n")
+    space = load_space(str(tmp_path / "space.yaml"), CliSpace())
+    assert space.gpus == (str(tmp_path / "mine.yaml"), "hopper_h100")

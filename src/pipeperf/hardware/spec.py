@@ -218,6 +218,13 @@ def is_gpu_file(text: str) -> bool:
     return p.suffix in (".yaml", ".yml", ".json") or p.exists()
 
 
+def gpu_in_file(text: str, folder: Path) -> str:
+    """A GPU as a file names it (a suite case, a tune space or batch): a GPU file's path, relative to
+    ``folder`` (that file's, as its kernel's path), made absolute; a name as it is."""
+    p = folder / text
+    return str(p.resolve()) if is_gpu_file(str(p)) else text
+
+
 def gpu_path(name: str) -> Path | None:
     """The spec file of a GPU name: the bundled database's name or alias first, then the user
     folders' (:func:`user_gpu_dirs`); None if neither has it. A bundled name is never shadowed: a

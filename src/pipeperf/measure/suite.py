@@ -228,15 +228,14 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
             raise doc.error(f"{where}: launch.{key} must be 1-3 positive integers, got {ln.get(key)!r}", ln)
         return tuple(v)
 
-    from pipeperf.hardware.spec import is_gpu_file
+    from pipeperf.hardware.spec import gpu_in_file
 
     gpu = str(c["gpu"])
-    spec = ""
-    if is_gpu_file(str(root / gpu)):          # a GPU file, relative to the suite folder (as kernel_file)
-        f = (root / gpu).resolve()
-        if not f.is_file():
-            raise doc.error(f"{where}: gpu file '{gpu}' does not exist under {root}", c)
-        spec = str(f)
+    spec = gpu_in_file(gpu, root)             # a GPU file: relative to the suite folder (as kernel_file)
+    if spec == gpu:
+        spec = ""
+    elif not Path(spec).is_file():
+        raise doc.error(f"{where}: gpu file '{gpu}' does not exist under {root}", c)
     mb = ln.get("max_blocks_per_sm")
     arch = ln.get("arch") or _gpu_target(spec or gpu)
     launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),

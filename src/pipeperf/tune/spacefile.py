@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import gpu_in_file
 from pipeperf.tune.expr import Expr, Where, parse
 from pipeperf.tune.space import ArgTemplate, Param, Space, check_names, duplicate, parse_values
 
@@ -165,7 +166,7 @@ def _from_yaml(path: str) -> _Raw:
                 raise where.error(f"{text!r}: expected a kernel argument, e.g. 'A=rand:f32:{{N*N}}' or 'n={{N}}'")
             raw.args.append((str(text), where))
     if "gpus" in doc:
-        raw.gpus += [str(g) for g, _ in items("gpus")]
+        raw.gpus += [gpu_in_file(str(g), base) for g, _ in items("gpus")]      # a GPU file: relative to this file
     if "nvcc_flags" in doc:
         raw.nvcc_flags += [str(f) for f, _ in items("nvcc_flags")]
     if "include" in doc:
