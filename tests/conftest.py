@@ -22,6 +22,8 @@ COMPILED = Path(__file__).resolve().parent / "fixtures" / "compiled"
 _CACHE = tempfile.mkdtemp(prefix="pipeperf-test-cache-")
 os.environ["PIPEPERF_CACHE_DIR"] = _CACHE       # set before any test, and inherited by subprocesses
 os.environ["PIPEPERF_PREBUILT_DIR"] = str(COMPILED)
+os.environ["PIPEPERF_GPU_PATH"] = ""             # no user GPU folder of whoever runs the suite
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="pipeperf-test-config-")
 
 
 def cuda_tools_missing() -> str | None:

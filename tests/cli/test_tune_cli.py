@@ -91,3 +91,8 @@ def test_analyze_needs_a_launch_or_a_batch(cli, tmp_path):
     _one_line_error(rc, err, "analyze needs --grid, --block (or --batch LAUNCHES.yaml)")
     rc, _, err = cli("analyze", "--batch", _write(tmp_path, BATCH, "l.yaml"), "--html", "x.html")
     _one_line_error(rc, err, "--batch: --html is not for a batch")
+
+
+def test_a_define_conflicting_with_the_space_is_one_line(cli, tmp_path):
+    rc, _, err = cli("tune", _write(tmp_path, GOOD), "-D", "TILE=N/8", "--scheduler", "none", "--no-cache")
+    _one_line_error(rc, err, "-D TILE=N/8: TILE=N/8 conflicts with the space's parameter TILE", "space.yaml:3")

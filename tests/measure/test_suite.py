@@ -222,3 +222,23 @@ def test_pairs_measured_within_five_percent_may_come_in_either_order():
     assert near["in_order"]["pipeline"] is False and near["in_order_5pct"]["pipeline"] is True
     far = order_checks([_result("a", 1.0, 2.0), _result("b", 1.10, 1.0)], ["pipeline"])[0]
     assert far["in_order"]["pipeline"] is False and far["in_order_5pct"]["pipeline"] is False
+
+
+def test_a_case_on_a_users_gpu_file_is_scored(tmp_path, cli):
+    """A case's ``gpu:`` may be a GPU file (relative to the suite folder, as kernel_file): its
+    predictions are keyed by the file as the case names it, not by the spec's own name."""
+    root = _suite(tmp_path, _CASE.format(id="a", gpu="gpus/my_gpu.yaml", s=1e-5)
+                  + _CASE.format(id="b", gpu="hopper_h100", s=1e-5))
+    (root / "gpus").mkdir()
+    (root / "gpus" / "my_gpu.yaml").write_text("schema_version: 2\nbase: hopper_h100\nname: my_h100\ncores: 8\n")
+    cases = load_suite(root)
+    assert cases[0].gpu == "gpus/my_gpu.yaml" and cases[0].gpu_ref == str(root / "gpus" / "my_gpu.yaml")
+    assert cases[0].launch.arch == "sm_90"                        # the file's base's target
+    res = run_suite(cases)
+    assert all(r.error is None for r in res), [r.error for r in res]
+    assert res[0].predicted["pipeline"] != res[1].predicted["pipeline"]      # 8 SMs, not 132
+    rc, out, err = cli("validate", "--suite", str(root))
+    assert rc == 0 and "gpus/my_gpu.yaml (1)" in out and "no prediction" not in out + err
+    (root / "gpus" / "my_gpu.yaml").unlink()
+    with pytest.raises(PipeperfError, match=r"gpu file 'gpus/my_gpu\.yaml' does not exist"):
+        load_suite(root)

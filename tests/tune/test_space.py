@@ -85,3 +85,26 @@ def test_space_file_errors_name_the_line(tmp_path, text, line, expected):
     assert err.value.file == str(p)
     if line is not None:
         assert err.value.line == line
+
+
+def test_a_define_of_a_swept_parameter_fixes_it_for_the_launch_too(tmp_path):
+    """``-D TILE=8`` on a space sweeping TILE: grid, block, shared and args use TILE=8 as the macro
+    does, and the variants that differed only in TILE collapse into one (no inconsistent variant)."""
+    space = load_space(str(HERE / "matmul_small.yaml"), CliSpace(defines=["TILE=8"]))
+    variants = [v for v in space.variants() if not v.excluded]
+    assert {v.params["TILE"] for v in variants} == {8}
+    assert len({tuple(v.params.items()) for v in variants}) == len(variants) == 8    # BY 1..8*2 x PAD
+    for v in variants:
+        la = resolve(space, v)
+        assert la.defines == ("-DTILE=8",) and la.grid == (4, 4, 1) and la.block[0] == 8
+        assert la.shared == 2 * 8 * (8 + v.params["PAD"]) * 4
+    sized = load_space(str(HERE / "matmul_small.yaml"), CliSpace(defines=["N=64"]))      # a size alike
+    assert resolve(sized, next(v for v in sized.variants() if not v.excluded)).grid == (32, 32, 1)
+    filed = _space(tmp_path, BASE + "defines: {TILE: 16}\n")
+    assert {v.params["TILE"] for v in load_space(str(filed), CliSpace()).variants()} == {16}
+
+
+def test_a_define_that_would_disagree_with_the_space_is_refused():
+    with pytest.raises(PipeperfError, match=r"-D TILE=BY\*2: TILE=BY\*2 conflicts with the space's parameter TILE "
+                                            r"\(.*matmul_small.yaml:\d+\)"):
+        load_space(str(HERE / "matmul_small.yaml"), CliSpace(defines=["TILE=BY*2"]))

@@ -29,7 +29,8 @@ def register(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p, required=False)
-    p.add_argument("--gpu", action="append", metavar="NAME", help="GPU of the database (repeat)")
+    p.add_argument("--gpu", action="append", metavar="NAME|FILE",
+                   help="GPU: a database or user-folder name (pipeperf gpu list) or a spec YAML (repeat)")
     b = p.add_argument_group("many launches (--batch): kernels x launches x GPUs, on the engine of 'pipeperf tune'")
     b.add_argument("--batch", metavar="LAUNCHES.yaml",
                    help="analyse every launch of the file (file, kernel, grid, block, args, defines, gpus; README "

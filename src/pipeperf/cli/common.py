@@ -16,7 +16,7 @@ def add_kernel_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="parameter of a bundled kernel (e.g. beta=4, n=256)")
     p.add_argument("--gpu", metavar="NAME|FILE",
-                   help="bundled GPU name (see 'pipeperf gpu list') or spec YAML; a bundled kernel has a default")
+                   help="GPU name (see 'pipeperf gpu list') or spec YAML; a bundled kernel has a default")
 
 
 def resolve_kernel(args: argparse.Namespace) -> tuple[KernelGraph, GPUSpec]:

@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from pipeperf.hardware.spec import available_gpus, load_gpu
+from pipeperf.hardware.spec import all_gpus, load_gpu, shadowed_user_gpus
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    lst = sub.add_parser("list", help="bundled GPU specs for the Pipeline model")
+    lst = sub.add_parser("list", help="GPU specs for the Pipeline model, bundled and the user's own "
+                                          "($PIPEPERF_GPU_PATH, ~/.config/pipeperf/gpus), with where each comes from")
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=run, name=None)
     show = sub.add_parser("show", help="one GPU spec: lambda/Lambda per instruction class and sources")
-    show.add_argument("name", help="bundled GPU name, alias (e.g. pascal) or spec YAML")
+    show.add_argument("name", help="GPU name (bundled or a user folder's), alias (e.g. pascal) or spec YAML")
     fmt = show.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--yaml", action="store_true",
@@ -36,15 +37,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.name:
-        rows = [load_gpu(n) for n in available_gpus()]
+        origins = all_gpus()
+        rows = [(n, load_gpu(n)) for n in origins]
         if args.json:
-            print(json.dumps([g.to_dict() for g in rows], indent=1))
+            print(json.dumps([{**g.to_dict(), "origin": origins[n]} for n, g in rows], indent=1))
             return 0
         print(f"{'name':<22} {'full name':<34} {'cc':>4} {'cores':>5} {'GHz':>6} {'load':>6} {'IL':>4} "
-              f"{'classes':>7}  base")
-        for g in rows:
-            print(f"{g.name:<22} {g.full_name[:34]:<34} {g.compute_capability or '-':>4} {g.cores:>5} "
-                  f"{g.clock_ghz:>6.3f} {g.sustained_clock_ghz:>6.3f} {g.issue_limit:>4g} {len(g.classes):>7}  {g.base}")
+              f"{'classes':>7}  {'base':<16} origin")
+        for n, g in rows:
+            print(f"{n:<22} {g.full_name[:34]:<34} {g.compute_capability or '-':>4} {g.cores:>5} "
+                  f"{g.clock_ghz:>6.3f} {g.sustained_clock_ghz:>6.3f} {g.issue_limit:>4g} {len(g.classes):>7}  "
+                  f"{g.base:<16} {origins[n]}")
+        for f, bundled in shadowed_user_gpus().items():
+            print(f"not used: {f} (its name is the bundled GPU {bundled}; rename it)")
         return 0
     if getattr(args, "yaml", False):
         from pipeperf.hardware.spec import spec_yaml

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("model", nargs="?", metavar="MODEL.onnx", help="an ONNX model file")
     p.add_argument("--builtin", metavar="NAME", help="a built-in network instead of a file: alexnet, vgg16, "
                    "resnet18, resnet50, mobilenetv1, mobilenetv2, densenet121, squeezenet, efficientnet_b0")
-    p.add_argument("--gpu", action="append", metavar="NAME", help="GPU of the database (repeat)")
+    p.add_argument("--gpu", action="append", metavar="NAME|FILE",
+                   help="GPU: a database or user-folder name (pipeperf gpu list) or a spec YAML (repeat)")
     p.add_argument("--batch", type=int, metavar="N", help="batch size (replaces the inputs' first dimension; default: the model's, 1 where it is "
                    "symbolic and for the built-ins)")
     p.add_argument("--dtype", choices=("fp32", "fp16"), default="fp32", help="the kernels' element type (default fp32; "

@@ -97,20 +97,22 @@ def _load_kernels(args: argparse.Namespace) -> list[KernelMetrics]:
 def _analyze_source(args: argparse.Namespace, gpus: list) -> tuple[list[KernelMetrics], list]:
     """KERNEL.cu on each GPU: for a GPU of the database, the counts of ``analyze``'s emulation and
     the DRAM traffic of that GPU's cache model (:mod:`pipeperf.analyze.roofline_counts`), so this
-    command and ``analyze``'s quantitative_roofline row are one number; for a GPU with only Table 3
+    command and ``analyze``'s quantitative_roofline row are one number (a user's GPU file or
+    folder GPU alike); for a GPU with only Table 3
     peaks (no caches to model), the emulator's whole-launch profile with its global sectors as
     the DRAM traffic (an upper bound, said in the notes)."""
     from pipeperf.analyze import analyze
-    from pipeperf.hardware.spec import available_gpus
+    from pipeperf.hardware.peaks import has_spec
 
     if not args.grid or not args.block:
         raise PipeperfError("KERNEL.cu needs --grid and --block")
-    in_db = [g for g in gpus if g.name in available_gpus()]
+    refs = {g.name: arg for arg, g in zip(args.gpu, gpus) if has_spec(arg)}   # what analyze loads
+    in_db = [g for g in gpus if g.name in refs]
     metrics: dict[str, KernelMetrics] = {}
     if in_db:
         from pipeperf.cli.nvcc_options import nvcc_flags
 
-        a = analyze(args.kernel_source, args.grid, args.block, args.arg, [g.name for g in in_db],
+        a = analyze(args.kernel_source, args.grid, args.block, args.arg, [refs[g.name] for g in in_db],
                     kernel=args.kernel, what_if=False, nvcc_flags=nvcc_flags(args))
         for p in a.predictions:
             if not p.quantitative:

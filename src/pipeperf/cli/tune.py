@@ -50,7 +50,8 @@ def register(subparsers) -> None:
                    help="kernel argument as for analyze, with {EXPR} parts: A=rand:f32:{N*N} (repeat)")
     g.add_argument("--constraint", dest="constraints", action="append", default=[], metavar="EXPR",
                    help="a condition every variant must meet, e.g. 'TILE*BY <= 1024' (repeat)")
-    g.add_argument("--gpu", dest="gpus", action="append", default=[], metavar="NAME", help="GPU of the database (repeat)")
+    g.add_argument("--gpu", dest="gpus", action="append", default=[], metavar="NAME|FILE",
+                   help="GPU: a database or user-folder name (pipeperf gpu list) or a spec YAML (repeat)")
     g.add_argument("-I", dest="includes", action="append", default=[], metavar="DIR", help="include folder for nvcc")
     g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG", help="any other nvcc flag (repeat)")
     a = p.add_argument_group("analysis")

@@ -248,9 +248,30 @@ def peaks_from_spec(name: str) -> GpuPeaks:
                     sources=sources, estimates=estimates, **values)
 
 
+def _is_gpu_spec(path: Path) -> bool:
+    """Whether a YAML file is a Pipeline-model GPU spec (``classes`` or ``base``) rather than a peaks file."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return False                       # read_peaks_file says why, in one line
+    return isinstance(data, dict) and "gpus" not in data and ("classes" in data or "base" in data)
+
+
+def has_spec(arg: str) -> bool:
+    """Whether a ``--gpu`` argument names a Pipeline GPU spec (a database or user GPU, or a spec
+    file), which ``analyze`` can model, rather than only Table 3 peaks."""
+    from pipeperf.hardware.spec import gpu_path
+
+    p = Path(arg)
+    if arg.endswith((".yaml", ".yml")) or p.is_file():
+        return p.is_file() and _is_gpu_spec(p)
+    return gpu_path(arg.strip().lower()) is not None
+
+
 def load_peaks(spec: str) -> GpuPeaks:
     """A GPU by peaks-table name/alias, by a name of the Pipeline GPU database (its peaks
-    derived: :func:`peaks_from_spec`), or from a YAML file (``FILE.yaml`` or ``FILE.yaml:NAME``)."""
+    derived: :func:`peaks_from_spec`), or from a YAML file (``FILE.yaml`` or ``FILE.yaml:NAME``): a
+    peaks file, or a GPU spec file (its peaks derived the same way)."""
     path_part, _, entry_name = spec.partition(".yaml:")
     if entry_name:
         path_part += ".yaml"
@@ -259,6 +280,8 @@ def load_peaks(spec: str) -> GpuPeaks:
     if looks_like_file:
         if not candidate.is_file():
             raise PipeperfError("no such GPU peaks file", file=candidate)
+        if not entry_name and _is_gpu_spec(candidate):   # a Pipeline GPU file (--gpu takes one everywhere)
+            return peaks_from_spec(str(candidate))
         table = read_peaks_file(candidate)
         names = sorted({p.name for p in table.values()})
         if entry_name:
@@ -272,9 +295,9 @@ def load_peaks(spec: str) -> GpuPeaks:
         return table[names[0]]
     table = builtin_peaks()
     key = spec.strip().lower()
-    from pipeperf.hardware.spec import bundled_path, available_gpus
+    from pipeperf.hardware.spec import available_gpus, gpu_path
 
-    if bundled_path(key) is not None:          # a database name or alias (v100, h100, gtx1060 ...)
+    if gpu_path(key) is not None:              # a database name or alias (v100, h100 ...), or a user GPU
         return peaks_from_spec(key)
     if key in table:
         return table[key]

@@ -3,7 +3,9 @@
 A spec gives the compute units P, the clock, the warp size, the issue limit IL,
 occupancy limits, the subsystem set S and, per instruction class, mapper f:
 class -> (subsystem, lambda = CPI, Lambda = latency). Specs live as YAML files in
-``hardware/gpus/`` (every number with its source) or in a user's file.
+``hardware/gpus/`` (every number with its source) or in a user's file, given by path or found by
+name in a user GPU folder (``$PIPEPERF_GPU_PATH``, then ``$XDG_CONFIG_HOME/pipeperf/gpus``; a bundled
+name is never shadowed by a user file, see :func:`gpu_path`).
 
 Besides the classes a spec may carry sourced machine facts for the memory and launch models:
 ``sustained_clock_ghz`` (the SM clock under sustained load; defaults to ``clock_ghz``), ``memory``
@@ -25,8 +27,11 @@ Every file says which version of this format it is written in (``schema_version`
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -157,16 +162,104 @@ def available_gpus() -> list[str]:
     return sorted(p.stem for p in GPU_DIR.glob("*.yaml"))
 
 
-def load_gpu(name_or_path: str | Path) -> GPUSpec:
-    """Load a bundled GPU by name (e.g. ``pascal_gtx1060``) or a spec YAML by path."""
-    text = str(name_or_path)
+#: the per-user folders of GPU files: ``$PIPEPERF_GPU_PATH`` (os.pathsep-separated), then this one
+#: under ``$XDG_CONFIG_HOME`` (default ``~/.config``)
+USER_GPU_SUBDIR = Path("pipeperf") / "gpus"
+
+
+def user_gpu_dirs() -> list[Path]:
+    """The folders whose GPU files are available by name, in search order (the first folder holding
+    a name wins, as on PATH): ``$PIPEPERF_GPU_PATH``'s, then ``$XDG_CONFIG_HOME/pipeperf/gpus``."""
+    dirs = [Path(d).expanduser() for d in os.environ.get("PIPEPERF_GPU_PATH", "").split(os.pathsep) if d]
+    config = os.environ.get("XDG_CONFIG_HOME")
+    if not config:
+        try:
+            config = str(Path.home() / ".config")
+        except RuntimeError:                         # no home folder: no per-user folder
+            return dirs
+    return dirs + [Path(config) / USER_GPU_SUBDIR]
+
+
+def user_gpus() -> dict[str, Path]:
+    """Every user GPU file by name (its file name without ``.yaml``/``.yml``), the first folder's
+    file of a name winning; names of the bundled database included (:func:`gpu_path` skips those)."""
+    out: dict[str, Path] = {}
+    for d in user_gpu_dirs():
+        if d.is_dir():
+            for f in sorted(d.glob("*.y*ml")):
+                if f.suffix in (".yaml", ".yml"):
+                    out.setdefault(f.stem.lower(), f)
+    return out
+
+
+def all_gpus() -> dict[str, str]:
+    """Every GPU available by name -> where it comes from (``bundled`` or the user folder holding it);
+    a user file with a bundled name is left out (it is shadowed, see :func:`gpu_path`)."""
+    out = dict.fromkeys(available_gpus(), "bundled")
+    for name, f in user_gpus().items():
+        if bundled_path(name) is None:
+            out[name] = str(f.parent)
+    return out
+
+
+def shadowed_user_gpus() -> dict[Path, str]:
+    """User GPU files not used because the bundled database has their name (or alias) -> that bundled GPU."""
+    out = {}
+    for name, f in user_gpus().items():
+        bundled = bundled_path(name)
+        if bundled is not None:
+            out[f] = bundled.stem
+    return out
+
+
+def is_gpu_file(text: str) -> bool:
+    """Whether a ``--gpu`` argument names a file (by its suffix, or as an existing path)."""
     p = Path(text)
-    if p.suffix in (".yaml", ".yml", ".json") or p.exists():
-        return parse_gpu(_load(p))
-    bundled = bundled_path(text)
+    return p.suffix in (".yaml", ".yml", ".json") or p.exists()
+
+
+def gpu_in_file(text: str, folder: Path) -> str:
+    """A GPU as a file names it (a suite case, a tune space or batch): a GPU file's path, relative to
+    ``folder`` (that file's, as its kernel's path), made absolute; a name as it is."""
+    p = folder / text
+    return str(p.resolve()) if is_gpu_file(str(p)) else text
+
+
+def gpu_path(name: str) -> Path | None:
+    """The spec file of a GPU name: the bundled database's name or alias first, then the user
+    folders' (:func:`user_gpu_dirs`); None if neither has it. A bundled name is never shadowed: a
+    user file of that name is not used, and a one-line warning says so (once per file)."""
+    bundled = bundled_path(name)
+    user = user_gpus().get(name.lower())
     if bundled is not None:
-        return parse_gpu(_load(bundled))
-    raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}")
+        if user is not None:
+            _warn_shadowed(str(user), bundled.stem)
+        return bundled
+    return user
+
+
+@functools.cache
+def _warn_shadowed(path: str, bundled: str) -> None:
+    print(f"pipeperf: warning: {path}: not used: '{Path(path).stem}' is the bundled GPU {bundled} "
+          "(rename the file to use it by name, or give its path)", file=sys.stderr)
+
+
+def _spec_file(text: str) -> Path:
+    """The file a GPU argument (a path, or a name of :func:`gpu_path`) names; unknown: one-line error."""
+    if is_gpu_file(text):
+        return Path(text)
+    path = gpu_path(text)
+    if path is None:
+        user = [n for n, where in all_gpus().items() if where != "bundled"]
+        raise PipeperfError(f"unknown GPU '{text}': expected a spec file or one of {', '.join(available_gpus())}"
+                            + (f"; user GPUs: {', '.join(user)}" if user else "")
+                            + " (see 'pipeperf gpu list')")
+    return path
+
+
+def load_gpu(name_or_path: str | Path) -> GPUSpec:
+    """Load a GPU by name (bundled, e.g. ``pascal_gtx1060``, or a user folder's) or a spec YAML by path."""
+    return parse_gpu(_load(_spec_file(str(name_or_path))))
 
 
 def _load(path: Path) -> Document:
@@ -180,11 +273,7 @@ def spec_yaml(name_or_path: str | Path) -> str:
     and edit, and what :func:`load_gpu` loads back to the same spec."""
     import yaml
 
-    text = str(name_or_path)
-    path = Path(text) if Path(text).suffix in (".yaml", ".yml", ".json") or Path(text).exists() else bundled_path(text)
-    if path is None:
-        load_gpu(text)                                   # the unknown-GPU error
-        raise AssertionError("unreachable")
+    path = _spec_file(str(name_or_path))
     doc = _resolve_base(load_document(path))
     parse_gpu(doc)                                       # only a valid spec is printed
     data = {schema.KEY: schema.SCHEMA_VERSION, **{k: v for k, v in doc.data.items() if k not in ("base", schema.KEY)}}
@@ -321,10 +410,10 @@ def _resolve_base(doc: Document, chain: tuple[str, ...] = ()) -> Document:
         if not base_path.exists():
             raise PipeperfError(f"base spec file '{ref}' does not exist", file=doc.path, line=line)
     else:
-        base_path = bundled_path(ref)
+        base_path = gpu_path(ref)
         if base_path is None:
             raise PipeperfError(f"unknown base GPU '{ref}' (expected a spec file or one of "
-                                f"{', '.join(available_gpus())})", file=doc.path, line=line)
+                                f"{', '.join(all_gpus())})", file=doc.path, line=line)
     if str(base_path.resolve()) in chain:
         names = " -> ".join(Path(p).name for p in chain + (str(base_path.resolve()),))
         raise PipeperfError(f"cycle of bases: {names}", file=doc.path, line=line)

@@ -86,6 +86,12 @@ class Case:
     source_name: str = ""         # the source's repository (owner/name) or paper: what part_of splits on
     calibrates: tuple[str, ...] = ()   # GPU database fields this measurement is the source of
     timed_launches: int | None = None  # launches of the kernel the benchmark ran for this number
+    gpu_spec: str = ""            # what analyze loads: the GPU file's absolute path when ``gpu`` names one
+
+    @property
+    def gpu_ref(self) -> str:
+        """The GPU as analyze is given it (and keys its predictions by): a name, or a file's path."""
+        return self.gpu_spec or self.gpu
 
     @property
     def part(self) -> str:
@@ -222,8 +228,16 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
             raise doc.error(f"{where}: launch.{key} must be 1-3 positive integers, got {ln.get(key)!r}", ln)
         return tuple(v)
 
+    from pipeperf.hardware.spec import gpu_in_file
+
+    gpu = str(c["gpu"])
+    spec = gpu_in_file(gpu, root)             # a GPU file: relative to the suite folder (as kernel_file)
+    if spec == gpu:
+        spec = ""
+    elif not Path(spec).is_file():
+        raise doc.error(f"{where}: gpu file '{gpu}' does not exist under {root}", c)
     mb = ln.get("max_blocks_per_sm")
-    arch = ln.get("arch") or _gpu_target(str(c["gpu"]))
+    arch = ln.get("arch") or _gpu_target(spec or gpu)
     launch = Launch(str(kfile), str(c["kernel"]), dims("grid"), dims("block"),
                     tuple(_suite_path(str(a), root) for a in ln.get("args") or ()), int(ln.get("shared") or 0),
                     None if mb is None else int(mb), tuple(str(x) for x in ln.get("nvcc_flags") or ()), arch,
@@ -236,10 +250,10 @@ def _case(doc: Document, c: Any, root: Path, reference: str, source_name: str,
         launches = None if timed is None else launches_of(timed, launch.args)
     except PipeperfError as e:
         raise doc.error(f"{where}: {e}", c) from None
-    return Case(str(c["id"]), str(c["family"]), str(c["gpu"]), launch, float(seconds),
+    return Case(str(c["id"]), str(c["family"]), gpu, launch, float(seconds),
                 bool(ms.get("includes_launch", True)), f"{doc.path}:{doc.line_of(c) or '?'}",
                 c.get("order_group"), str(ms.get("quote", "")), reference, source_name,
-                tuple(str(x) for x in (c.get("calibrates") or ())), launches)
+                tuple(str(x) for x in (c.get("calibrates") or ())), launches, spec)
 
 
 def _suite_path(arg: str, root: Path) -> str:
@@ -288,7 +302,7 @@ def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int
         groups[c.launch].append(c)
     # launches of order-group cases are also simulated at +-1 % bandwidth (analyze/lockstep.py): a
     # pair the model puts out of order within that spread is a limit of the model, said as such
-    work = [(launch, sorted({c.gpu for c in cs}), any(c.order_group for c in cs), isa)
+    work = [(launch, sorted({c.gpu_ref for c in cs}), any(c.order_group for c in cs), isa)
             for launch, cs in groups.items()]
     results: list[CaseResult] = []
     for k, (item, out) in enumerate(_in_workers(work, max(1, jobs), timeout)):
@@ -381,17 +395,18 @@ def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False, 
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,
                 max_blocks_per_sm=launch.max_blocks_per_sm, nvcc_flags=list(launch.nvcc_flags), what_if=False,
                 warm_l2=launch.warm_l2, phase_check=phase_check, isa=isa, max_steps=SUITE_STEPS)
-    return {p.gpu: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
-                    "overhead": p.launch_overhead_seconds,
-                    "phase_spread": p.phase_sensitivity.spread if p.phase_sensitivity else None}
-            for p in a.predictions}
+    # keyed by the GPU as the case names it (a file's spec has a name of its own): one prediction per GPU, in order
+    return {g: {"models": {m: v.get("seconds") for m, v in p.predictions.items()},
+                "overhead": p.launch_overhead_seconds,
+                "phase_spread": p.phase_sensitivity.spread if p.phase_sensitivity else None}
+            for g, p in zip(gpus, a.predictions, strict=True)}
 
 
 def _results_of(cases: list[Case], out: dict[str, Any]) -> list[CaseResult]:
     res = []
     share = out.get("_seconds", 0.0) / max(1, len(cases))
     for c in cases:
-        o = out.get(c.gpu, {"error": f"analyze returned no prediction for GPU '{c.gpu}'"})
+        o = out.get(c.gpu_ref, {"error": f"analyze returned no prediction for GPU '{c.gpu}'"})
         if "error" in o:
             res.append(CaseResult(c, {}, error=o["error"], analysis_seconds=share))
             continue

@@ -48,7 +48,7 @@ def load_batch(path: str, extra_gpus: Sequence[str] = ()) -> tuple[list[Item], d
     for k in doc:
         if k not in TOP_KEYS:
             raise at(doc, k).error(f"unknown key {k!r}: expected one of {', '.join(TOP_KEYS)}")
-    default_gpus = _names(doc.get("gpus", []), at(doc, "gpus"), "gpus")
+    default_gpus = _names(doc.get("gpus", []), at(doc, "gpus"), base)
     options = {}
     if "analysis" in doc:
         if not isinstance(doc["analysis"], LineMap):
@@ -91,7 +91,7 @@ def _launch_item(i: int, entry: Any, where: Where, at: _At, base: Path,
         raise at(entry, "defines" if defines else "nvcc_flags" if flags else "include").error(
             "a .ptx file is not compiled: defines, nvcc_flags and include apply to .cu files")
     default_gpus, extra_gpus = gpus
-    named = _names(entry["gpus"], at(entry, "gpus"), "gpus") if "gpus" in entry else list(default_gpus)
+    named = _names(entry["gpus"], at(entry, "gpus"), base) if "gpus" in entry else list(default_gpus)
     launch_gpus = tuple(dict.fromkeys(named + extra_gpus))
     if not launch_gpus:
         raise where.error("no GPU for this launch: give 'gpus:' (the file's or the launch's) or --gpu NAME")
@@ -168,8 +168,11 @@ def _strings(v: Any, where: Where, key: str) -> list[str]:
     return [str(x) for x in items]
 
 
-def _names(v: Any, where: Where, key: str) -> list[str]:
-    return _strings(v, where, key)
+def _names(v: Any, where: Where, base: Path) -> list[str]:
+    """The GPUs of a ``gpus:`` list: names, or GPU files relative to the batch file."""
+    from pipeperf.hardware.spec import gpu_in_file
+
+    return [gpu_in_file(g, base) for g in _strings(v, where, "gpus")]
 
 
 def run_batch(path: str, extra_gpus: Sequence[str] = (), scheduler: str = "local", workers: int | None = None,

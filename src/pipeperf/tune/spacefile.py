@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware.spec import gpu_in_file
 from pipeperf.tune.expr import Expr, Where, parse
 from pipeperf.tune.space import ArgTemplate, Param, Space, check_names, duplicate, parse_values
 
@@ -165,7 +166,7 @@ def _from_yaml(path: str) -> _Raw:
                 raise where.error(f"{text!r}: expected a kernel argument, e.g. 'A=rand:f32:{{N*N}}' or 'n={{N}}'")
             raw.args.append((str(text), where))
     if "gpus" in doc:
-        raw.gpus += [str(g) for g, _ in items("gpus")]
+        raw.gpus += [gpu_in_file(str(g), base) for g, _ in items("gpus")]      # a GPU file: relative to this file
     if "nvcc_flags" in doc:
         raw.nvcc_flags += [str(f) for f, _ in items("nvcc_flags")]
     if "include" in doc:
@@ -249,6 +250,29 @@ def _apply_cli(raw: _Raw, cli: CliSpace) -> None:
             raw.analysis[k] = _analysis_option(k, v, Where(option=f"--{k.replace('_', '-')}"))
 
 
+def _fix(raw: _Raw, name: str, value: str, where: Where) -> None:
+    """``-D NAME=VALUE`` (or a file's define) on a parameter or size NAME of the space: the space's
+    expressions (grid, block, shared, args, constraints, template) take that value too, so the macro
+    the variants are compiled with and their launch agree (a sweep over NAME collapses to this one
+    value). An expression would let the two disagree: it is refused, naming both."""
+    what = "size" if name in raw.sizes else "parameter" if name in raw.params else None
+    if what is None:
+        return
+    table = raw.sizes if what == "size" else raw.params
+    try:
+        values = parse_values(value.strip(), where)
+    except PipeperfError:
+        values = ()
+    if len(values) != 1 or values[0] in raw.sizes or values[0] in raw.params:     # an expression
+        w = table[name][1]
+        at = f"{w.file}:{w.line}" if w.file else (w.option or "the space")
+        raise where.error(f"{name}={value.strip()} conflicts with the space's {what} {name} ({at}), which its "
+                          f"expressions use: give one value (-D {name}=8) to fix it, or values (-D {name}=8,16) "
+                          "to sweep it")
+    table[name] = (value.strip(), where)
+    raw.defines = [d for d in raw.defines if d[0] != name] + [(name, _PARAM_OR_FLAG, where)]
+
+
 def _assignment(text: str, option: str, form: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -277,6 +301,9 @@ def _build(raw: _Raw) -> Space:
     if Path(source).suffix != ".cu":
         raise where.error(f"{source}: expected a CUDA file (.cu): the space's macros and template "
                           "arguments are compiled")
+    for name, value, w in list(raw.defines):       # a macro the expressions also use: one value for both
+        if value is not _PARAM_OR_FLAG and value is not None and not isinstance(value, bool):
+            _fix(raw, name, str(value), w)
     for name, (_, w) in raw.sizes.items():
         check_names([name], w)
         if name in raw.params:
