@@ -128,7 +128,7 @@ def command_line(exe: Path, module: Path, entry: str, grid: tuple[int, int, int]
 def run(cmd: list[str], timeout: float | None = None) -> None:
     """Run the launcher; its exit codes become one-line PipeperfErrors."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         raise PipeperfError(f"the launcher ran longer than {timeout:.0f} s: {shlex.join(cmd[:5])} ...") from None
     if proc.returncode != 0:
