@@ -29,8 +29,9 @@ shared memory per block."""
 def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> None:
     """``required=False``: --grid and --block are checked by the command (analyze --batch needs neither)."""
     p.add_argument("--kernel", metavar="NAME",
-                   help="kernel: its CUDA name (stencil5) or PTX entry (_Z8stencil5PKfPfii); needed when "
-                        "the file has several")
+                   help="kernel: its CUDA name (stencil5, unique), name<args> (axpy<__half>), signature "
+                        "(axpy<float>(int, float, const float*, float*)) or PTX entry (_Z8stencil5PKfPfii); "
+                        "needed when the file has several")
     p.add_argument("--grid", required=required, metavar="X[,Y[,Z]]", help="grid size in blocks, e.g. 1024 or 64,64")
     p.add_argument("--block", required=required, metavar="X[,Y[,Z]]", help="block size in threads, e.g. 256 or 16,16")
     p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE", help=ARG_HELP)
