@@ -89,4 +89,6 @@ def run(args: argparse.Namespace) -> int:
     ]
     for k, v in rows:
         print(f"  {k:34s} {v}".replace("None", "n/a"))
+    for note in prof.notes:
+        print(f"  note: {note}")
     return 0

@@ -108,7 +108,16 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["partial"] = sample is not None
     prof.counts["sampling"] = why
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    prof.notes += _printf_note(m.counters.printf_calls, sample is not None)
     return prof
+
+
+def _printf_note(calls: int, partial: bool) -> list[str]:
+    """The note that a kernel's printf calls were counted, not executed (nothing is printed)."""
+    if not calls:
+        return []
+    where = " in the emulated CTAs" if partial else ""
+    return [f"{calls} printf call{'s' * (calls != 1)}{where} not executed (the emulator prints nothing)"]
 
 
 def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks: int,
