@@ -37,6 +37,10 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> Non
     p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE", help=ARG_HELP)
     p.add_argument("--shared", "--smem", dest="shared", default="0", metavar="BYTES",
                    help="dynamic shared memory per block, in bytes (default 0)")
+    p.add_argument("--allow-dtype-mismatch", action="store_true",
+                   help="take a FILE.npy whose dtype is not its pointer parameter's element type (its "
+                        "bytes as they are); by default refused, as a float64 file for a float* would be "
+                        "read as pairs of floats")
 
 
 def add_budget_option(p: argparse.ArgumentParser | argparse._ArgumentGroup, default: int | None) -> None:
