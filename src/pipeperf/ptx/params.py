@@ -231,13 +231,9 @@ def ptx_element(func: Function, param: str) -> tuple[str, int, str] | None:
     floating-point of one width: an ``extern "C"`` kernel's only evidence. Integer and untyped
     accesses say nothing (PTX moves ``__half`` as ``.u16``, ``half2`` and packed bytes as
     ``.u32``), and neither do several widths: None."""
-    from pipeperf.emulate.sampling import _address_provenance, _provenance
-    from pipeperf.ptx.slices import space_of
+    from pipeperf.emulate.sampling import accesses_through
 
-    prov = _provenance(func)
-    types = {x.types[-1] for x in func.instructions
-             if x.op.root in ("ld", "st", "atom", "red") and x.types
-             and space_of(x) in ("global", "generic") and _address_provenance(x, prov) == {param}}
+    types = {x.types[-1] for x in accesses_through(func, param) if x.types}
     if len(types) != 1 or not next(iter(types)).startswith("f"):
         return None
     t = types.pop()
