@@ -59,13 +59,41 @@ def test_mangled_names():
     assert display_name("_Z5saxpyifPfS_") == "saxpy (_Z5saxpyifPfS_)" and display_name("saxpy") == "saxpy"
 
 
+AXPY = ["_Z4axpyI6__halfEviT_PKS1_PS1_", "_Z4axpyIfEviT_PKS0_PS0_", "_Z4tileILin3ELb1EEvPf",
+        "_ZN2ns4kernEid", "_Z4workPi", "_Z4workPf"]
+
+
+@pytest.mark.parametrize("name, entry", [
+    ("axpy<__half>", AXPY[0]), ("axpy<half>", AXPY[0]), ("axpy< float >", AXPY[1]),
+    ("axpy<float>(int, float, const float*, float*)", AXPY[1]),          # as the source says it
+    ("void axpy<float>(int, float, float const*, float*)", AXPY[1]),     # as c++filt says it
+    ("tile", AXPY[2]), ("tile<-3, true>", AXPY[2]), ("tile<-3,1>(float*)", AXPY[2]),
+    ("ns::kern(int, double)", AXPY[3]), ("kern(int,double)", AXPY[3]),
+    ("work(float*)", AXPY[5]), ("work(int *)", AXPY[4]),
+])
+def test_kernel_names_as_people_write_them(name, entry):
+    """--kernel takes the mangled name, the demangled signature, name<args> or a unique base name."""
+    assert resolve_entry(AXPY, name) == entry
+
+
+def test_an_ambiguous_kernel_name_lists_the_candidates():
+    with pytest.raises(PipeperfError) as e:
+        resolve_entry(AXPY, "axpy")
+    assert str(e.value) == ("kernel 'axpy' is ambiguous (overloaded or several template instances): pass one of "
+                            "axpy<__half>(int, __half, const __half*, __half*) (_Z4axpyI6__halfEviT_PKS1_PS1_), "
+                            "axpy<float>(int, float, const float*, float*) (_Z4axpyIfEviT_PKS0_PS0_)")
+    with pytest.raises(PipeperfError, match="no kernel 'axpy<double>'"):
+        resolve_entry(AXPY, "axpy<double>")
+
+
 def test_kernel_names_resolve_by_cuda_name():
     entries = ["_Z8stencil5IfEvPKT_PS0_ii", "plain", "_Z4workPi", "_Z4workPf", "_ZN2ns4kernEid"]
     assert resolve_entry(entries, "stencil5") == "_Z8stencil5IfEvPKT_PS0_ii"
     assert resolve_entry(entries, "ns::kern") == resolve_entry(entries, "kern") == "_ZN2ns4kernEid"
     assert resolve_entry(entries, "_Z4workPf") == "_Z4workPf"
     assert resolve_entry(["only"], None) == "only"
-    with pytest.raises(PipeperfError, match="overloaded: pass one of _Z4workPi, _Z4workPf"):
+    with pytest.raises(PipeperfError, match=r"ambiguous .*: pass one of work\(int\*\) \(_Z4workPi\), "
+                                             r"work\(float\*\) \(_Z4workPf\)$"):
         resolve_entry(entries, "work")
     with pytest.raises(PipeperfError, match=r"no kernel 'sten' \(kernels: stencil5 \(_Z8stencil5"):
         resolve_entry(entries, "sten")

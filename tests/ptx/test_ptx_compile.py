@@ -48,6 +48,27 @@ def test_nvcc_failure_is_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "undeclared_thing" in err
 
 
+def test_compiler_message_not_utf8_is_one_line(tmp_path, monkeypatch, capsys):
+    """A compiler message in another encoding (Latin-1 file names, a localised nvcc) is decoded
+    with replacement characters: the usual one-line error, not a UnicodeDecodeError traceback."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    nvcc = bin_dir / "nvcc"
+    nvcc.write_bytes(b"#!/bin/sh\n[ \"$1\" = --version ] && { echo 'release 12.0'; exit 0; }\n"
+                     b"printf 'k.cu(1): error: identificador no v\\341lido\\n' >&2\nexit 1\n")
+    nvcc.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("PIPEPERF_CACHE_DIR", str(tmp_path / "cache"))
+    cu = tmp_path / "k.cu"
+    cu.write_text(CU)
+    with pytest.raises(PipeperfError) as e:
+        compile_cu(cu, "sm_80")
+    assert "nvcc failed" in str(e.value) and "no v\ufffdlido" in str(e.value)
+    assert main(["ptx", str(cu), "--arch", "sm_80"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\ufffd" in err
+
+
 def test_missing_nvcc(tmp_path, no_cuda):
     cu = tmp_path / "k.cu"
     cu.write_text(CU)

@@ -90,7 +90,8 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
             profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, opts.mode,
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact,
-                                             max_steps=opts.max_steps)   # errors at their source line
+                                             max_steps=opts.max_steps,    # errors at their source line
+                                             allow_dtype_mismatch=opts.allow_dtype_mismatch)
             log.info("emulated in %.1f s", time.perf_counter() - t_emulate)
         log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if opts.what_if else "")
         prof = profs[build.code_key]
@@ -109,7 +110,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                                                                                    sass)
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
-                                      overrides, mem_rows, notes + sass_notes, alternatives, fills, sass)
+                                      overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass)
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         explain(pred, func, SourceMap(build.module),
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
@@ -219,13 +220,14 @@ def check_device_memory(specs, args: Sequence[Any]) -> None:
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
              shared: int, all_ctas: bool, trace_cap: int | None = None, fast_loops: bool = True,
-             max_steps: int | None = None):
+             max_steps: int | None = None, allow_dtype_mismatch: bool = False):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
     ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
+                      allow_dtype_mismatch=allow_dtype_mismatch,
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 

@@ -67,6 +67,7 @@ class AnalyzeOptions:
     models: bool = True                 # the analytical models besides the Pipeline model
     isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analyze/sass_trace.py)
     max_steps: int = DEFAULT_STEPS      # the emulation's step budget (emulate/budget.py): stops a runaway loop
+    allow_dtype_mismatch: bool = False  # take a .npy whose dtype is not its pointer's element type
 
     @classmethod
     def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:

@@ -148,7 +148,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           all_ctas=args.all_ctas, fast_forward=args.fast_forward or None,
                           what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
                           nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact,
-                          isa=args.isa, max_steps=args.max_steps)
+                          isa=args.isa, max_steps=args.max_steps,
+                          allow_dtype_mismatch=args.allow_dtype_mismatch)
 
 
 def _single_launch(args: argparse.Namespace) -> None:

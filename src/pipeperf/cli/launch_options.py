@@ -29,13 +29,18 @@ shared memory per block."""
 def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> None:
     """``required=False``: --grid and --block are checked by the command (analyze --batch needs neither)."""
     p.add_argument("--kernel", metavar="NAME",
-                   help="kernel: its CUDA name (stencil5) or PTX entry (_Z8stencil5PKfPfii); needed when "
-                        "the file has several")
+                   help="kernel: its CUDA name (stencil5, unique), name<args> (axpy<__half>), signature "
+                        "(axpy<float>(int, float, const float*, float*)) or PTX entry (_Z8stencil5PKfPfii); "
+                        "needed when the file has several")
     p.add_argument("--grid", required=required, metavar="X[,Y[,Z]]", help="grid size in blocks, e.g. 1024 or 64,64")
     p.add_argument("--block", required=required, metavar="X[,Y[,Z]]", help="block size in threads, e.g. 256 or 16,16")
     p.add_argument("--arg", action="append", default=[], metavar="[NAME=]VALUE", help=ARG_HELP)
     p.add_argument("--shared", "--smem", dest="shared", default="0", metavar="BYTES",
                    help="dynamic shared memory per block, in bytes (default 0)")
+    p.add_argument("--allow-dtype-mismatch", action="store_true",
+                   help="take a FILE.npy whose dtype is not its pointer parameter's element type (its "
+                        "bytes as they are); by default refused, as a float64 file for a float* would be "
+                        "read as pairs of floats")
 
 
 def add_budget_option(p: argparse.ArgumentParser | argparse._ArgumentGroup, default: int | None) -> None:

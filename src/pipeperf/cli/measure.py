@@ -63,7 +63,8 @@ def measure(args: argparse.Namespace) -> int:
     build = Path(args.build_dir) if args.build_dir else Path(tempfile.mkdtemp(prefix="pipeperf-measure-"))
     cubin, entries = launcher.compile_kernel(cu, arch, build, nvcc_flags(args), nvcc)
     entry = launcher.resolve_kernel(entries, args.kernel, str(cu))
-    bound = launcher.bind(cu, launcher.ptx_path(cu, build).read_text(), entry, specs)
+    bound = launcher.bind(cu, launcher.ptx_path(cu, build).read_text(), entry, specs,
+                          allow_dtype_mismatch=args.allow_dtype_mismatch)
     exe = launcher.build(nvcc=nvcc)
     out = Path(args.out) if args.out else build / "measure.csv"
     command = shlex.join(["pipeperf", "measure", str(cu), *(["--kernel", args.kernel] if args.kernel else []),

@@ -45,13 +45,17 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pipeperf.emulate import csv_text, run_kernel
     from pipeperf.ptx.cuda_names import display_name
+    from pipeperf.hardware.occupancy import check_shared_per_block
+
     launch_specs(args)
+    check_shared_per_block(shared_bytes(args))       # no GPU named: any GPU of the database's limit
     check_ptxas(args, args.file)
 
     prof = run_kernel(args.file, args.grid, args.block, args.arg, kernel=args.kernel,
                       shared=shared_bytes(args), mode=args.mode, max_steps=args.max_steps,
                       arch=args.arch, memory=not args.no_memory, nvcc_flags=nvcc_flags(args),
-                      trace_warps=args.trace_warps if args.trace else 0)
+                      trace_warps=args.trace_warps if args.trace else 0,
+                      allow_dtype_mismatch=args.allow_dtype_mismatch)
     if args.trace:
         doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),
                "warps": {str(w): [dict(e, dsts=list(e["dsts"]), srcs=list(e["srcs"]),
@@ -89,4 +93,6 @@ def run(args: argparse.Namespace) -> int:
     ]
     for k, v in rows:
         print(f"  {k:34s} {v}".replace("None", "n/a"))
+    for note in prof.notes:
+        print(f"  note: {note}")
     return 0

@@ -57,7 +57,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                trace_warps: int = 0, arch: str | None = None, memory: bool = True,
                trace_blocks: str | Sequence[int] | None = None,
                ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
-               nvcc_flags: Sequence[str] = (), fast_loops: bool = False) -> Profile:
+               nvcc_flags: Sequence[str] = (), fast_loops: bool = False,
+               allow_dtype_mismatch: bool = False) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -72,7 +73,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     of ``ctas_total``, ``partial`` (counts cover only the sample), ``sampling`` (why).
     ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
     counts are extrapolated over them and ``prof.traces.skips`` says where. ``max_steps``: the
-    launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line."""
+    launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line.
+    ``allow_dtype_mismatch``: take a ``.npy`` whose dtype is not its pointer's element type."""
     from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
     from pipeperf.emulate.profile import build_profile
     from pipeperf.ptx.load import load_module
@@ -83,7 +85,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     module = load_module(path, arch, nvcc_flags)
     func = select_kernel(module, kernel)
     param_names = ParamNames.for_file(func, module.file)
-    values, names = bind_args(func, args, file=module.file, names=param_names)
+    values, names = bind_args(func, args, file=module.file, names=param_names,
+                              allow_dtype_mismatch=allow_dtype_mismatch)
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
     nblocks = launch.num_blocks
@@ -108,7 +111,16 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["partial"] = sample is not None
     prof.counts["sampling"] = why
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    prof.notes += _printf_note(m.counters.printf_calls, sample is not None)
     return prof
+
+
+def _printf_note(calls: int, partial: bool) -> list[str]:
+    """The note that a kernel's printf calls were counted, not executed (nothing is printed)."""
+    if not calls:
+        return []
+    where = " in the emulated CTAs" if partial else ""
+    return [f"{calls} printf call{'s' * (calls != 1)}{where} not executed (the emulator prints nothing)"]
 
 
 def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks: int,

@@ -41,6 +41,7 @@ class Counters:
         self.shared_store_requests = 0
         self.shared_bank_conflicts = 0
         self.local_requests = 0
+        self.printf_calls = 0                  # threads' vprintf calls, not executed
         self.ctas = 0
         self.threads = 0
         self.warps = 0

@@ -145,12 +145,13 @@ class Launch:
 
 
 def bind_args(func: Function, args: Any, file: str | None = None,
-              names: ParamNames | None = None) -> tuple[list[Any], list[str]]:
+              names: ParamNames | None = None, allow_dtype_mismatch: bool = False) -> tuple[list[Any], list[str]]:
     """Match ``args`` (a sequence in parameter order, a dict by name, or CLI strings
     ``[NAME=]VALUE``) to ``func``'s parameters (:func:`pipeperf.ptx.params.bind`: by CUDA name
     when ``names`` has them, PTX name or position); each spec, number or tuple of numbers (a
     vector such as ``float2`` passed by value) is checked against its parameter's type, and a
-    vector's numbers become its bytes. Returns the values in parameter order and the PTX names."""
+    vector's numbers become its bytes; a ``.npy`` file must hold its pointer's element type unless
+    ``allow_dtype_mismatch`` (:func:`pipeperf.ptx.params.check_npy_dtype`). Returns the values in parameter order and the PTX names."""
     names = names or ParamNames.of(func)
     if isinstance(args, dict):
         items: list[tuple[Any, Any]] = [(str(k), v) for k, v in args.items()]
@@ -172,7 +173,7 @@ def bind_args(func: Function, args: Any, file: str | None = None,
             text = ",".join(map(repr, numbers))
             v = ArgSpec(text, "", "scalar", value=text, numbers=numbers)
         if isinstance(v, ArgSpec):
-            spec = fit(v, p, names.label(k), names.kernel, file, names.type(k))
+            spec = fit(v, p, names.label(k), names.kernel, file, names.type(k), func, allow_dtype_mismatch)
             if spec.kind == "scalar" and p.dims:     # a vector passed by value: its bytes
                 values[k] = np.frombuffer(element_bytes(spec.values, spec.type), np.uint8).copy()
             else:

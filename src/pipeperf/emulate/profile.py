@@ -50,6 +50,8 @@ class Profile:
     resolved_spaces: dict[int, str] = field(default_factory=dict)
     #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
     params: dict[str, int | float] = field(default_factory=dict)
+    #: what the counts leave out, for the reader (e.g. printf calls not executed)
+    notes: list[str] = field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         return self.counts[key]
@@ -61,6 +63,8 @@ class Profile:
         d.update(self.counts)
         d["by_category"] = self.by_category
         d["by_opcode"] = self.by_opcode
+        if self.notes:
+            d["notes"] = self.notes
         return d
 
     def csv_row(self) -> dict[str, Any]:

@@ -148,6 +148,16 @@ def _provenance(func: Function) -> dict[str, set[str]]:
     return prov
 
 
+def accesses_through(func: Function, param: str) -> list[Instruction]:
+    """The global/generic loads, stores and atomics of ``func`` whose address derives from
+    pointer parameter ``param`` alone (:func:`_provenance`): what tells an ``extern "C"``
+    kernel's pointer element type (:func:`pipeperf.ptx.params.ptx_element`)."""
+    prov = _provenance(func)
+    return [x for x in func.instructions
+            if x.op.root in ("ld", "st", "atom", "red") and space_of(x) in ("global", "generic")
+            and _address_provenance(x, prov) == {param}]
+
+
 def _operand_provenance(o, prov: dict[str, set[str]]) -> set[str]:
     """Allocations an address operand may point into; ``{"*"}`` when unknown."""
     if type(o) is not Address or o.base is None:

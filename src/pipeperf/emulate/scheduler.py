@@ -276,6 +276,9 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
         callee = m.module.function(fname)
     except KeyError:
         raise EmulationError(f"call of unknown function {fname}", file=m.file, line=x.line) from None
+    if fname == "vprintf" and not callee.has_body:
+        _printf(m, ret, st, on)
+        return
     if not callee.has_body:
         raise EmulationError(f"call of {fname}, which has no body (extern)", file=m.file,
                              line=x.line)
@@ -303,6 +306,15 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
         for (name, off), arr in sub.params.items():
             if name == callee.returns[0].name:
                 st.param_store((ret.items[0].name, off), arr.dtype)[a] = arr
+
+
+def _printf(m: Any, ret: ParamList | None, st: State, on) -> None:
+    """``printf`` (CUDA's ``vprintf``) is not executed, only counted (the profile's note says how
+    often): a kernel that prints is still profiled. It returns 0 (no characters) to the caller."""
+    a = G.as_array(on)
+    m.counters.printf_calls += len(a)
+    if ret is not None and ret.items:
+        st.param_store((ret.items[0].name, 0), np.dtype(np.int32))[a] = 0
 
 
 def divergent(wid: np.ndarray, cur, mask: np.ndarray) -> int:

@@ -102,6 +102,31 @@ class Occupancy:
         return asdict(self)
 
 
+def check_shared_per_block(smem: int, cc: str | None = None) -> None:
+    """Refuse ``smem`` bytes of shared memory per block where CUDA would refuse the launch: over
+    compute capability ``cc``'s per-block limit (with the opt-in attribute) or, with no GPU
+    named, over the largest of any GPU in the database (:func:`largest_shared_per_block`)."""
+    if cc is None:
+        limit, cc = largest_shared_per_block()
+        if smem > limit:
+            raise PipeperfError(f"{smem} bytes of shared memory per block exceed the {limit} bytes a block may "
+                                f"use on any GPU of the database (compute capability {cc}, the most)")
+        return
+    lim = LIMITS[cc]
+    if smem > lim.max_shared_per_block:
+        raise PipeperfError(f"{smem} bytes of shared memory per block exceed the {lim.max_shared_per_block} "
+                            f"bytes a block may use on compute capability {cc}")
+
+
+def largest_shared_per_block() -> tuple[int, str]:
+    """(bytes, compute capability): the largest per-block shared memory of the bundled GPUs'
+    compute capabilities, the bound a launch with no GPU named must keep to."""
+    from pipeperf.hardware.spec import available_gpus, load_gpu
+
+    ccs = {load_gpu(g).compute_capability for g in available_gpus()} & set(LIMITS)
+    return max((LIMITS[cc].max_shared_per_block, cc) for cc in ccs or LIMITS)
+
+
 def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
               shared_per_block: int = 0, dynamic_shared: int = 0) -> Occupancy:
     """Resident blocks per SM for a launch; raises PipeperfError if the block cannot run at all."""
@@ -114,9 +139,7 @@ def occupancy(cc: str, threads_per_block: int, registers_per_thread: int,
         raise PipeperfError(f"{registers_per_thread} registers per thread: expected 0..{lim.max_regs_per_thread} "
                             f"on compute capability {cc}")
     smem = shared_per_block + dynamic_shared
-    if smem > lim.max_shared_per_block:
-        raise PipeperfError(f"{smem} bytes of shared memory per block exceed the {lim.max_shared_per_block} "
-                            f"bytes a block may use on compute capability {cc}")
+    check_shared_per_block(smem, cc)
     warps = math.ceil(threads_per_block / 32)
     by_warps: float = lim.max_warps // warps
     if registers_per_thread > 0:

@@ -99,7 +99,7 @@ def cache_dir() -> Path:
 def run_nvcc(cmd: list[str], what: str, log: Path | None = None) -> str:
     """Run one nvcc command; a failure becomes a PipeperfError naming nvcc's first error."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=900)
     except OSError as exc:
         raise PipeperfError(f"{what}: cannot run nvcc: {exc.strerror}") from None
     except subprocess.TimeoutExpired:
@@ -137,7 +137,7 @@ def detect_gpu(hint: str = "run this on a machine with an NVIDIA GPU") -> GpuInf
         raise PipeperfError(f"no CUDA GPU found (nvidia-smi is not on PATH): {hint}")
     try:
         proc = subprocess.run([smi, "--query-gpu=name,compute_cap,driver_version,clocks.max.sm",
-                               "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=60)
+                               "--format=csv,noheader,nounits"], capture_output=True, text=True, errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PipeperfError(f"no CUDA GPU found (nvidia-smi failed: {exc}): {hint}") from None
     lines = [l for l in proc.stdout.splitlines() if l.strip()]
@@ -298,7 +298,7 @@ def run_harness(exe: str | Path, out_dir: str | Path, reps: int = 5, only: str |
         cmd.append("--quick")
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if echo else subprocess.PIPE,
-                              text=True, timeout=timeout)
+                              text=True, errors="replace", timeout=timeout)
     except OSError as exc:
         raise PipeperfError(f"cannot run the harness: {exc.strerror}", file=str(exe)) from None
     except subprocess.TimeoutExpired:

@@ -103,12 +103,12 @@ def compile_cu(cu_path: str | Path, arch: str = DEFAULT_ARCH, lineinfo: bool = T
         if lineinfo:
             cmd.insert(3, "-lineinfo")
         try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:
             raise PipeperfError(f"nvcc timed out after {timeout:.0f} s", file=str(cu)) from None
         if r.returncode != 0 or not out.exists():
             raise PipeperfError(f"nvcc failed: {_condense(r.stderr + r.stdout)}", file=str(cu))
-        text = out.read_text()
+        text = out.read_text(errors="replace")
         included = _dependencies(deps, tmp)
     if included is not None:
         cache.store("ptx", key, {"ptx": text, "deps": included})
@@ -127,7 +127,7 @@ def _dependencies(deps_file: Path, cwd: str) -> dict[str, str] | None:
     """{included file: SHA-256 of its bytes} from nvcc's ``-MMD`` make rule, paths relative to
     nvcc's ``cwd`` (None if unreadable: the PTX is then not cached, as its inputs are unknown)."""
     try:
-        text = deps_file.read_text()
+        text = deps_file.read_text(errors="replace")
     except OSError:
         return None
     _, sep, rest = text.replace("\\\n", " ").partition(": ")
@@ -169,7 +169,7 @@ def _run_ptxas(ptx: Path, arch: str | None, extra: list[str], timeout: float) ->
     with tempfile.TemporaryDirectory(prefix="pipeperf-ptxas-") as tmp:
         cmd = [ptxas, f"-arch={arch}", *extra, str(ptx), "-o", str(Path(tmp) / "out.cubin")]
         try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
             raise PipeperfError(f"ptxas timed out after {timeout:.0f} s", file=str(ptx)) from None
     if r.returncode != 0:

@@ -62,9 +62,12 @@ def display_name(entry: str) -> str:
 
 
 def resolve_entry(entries: Sequence[str], name: str | None, file: str | None = None) -> str:
-    """The entry ``--kernel NAME`` means: an exact (mangled or ``extern "C"``) entry name, else the
-    one whose demangled name (``ns::k``) or base name (``k``) is ``name``; with no name, the only
-    kernel. Ambiguity (overloads, several template instances) is an error listing the entries."""
+    """The entry ``--kernel NAME`` means, as people write it: an exact (mangled or ``extern "C"``)
+    entry name, else the one whose demangled signature (``axpy<__half>(int, __half, const
+    __half*, __half*)``, as c++filt writes it or with ``const`` first), ``name<args>``
+    (``axpy<__half>``), qualified name (``ns::k``) or base name (``k``) is ``name``; with no name,
+    the only kernel. Ambiguity (overloads, several template instances) is an error listing the
+    candidates by signature."""
     if name is None:
         if len(entries) == 1:
             return entries[0]
@@ -74,13 +77,73 @@ def resolve_entry(entries: Sequence[str], name: str | None, file: str | None = N
                             + "): choose one with --kernel", file=file)
     if name in entries:
         return name
-    hits = [e for e in entries if name in (demangle_name(e), base_name(e))]
+    want = _normal(name)
+    hits = [e for e in entries if want in _spellings(e)]
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise PipeperfError(f"kernel '{name}' is overloaded: pass one of {', '.join(hits)}", file=file)
+        raise PipeperfError(f"kernel '{name}' is ambiguous (overloaded or several template instances): pass one of "
+                            + ", ".join(f"{signature(e) or e} ({e})" for e in hits), file=file)
     raise PipeperfError(f"no kernel '{name}' (kernels: "
                         + (", ".join(display_name(e) for e in entries) or "none") + ")", file=file)
+
+
+def signature(entry: str) -> str | None:
+    """The demangled signature of a kernel entry without its return type
+    (``_Z4axpyI6__halfEviT_PKS1_PS1_`` -> ``axpy<__half>(int, __half, const __half*, __half*)``);
+    None if ``entry`` is not mangled or :class:`_Mangled` cannot read it."""
+    parsed = _parse_mangled(entry)
+    if parsed is None:
+        return None
+    name, types = parsed
+    return re.sub(r"\(([a-z][\w ]*)\)(n?)(\d+)", _literal, f"{name}({', '.join(types)})")
+
+
+def _literal(m: re.Match) -> str:
+    """A template literal as c++filt writes it: ``(int)128`` -> ``128``, ``(bool)1`` -> ``true``."""
+    typ, sign, digits = m.groups()
+    if typ == "bool":
+        return "true" if digits != "0" else "false"
+    suffix = {"unsigned int": "u", "long": "l", "unsigned long": "ul"}.get(typ, "")
+    return ("-" if sign else "") + digits + suffix if typ in ("int", "unsigned int", "long", "unsigned long") \
+        else m.group(0)
+
+
+#: cv-qualifiers, which a kernel name matches without (c++filt puts them after the type)
+_QUALIFIERS = re.compile(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b")
+#: typedef names users write for CUDA's 16-bit types (mangling says the class)
+_TYPEDEF_NAMES = {"half": "__half", "half2": "__half2", "nv_bfloat16": "__nv_bfloat16",
+                  "nv_bfloat162": "__nv_bfloat162"}
+
+
+def _normal(text: str) -> str:
+    """A kernel name or signature in one spelling: no cv-qualifiers, return type or spaces;
+    template literals as plain numbers (``(int)128``, ``128u`` -> ``128``, ``true`` -> ``1``)."""
+    text = _QUALIFIERS.sub(" ", text.strip())
+    text = re.sub(r"^void\s+(?=[\w:]+(?:<|\())", "", text)        # void axpy<float>(...)
+    text = re.sub(r"\([a-z_][\w ]*\)(n?)(\d+)", lambda m: ("-" if m.group(1) else "") + m.group(2), text)
+    text = re.sub(r"\b(\d+)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU])\b", r"\1", text)
+    text = re.sub(r"\btrue\b", "1", re.sub(r"\bfalse\b", "0", text))
+    text = re.sub(r"\b\w+\b", lambda m: _TYPEDEF_NAMES.get(m.group(), m.group()), text)
+    return re.sub(r"\s+", "", text)
+
+
+def _spellings(entry: str) -> set[str]:
+    """Every spelling (:func:`_normal`) that names ``entry``: its qualified and base name, with
+    and without template arguments and parameter list."""
+    out = {entry}
+    qualified = demangle_name(entry)
+    if qualified:
+        out |= {qualified, base_name(entry)}
+    parsed = _parse_mangled(entry)
+    if parsed:
+        name, types = parsed
+        short = re.sub(r"^(?:[^<:]+::)+", "", name)          # ns::axpy<T> -> axpy<T>
+        params = f"({', '.join(types)})"
+        out |= {name, short, name + params, short + params}
+        plain = qualified or name
+        out |= {plain + params, base_name(entry) + params}
+    return {_normal(s) for s in out}
 
 
 # ---------------------------------------------------------------- parameter names in the source
@@ -424,13 +487,20 @@ def mangled_param_types(entry: str) -> list[str] | None:
     ``['unsigned long', 'unsigned long', 'unsigned long', '__half', 'const __half*', ...]``),
     template parameters replaced by their arguments; None if ``entry`` is not mangled or uses
     what :class:`_Mangled` does not read."""
+    parsed = _parse_mangled(entry)
+    return None if parsed is None else parsed[1]
+
+
+def _parse_mangled(entry: str) -> tuple[str, list[str]] | None:
+    """(the name with its template arguments, ``ns::axpy<__half>``; the parameter types) of a
+    mangled entry; None if it is not mangled or :class:`_Mangled` cannot read it."""
     if not entry.startswith("_Z"):
         return None
     m = _Mangled(entry)
     m.i = 2
     m._take("L")                             # internal linkage
     try:
-        m.name(function=True)
+        name = m.name(function=True)
         types = []
         while m.i < len(entry):
             types.append(m._type())
@@ -438,4 +508,4 @@ def mangled_param_types(entry: str) -> list[str] | None:
         return None
     if m.targs and types:                    # a template's encoding starts with its return type
         types = types[1:]
-    return [] if types == ["void"] else types
+    return name, [] if types == ["void"] else types

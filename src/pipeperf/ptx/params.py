@@ -11,6 +11,7 @@ beside it (``ny (PTX _Z8stencil5PKfPfii_param_3)``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -131,12 +132,15 @@ def param_bytes(p: Param) -> int:
     return n
 
 
-def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = None, ctype: str = "") -> ArgSpec:
+def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = None, ctype: str = "",
+        func: Function | None = None, allow_dtype_mismatch: bool = False) -> ArgSpec:
     """``spec`` checked against parameter ``p`` (named ``label``, of C++ type ``ctype`` where
     known), an untyped number given the parameter's type: a buffer needs a pointer (8 bytes), a
-    struct passed by value exactly its bytes (a vector type such as ``__half`` or ``float4`` also
-    its numbers, :func:`fit_vector`), an integer parameter a whole number in range, a typed scalar
-    the parameter's width."""
+    ``.npy`` file the pointer's element type (:func:`check_npy_dtype`, unless
+    ``allow_dtype_mismatch``; ``func``: the kernel, whose loads tell an ``extern "C"`` pointer's
+    element type), a struct passed by value exactly its bytes (a vector type such as ``__half`` or
+    ``float4`` also its numbers, :func:`fit_vector`), an integer parameter a whole number in range,
+    a typed scalar the parameter's width."""
     size = param_bytes(p)
     decl = f".param .{p.type} {p.name}" + "".join(f"[{d}]" for d in p.dims)
     where = f"parameter {label} of {kernel}"
@@ -156,6 +160,8 @@ def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = Non
         if size != 8:
             raise PipeperfError(f"{where} is .{p.type}, not a pointer, but got a buffer ('{spec.text}')",
                                 file=file)
+        if spec.fill == "npy" and not allow_dtype_mismatch:
+            check_npy_dtype(spec, where, ctype, func, p.name)
         return spec
     kind = p.type[0]                             # f(loat), s/u (integer), b(its)
     assert spec.number is not None               # not a struct or a buffer: a number
@@ -184,6 +190,93 @@ def fit(spec: ArgSpec, p: Param, label: str, kernel: str, file: str | None = Non
     except PipeperfError as e:
         raise PipeperfError(f"{where}: {e.message}", file=file) from None
     return replace(spec, type=typ, number=number)
+
+
+#: C++ element types of a pointer -> (kind, bytes): ``f`` floating, ``i`` integer (either
+#: signedness), ``h`` bfloat16 (2-byte integers or raw bytes, not float16); LP64 (``long`` 8 bytes)
+_ELEMENT_TYPES: dict[str, tuple[str, int]] = {
+    "float": ("f", 4), "double": ("f", 8), "__half": ("f", 2), "half": ("f", 2), "_Float16": ("f", 2),
+    "__nv_bfloat16": ("h", 2), "nv_bfloat16": ("h", 2), "std::bfloat16_t": ("h", 2), "bool": ("i", 1),
+    **{t: ("i", n) for n, names in ((1, ("char", "signed char", "unsigned char", "int8_t", "uint8_t")),
+                                    (2, ("short", "unsigned short", "int16_t", "uint16_t")),
+                                    (4, ("int", "unsigned int", "unsigned", "int32_t", "uint32_t")),
+                                    (8, ("long", "unsigned long", "long long", "unsigned long long", "int64_t",
+                                         "uint64_t", "size_t", "ptrdiff_t")))
+       for t in names},
+}
+
+
+def pointer_element(ctype: str) -> tuple[str, int, str] | None:
+    """(kind, bytes, C++ name) of what a pointer parameter of C++ type ``ctype`` points to
+    (``const float*`` -> ``("f", 4, "float")``, ``float4*`` -> float's); None where the type
+    does not say (``void*``, a struct, a pointer to pointers, not a pointer)."""
+    t = re.sub(r"\b(?:const|volatile|__restrict__|__restrict|restrict)\b", " ", ctype)
+    t = " ".join(t.split()).replace(" *", "*").replace(" [", "[")
+    for tail in ("*", "[]"):
+        if t.endswith(tail) and not t[:-len(tail)].endswith(("*", "]", "&")):
+            base = t[:-len(tail)].strip()
+            base = TYPEDEFS.get(base, base)
+            if base in VECTOR_TYPES:
+                elem, _ = VECTOR_TYPES[base]
+                return ("h" if elem == "bf16" else "f" if elem[0] == "f" else "i"), ELEMENTS[elem], base
+            if base in _ELEMENT_TYPES:
+                return (*_ELEMENT_TYPES[base], base)
+            return None
+    return None
+
+
+def ptx_element(func: Function, param: str) -> tuple[str, int, str] | None:
+    """(``"f"``, bytes, PTX type) when every global memory access through pointer parameter
+    ``param`` of ``func`` (loads, stores and atomics whose address derives from it alone) is
+    floating-point of one width: an ``extern "C"`` kernel's only evidence. Integer and untyped
+    accesses say nothing (PTX moves ``__half`` as ``.u16``, ``half2`` and packed bytes as
+    ``.u32``), and neither do several widths: None."""
+    from pipeperf.emulate.sampling import accesses_through
+
+    types = {x.types[-1] for x in accesses_through(func, param) if x.types}
+    if len(types) != 1 or not next(iter(types)).startswith("f"):
+        return None
+    t = types.pop()
+    return "f", TYPE_BYTES.get(t, 0), t
+
+
+def check_npy_dtype(spec: ArgSpec, where: str, ctype: str, func: Function | None, param: str) -> None:
+    """Refuse a ``.npy`` whose dtype is not the pointer's element type, as a runtime with typed
+    arrays would (a float64 file for a ``float*`` would be read as pairs of floats): the element
+    type from the C++ type ``ctype`` (mangled name or ``.cu``), else from how ``func``'s PTX
+    accesses ``param`` (:func:`ptx_element`); accepted where neither says. Integers of either
+    signedness and the element's width pass; a big-endian file never does (its bytes are read
+    as they are)."""
+    import numpy as np
+
+    expected = pointer_element(ctype) if ctype else None
+    what = ctype
+    if expected is None and func is not None:
+        expected = ptx_element(func, param)
+        what = f"accessed as .{expected[2]} in the PTX" if expected else ""
+    try:
+        with open(spec.value, "rb") as f:          # the header only, not the array
+            version = np.lib.format.read_magic(f)
+            read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0)
+            dtype = read(f)[2] if version in ((1, 0), (2, 0)) else np.load(spec.value, allow_pickle=False).dtype
+    except (OSError, ValueError) as exc:
+        raise PipeperfError(f"--arg '{spec.text}': cannot read it as a .npy array "
+                            f"({getattr(exc, 'strerror', None) or exc})", file=spec.value) from None
+    if expected is None or dtype.hasobject:
+        return
+    kind, size, _ = expected
+    ok = dtype.itemsize == size and dtype.byteorder != ">" and (
+        (kind == "f" and dtype.kind == "f") or (kind == "i" and dtype.kind in "iub")
+        or (kind == "h" and dtype.kind in "iuV"))
+    if not ok:
+        bits = 8 * size
+        want = {"f": f"float{bits}", "i": f"int{bits} or uint{bits}", "h": "bfloat16 bits (uint16)"}[kind]
+        hint = f"e.g. array.astype(np.{want.split()[0]})" if kind in "fi" else "its elements"
+        order = " (big-endian)" if dtype.byteorder == ">" else ""
+        raise PipeperfError(f"--arg '{spec.text}': {where} is {what}: it takes {want} elements, but the .npy "
+                            f"holds {dtype.name}{order}; convert it ({hint}) or pass --allow-dtype-mismatch",
+                            file=spec.value)
 
 
 def fit_vector(spec: ArgSpec, size: int, where: str, decl: str, ctype: str, file: str | None) -> ArgSpec:
@@ -230,10 +323,11 @@ def fit_vector(spec: ArgSpec, size: int, where: str, decl: str, ctype: str, file
 
 
 def bind_specs(func: Function, specs: Sequence[ArgSpec], names: ParamNames | None = None,
-               file: str | None = None) -> list[ArgSpec]:
+               file: str | None = None, allow_dtype_mismatch: bool = False) -> list[ArgSpec]:
     """``specs`` bound to ``func``'s parameters and fitted to them, in parameter order, each
     labelled with its parameter's name (CUDA's where known)."""
     names = names or ParamNames.of(func)
     bound = bind(names, [(s.label or None, s) for s in specs], file)
-    return [fit(s, p, names.label(k), names.kernel, file, names.type(k)).labelled(names.name(k))
+    return [fit(s, p, names.label(k), names.kernel, file, names.type(k), func, allow_dtype_mismatch)
+            .labelled(names.name(k))
             for k, (p, s) in enumerate(zip(func.params, bound))]

@@ -50,7 +50,7 @@ def check_with_ptxas(path: str | Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="pipeperf-check-") as tmp:
         try:
             r = subprocess.run([ptxas, f"-arch={arch}", str(p), "-o", str(Path(tmp) / "check.cubin")],
-                               capture_output=True, text=True, timeout=TIMEOUT_S)
+                               capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise PipeperfError(f"ptxas took over {TIMEOUT_S:.0f} s", file=str(p)) from None
         except OSError as exc:

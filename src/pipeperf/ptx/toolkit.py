@@ -113,7 +113,7 @@ def tool_version(path: str) -> str:
     """``TOOL --version``'s text (once per process and tool): part of every cache key, so a new
     toolkit never reuses an old one's output ("" if the tool does not answer)."""
     try:
-        r = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
+        r = subprocess.run([path, "--version"], capture_output=True, text=True, errors="replace", timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return r.stdout.strip()
@@ -129,7 +129,7 @@ def release_of(version_text: str) -> str:
 def supported_archs(nvcc: str) -> list[str]:
     """Real architectures this nvcc builds (``nvcc --list-gpu-code``: sm_75 ...; nvcc 13 has no sm_70)."""
     try:
-        out = subprocess.run([nvcc, "--list-gpu-code"], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([nvcc, "--list-gpu-code"], capture_output=True, text=True, errors="replace", timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
     return sorted(set(re.findall(r"\bsm_\d+[a-z]?\b", out)), key=lambda a: int(re.sub(r"\D", "", a)))

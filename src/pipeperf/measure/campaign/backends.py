@@ -58,7 +58,7 @@ class GpuBackend:
                ",".join(dict.fromkeys([*NCU_METRICS, "gpu__time_duration.sum"])),
                *self.command(launch, out.with_suffix(".run.csv"), False, 1, 0)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return None, f"ncu: {exc}"
         table = [l for l in proc.stdout.splitlines() if l.startswith('"')]

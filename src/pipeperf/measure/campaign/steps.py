@@ -83,7 +83,7 @@ def _device(c: Campaign, box: float) -> tuple[list[Path], str]:
         keys = ("name", "compute_cap", "driver_version", "clocks.sm", "clocks.max.sm", "clocks.mem",
                 "clocks.max.mem", "memory.total", "power.limit", "temperature.gpu", "pstate")
         proc = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(keys)}", "--format=csv,noheader,nounits"],
-                              capture_output=True, text=True, timeout=min(box, 60))
+                              capture_output=True, text=True, errors="replace", timeout=min(box, 60))
         if proc.returncode != 0 or not proc.stdout.strip():
             raise PipeperfError(f"nvidia-smi: {(proc.stderr or proc.stdout).strip()[:200]}")
         values = [v.strip() for v in proc.stdout.splitlines()[0].split(",")]

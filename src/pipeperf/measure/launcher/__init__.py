@@ -25,11 +25,13 @@ from pipeperf.ptx.cuda_names import resolve_entry
 from pipeperf.util.launch_args import ArgSpec, parse_arg  # noqa: F401  (the one grammar; tests use it here)
 
 
-def bind(cu: str | Path, ptx_text: str, entry: str, specs: list[ArgSpec]) -> list[ArgSpec]:
+def bind(cu: str | Path, ptx_text: str, entry: str, specs: list[ArgSpec],
+         allow_dtype_mismatch: bool = False) -> list[ArgSpec]:
     """The specs bound to ``entry``'s parameters in the PTX of ``cu`` (by CUDA name or position,
     :func:`pipeperf.ptx.params.bind_specs`), every scalar typed by its parameter: what the
     launcher is given, so ``a=2`` reaches a ``float`` parameter as 2.0f, as in the emulator.
-    A struct passed by value is refused (the launcher passes buffers as pointers)."""
+    A struct passed by value is refused (the launcher passes buffers as pointers), and so is a
+    ``.npy`` not of its pointer's element type unless ``allow_dtype_mismatch``."""
     from pipeperf.ptx import parse_ptx
     from pipeperf.ptx.params import ParamNames, bind_specs
 
@@ -37,7 +39,7 @@ def bind(cu: str | Path, ptx_text: str, entry: str, specs: list[ArgSpec]) -> lis
     if func is None:
         raise PipeperfError(f"no kernel '{entry}' in the compiled PTX", file=str(cu))
     names = ParamNames.for_file(func, cu)
-    bound = bind_specs(func, specs, names, str(cu))
+    bound = bind_specs(func, specs, names, str(cu), allow_dtype_mismatch)
     for k, (p, s) in enumerate(zip(func.params, bound)):
         # a one-element value passed by value (__half, a 1-element struct) is its element's bytes,
         # which the launcher passes as a typed scalar; wider structs it cannot build
@@ -128,7 +130,7 @@ def command_line(exe: Path, module: Path, entry: str, grid: tuple[int, int, int]
 def run(cmd: list[str], timeout: float | None = None) -> None:
     """Run the launcher; its exit codes become one-line PipeperfErrors."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         raise PipeperfError(f"the launcher ran longer than {timeout:.0f} s: {shlex.join(cmd[:5])} ...") from None
     if proc.returncode != 0:
