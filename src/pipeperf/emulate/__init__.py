@@ -73,6 +73,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
     counts are extrapolated over them and ``prof.traces.skips`` says where. ``max_steps``: the
     launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line."""
+    import numpy as np
+
     from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
     from pipeperf.emulate.profile import build_profile
     from pipeperf.ptx.load import load_module
@@ -87,12 +89,26 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
     nblocks = launch.num_blocks
-    trace, traced_ctas = _traced(trace_blocks, trace_warps, nblocks, -(-launch.threads_per_block // 32))
+    wpc = -(-launch.threads_per_block // 32)
+    trace, traced_ctas = _traced(trace_blocks, trace_warps, nblocks, wpc)
+    strata = None
+    if ctas is not None:
+        from pipeperf.emulate.sampling import Strata
+
+        strata = Strata.of(func, launch)
+        trace, traced_ctas, ctas = _with_strata(strata, trace, traced_ctas, ctas, wpc)
     sample, why = _sample(ctas, traced_ctas, func, module, launch, memory or mode == "full")
+    weights = None
+    if sample is not None and strata is not None:
+        from pipeperf.emulate.sampling import sample_weights
+
+        w = sample_weights(sample, launch.grid, strata)
+        weights = np.asarray([w[int(b)] for b in sample], np.float64)
+        why += _strata_note(strata, sample)
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
-              fast_loops=fast_loops)
+              fast_loops=fast_loops, weights=weights)
     m, fallback, checked = _emulate(module, func, launch, sample, kw)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
@@ -107,6 +123,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
     prof.counts["partial"] = sample is not None
     prof.counts["sampling"] = why
+    prof.strata = strata
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return prof
 
@@ -131,6 +148,42 @@ def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks:
     if trace_warps:
         return None, np.arange(-(-min(int(trace_warps), nblocks * warps_per_cta) // warps_per_cta), dtype=np.int64)
     return None, None
+
+
+def _with_strata(strata, trace, traced_ctas, ctas, wpc: int):
+    """(trace, traced CTAs, ctas) with one CTA of every stratum of ``strata`` added where a guard
+    splits CTAs (:class:`~pipeperf.emulate.sampling.Strata`), traced when the trace is a spread of
+    whole CTAs: the partly masked CTAs are always emulated, never stood for by full ones."""
+    import numpy as np
+
+    from pipeperf.emulate.sampling import warps_of
+
+    if not any(strata.cuts):
+        return trace, traced_ctas, ctas
+    reps = strata.representatives()
+    if trace is not None and traced_ctas is not None:          # a spread (or listed) trace: trace them
+        traced_ctas = np.union1d(traced_ctas, reps)
+        return warps_of(traced_ctas, wpc), traced_ctas, ctas
+    base = traced_ctas if isinstance(ctas, str) else ctas
+    if base is None:
+        return trace, traced_ctas, ctas
+    return trace, traced_ctas, [int(b) for b in np.union1d(np.asarray(list(base), np.int64), reps)]
+
+
+def _strata_note(strata, sample) -> str:
+    """The sampling line's words on the partly masked CTAs' strata and the weighting."""
+    import numpy as np
+
+    g = strata.grid
+    cut = {"xyz"[d]: c for d, c in enumerate(strata.masked) if c}
+    weighted = "; counts weighted by the grid CTAs each emulated one stands for"
+    if not cut:
+        return weighted + " (strata: interior or last block along each axis)"
+    own = sum(1 for b in np.asarray(sample)
+              if any((int(b) // int(np.prod(g[:d]))) % g[d] in strata.masked[d] for d in range(3)))
+    where = ", ".join(f"block {a} {', '.join(map(str, c))}" for a, c in cut.items())
+    return (f"; {strata.split} CTA{'s' if strata.split > 1 else ''} partly masked by bounds checks ({where}) "
+            f"in strata of their own, {own} of them emulated" + weighted)
 
 
 def _sample(ctas: str | Sequence[int] | None, traced_ctas: np.ndarray | None, func: Function,
@@ -187,7 +240,8 @@ def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.n
 
     extra = np.setdiff1d(extreme_ctas(func, launch), sample)
     if len(extra):
-        opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True)
+        opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True,
+                    weights=None)
         Machine(module, func, launch, optimistic=False, **opts).run()
     return len(extra)
 
