@@ -99,7 +99,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
         trace, traced_ctas, ctas = _with_strata(strata, trace, traced_ctas, ctas, wpc)
     sample, why = _sample(ctas, traced_ctas, func, module, launch, memory or mode == "full")
     weights = None
-    if sample is not None and strata is not None:
+    if sample is not None and strata is not None and strata.split:
         from pipeperf.emulate.sampling import sample_weights
 
         w = sample_weights(sample, launch.grid, strata)
@@ -108,8 +108,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
-              fast_loops=fast_loops, weights=weights)
-    m, fallback, checked = _emulate(module, func, launch, sample, kw)
+              fast_loops=fast_loops)
+    m, fallback, checked = _emulate(module, func, launch, sample, kw, weights)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
     if checked:
@@ -177,8 +177,6 @@ def _strata_note(strata, sample) -> str:
     g = strata.grid
     cut = {"xyz"[d]: c for d, c in enumerate(strata.masked) if c}
     weighted = "; counts weighted by the grid CTAs each emulated one stands for"
-    if not cut:
-        return weighted + " (strata: interior or last block along each axis)"
     own = sum(1 for b in np.asarray(sample)
               if any((int(b) // int(np.prod(g[:d]))) % g[d] in strata.masked[d] for d in range(3)))
     where = ", ".join(f"block {a} {', '.join(map(str, c))}" for a, c in cut.items())
@@ -203,9 +201,13 @@ def _sample(ctas: str | Sequence[int] | None, traced_ctas: np.ndarray | None, fu
     return sample, why
 
 
-def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray | None, kw: dict):
+def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray | None, kw: dict,
+             weights: np.ndarray | None = None):
     """Run the launch (optimistic hybrid first, rerun conservatively on a fallback) and the
-    bounds-check CTAs; (machine, whether it fell back, CTAs checked). Faults name source lines."""
+    bounds-check CTAs; (machine, whether it fell back, CTAs checked). Faults name source lines.
+    ``weights`` (per sampled CTA, the grid CTAs it stands for): the sample is run again, untraced
+    and in hybrid mode (the same counts), in batches of one weight, and ``m.weighted`` holds
+    its weighted counts; a separate run, so the traced run's batches (and loop skips) stay."""
     from pipeperf.emulate.errors import HybridFallback
     from pipeperf.emulate.machine import Machine
 
@@ -218,6 +220,14 @@ def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray 
             fallback = True
             m = Machine(module, func, launch, optimistic=False, **kw)
             m.run()
+        if weights is not None:
+            import numpy as np
+
+            opts = dict(kw, mode="hybrid", trace=np.empty(0, np.int64), trace_warps=0, trace_cap=None,
+                        memory=True, weights=weights)
+            counting = Machine(module, func, launch, optimistic=False, **opts)
+            counting.run()
+            m.weighted = counting.weighted
         checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
             (kw["memory"] or kw["mode"] == "full") else 0
     except PipeperfError as e:                   # a fault at a PTX line: say its source line
@@ -240,8 +250,7 @@ def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.n
 
     extra = np.setdiff1d(extreme_ctas(func, launch), sample)
     if len(extra):
-        opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True,
-                    weights=None)
+        opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True)
         Machine(module, func, launch, optimistic=False, **opts).run()
     return len(extra)
 
