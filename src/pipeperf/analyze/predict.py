@@ -139,7 +139,7 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     def build(cut: int | None, drop: bool = False, part: float | None = share):
         return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
                                          class_overrides=overrides, warps_per_group=wpb,
-                                         block_weights=sample_weights(blocks_traced, grid), drop_periods=drop,
+                                         block_weights=sample_weights(blocks_traced, grid, prof.strata), drop_periods=drop,
                                          fraction=part, fills=fills, translate=translator)
 
     kg, info = build(max_nodes)

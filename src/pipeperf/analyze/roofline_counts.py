@@ -22,22 +22,26 @@ NAME = "quantitative_roofline"
 def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None
                   ) -> tuple[dict[str, float], list[str]]:
     """Table 1's counts of the whole launch and the notes on how they were obtained: the emulated
-    CTAs' counts x (CTAs in the grid / CTAs emulated), DRAM bytes from ``memory_rows`` (already
+    CTAs' counts weighted to the grid (:func:`~pipeperf.emulate.profile.launch_scaled`), DRAM bytes from ``memory_rows`` (already
     launch-scaled), or, without a memory analysis, the global sectors (an upper bound)."""
+    from pipeperf.emulate.profile import launch_scaled
+
     total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
     emulated = float(counts.get("ctas_emulated") or total)
     scale = total / emulated if emulated else 1.0
-    out = {k: float(counts[k]) * scale for k in PROFILE_REQUIRED if k in counts}
+    out = launch_scaled(counts, [k for k in PROFILE_REQUIRED if k in counts])
     notes = []
-    if scale != 1.0:
+    if counts.get("launch"):
+        notes.append(f"instruction counts of the {int(emulated):,} emulated CTAs weighted by the grid CTAs each "
+                     f"stands for (strata of alike CTAs, bounds-checked edges apart) to all {int(total):,}")
+    elif scale != 1.0:
         notes.append(f"instruction counts scaled from the {int(emulated):,} emulated CTAs to all {int(total):,}")
     if memory_rows:
         out["dram_read_bytes"] = sum(float(r.get("dram_read_bytes", 0.0)) for r in memory_rows)
         out["dram_write_bytes"] = sum(float(r.get("dram_write_bytes", 0.0)) for r in memory_rows)
         notes.append("DRAM traffic from the cache model of this GPU (L2 misses and written sectors)")
     else:
-        out["global_load_sectors"] = float(counts.get("global_load_sectors", 0)) * scale
-        out["global_store_sectors"] = float(counts.get("global_store_sectors", 0)) * scale
+        out.update(launch_scaled(counts, ("global_load_sectors", "global_store_sectors")))
     return out, notes
 
 

@@ -75,6 +75,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     counts are extrapolated over them and ``prof.traces.skips`` says where. ``max_steps``: the
     launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line.
     ``allow_dtype_mismatch``: take a ``.npy`` whose dtype is not its pointer's element type."""
+    import numpy as np
+
     from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
     from pipeperf.emulate.profile import build_profile
     from pipeperf.ptx.load import load_module
@@ -90,13 +92,27 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     launch = Launch(dim3(grid, "grid"), dim3(block, "block"), values, names, int(shared), param_names)
     check_cuda_limits(launch.grid, launch.block)
     nblocks = launch.num_blocks
-    trace, traced_ctas = _traced(trace_blocks, trace_warps, nblocks, -(-launch.threads_per_block // 32))
+    wpc = -(-launch.threads_per_block // 32)
+    trace, traced_ctas = _traced(trace_blocks, trace_warps, nblocks, wpc)
+    strata = None
+    if ctas is not None:
+        from pipeperf.emulate.sampling import Strata
+
+        strata = Strata.of(func, launch)
+        trace, traced_ctas, ctas = _with_strata(strata, trace, traced_ctas, ctas, wpc)
     sample, why = _sample(ctas, traced_ctas, func, module, launch, memory or mode == "full")
+    weights = None
+    if sample is not None and strata is not None and strata.split:
+        from pipeperf.emulate.sampling import sample_weights
+
+        w = sample_weights(sample, launch.grid, strata)
+        weights = np.asarray([w[int(b)] for b in sample], np.float64)
+        why += _strata_note(strata, sample)
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
               fast_loops=fast_loops)
-    m, fallback, checked = _emulate(module, func, launch, sample, kw)
+    m, fallback, checked = _emulate(module, func, launch, sample, kw, weights)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
     if checked:
@@ -110,6 +126,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.counts["ctas_emulated"] = nblocks if sample is None else len(sample)
     prof.counts["partial"] = sample is not None
     prof.counts["sampling"] = why
+    prof.strata = strata
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     prof.notes += _printf_note(m.counters.printf_calls, sample is not None)
     return prof
@@ -145,6 +162,40 @@ def _traced(trace_blocks: str | Sequence[int] | None, trace_warps: int, nblocks:
     return None, None
 
 
+def _with_strata(strata, trace, traced_ctas, ctas, wpc: int):
+    """(trace, traced CTAs, ctas) with one CTA of every stratum of ``strata`` added where a guard
+    splits CTAs (:class:`~pipeperf.emulate.sampling.Strata`), traced when the trace is a spread of
+    whole CTAs: the partly masked CTAs are always emulated, never stood for by full ones."""
+    import numpy as np
+
+    from pipeperf.emulate.sampling import warps_of
+
+    if not any(strata.cuts):
+        return trace, traced_ctas, ctas
+    reps = strata.representatives()
+    if trace is not None and traced_ctas is not None:          # a spread (or listed) trace: trace them
+        traced_ctas = np.union1d(traced_ctas, reps)
+        return warps_of(traced_ctas, wpc), traced_ctas, ctas
+    base = traced_ctas if isinstance(ctas, str) else ctas
+    if base is None:
+        return trace, traced_ctas, ctas
+    return trace, traced_ctas, [int(b) for b in np.union1d(np.asarray(list(base), np.int64), reps)]
+
+
+def _strata_note(strata, sample) -> str:
+    """The sampling line's words on the partly masked CTAs' strata and the weighting."""
+    import numpy as np
+
+    g = strata.grid
+    cut = {"xyz"[d]: c for d, c in enumerate(strata.masked) if c}
+    weighted = "; counts weighted by the grid CTAs each emulated one stands for"
+    own = sum(1 for b in np.asarray(sample)
+              if any((int(b) // int(np.prod(g[:d]))) % g[d] in strata.masked[d] for d in range(3)))
+    where = ", ".join(f"block {a} {', '.join(map(str, c))}" for a, c in cut.items())
+    return (f"; {strata.split} CTA{'s' if strata.split > 1 else ''} partly masked by bounds checks ({where}) "
+            f"in strata of their own, {own} of them emulated" + weighted)
+
+
 def _sample(ctas: str | Sequence[int] | None, traced_ctas: np.ndarray | None, func: Function,
             module: Module, launch: Launch, memory: bool) -> tuple[np.ndarray | None, str]:
     """The CTAs to emulate (None: all) and why, the sample kept only when it is safe."""
@@ -162,9 +213,13 @@ def _sample(ctas: str | Sequence[int] | None, traced_ctas: np.ndarray | None, fu
     return sample, why
 
 
-def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray | None, kw: dict):
+def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray | None, kw: dict,
+             weights: np.ndarray | None = None):
     """Run the launch (optimistic hybrid first, rerun conservatively on a fallback) and the
-    bounds-check CTAs; (machine, whether it fell back, CTAs checked). Faults name source lines."""
+    bounds-check CTAs; (machine, whether it fell back, CTAs checked). Faults name source lines.
+    ``weights`` (per sampled CTA, the grid CTAs it stands for): the sample is run again, untraced
+    and in hybrid mode (the same counts), in batches of one weight, and ``m.weighted`` holds
+    its weighted counts; a separate run, so the traced run's batches (and loop skips) stay."""
     from pipeperf.emulate.errors import HybridFallback
     from pipeperf.emulate.machine import Machine
 
@@ -177,6 +232,14 @@ def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray 
             fallback = True
             m = Machine(module, func, launch, optimistic=False, **kw)
             m.run()
+        if weights is not None:
+            import numpy as np
+
+            opts = dict(kw, mode="hybrid", trace=np.empty(0, np.int64), trace_warps=0, trace_cap=None,
+                        memory=True, weights=weights)
+            counting = Machine(module, func, launch, optimistic=False, **opts)
+            counting.run()
+            m.weighted = counting.weighted
         checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
             (kw["memory"] or kw["mode"] == "full") else 0
     except PipeperfError as e:                   # a fault at a PTX line: say its source line

@@ -98,8 +98,30 @@ def extreme_ctas(func: Function, launch, aff: AffineAddresses | None = None,
     axis's outermost boundary blocks combine, then an even subset of ``cap``)."""
     aff = aff or launch_affine(func, launch)
     g = aff.grid
-    axes = "xyz"
     values: list[set[int]] = [{0, n - 1} for n in g]
+    for terms, const in _guards(func, aff):
+        for t in (-const - 1, -const, -const + 1):
+            p = _boundary(terms, t, aff.range_of)
+            for k, v in p.items():
+                if k.startswith("%ctaid."):
+                    values[_AXES.index(k[-1])].add(v)
+    if int(np.prod([len(v) for v in values])) > cap:   # many guards: each axis's outermost boundaries
+        values = [{0, n - 1} | ({min(v - {0, n - 1}), max(v - {0, n - 1})} if v - {0, n - 1} else set())
+                  for v, n in zip(values, g)]
+    picked = list(itertools.product(*(sorted(v) for v in values)))
+    if len(picked) > cap:
+        picked = [picked[k] for k in np.unique(np.round(np.linspace(0, len(picked) - 1, cap)).astype(np.int64))]
+    lin = [cx + g[0] * (cy + g[1] * cz) for cx, cy, cz in picked]
+    return np.unique(np.asarray(lin, np.int64))
+
+
+_AXES = "xyz"
+
+
+def _guards(func: Function, aff: AffineAddresses):
+    """(terms, constant) of ``a - b`` for every ``setp`` comparing two affine forms ``a``, ``b`` of
+    the thread and block indices (block indices among them): the guards whose outcome may change
+    across the grid."""
     for pc, x in enumerate(func.instructions):
         if x.root != "setp" or len(x.srcs) < 2:
             continue
@@ -111,19 +133,24 @@ def extreme_ctas(func: Function, launch, aff: AffineAddresses | None = None,
             continue
         d = a.plus(b, -1)
         terms = d.terms
-        if not any(k.startswith("%ctaid.") for k in terms) or \
-                not all(k.startswith(("%ctaid.", "%tid.")) for k in terms):
-            continue
-        for t in (-d.const - 1, -d.const, -d.const + 1):
-            p = _boundary(terms, t, aff.range_of)
-            for k, v in p.items():
-                if k.startswith("%ctaid."):
-                    values[axes.index(k[-1])].add(v)
-    if int(np.prod([len(v) for v in values])) > cap:   # many guards: each axis's outermost boundaries
-        values = [{0, n - 1} | ({min(v - {0, n - 1}), max(v - {0, n - 1})} if v - {0, n - 1} else set())
-                  for v, n in zip(values, g)]
-    picked = list(itertools.product(*(sorted(v) for v in values)))
-    if len(picked) > cap:
-        picked = [picked[k] for k in np.unique(np.round(np.linspace(0, len(picked) - 1, cap)).astype(np.int64))]
-    lin = [cx + g[0] * (cy + g[1] * cz) for cx, cy, cz in picked]
-    return np.unique(np.asarray(lin, np.int64))
+        if any(k.startswith("%ctaid.") for k in terms) and \
+                all(k.startswith(("%ctaid.", "%tid.")) for k in terms):
+            yield terms, d.const
+
+
+def partial_blocks(func: Function, launch, aff: AffineAddresses | None = None) -> list[set[int]]:
+    """Per grid axis (x, y, z), the block indices of CTAs whose threads an affine guard splits:
+    where ``a - b`` of a guard (:func:`_guards`) steps from -1 to 0 between two threads of one CTA
+    (``if (x >= w) return`` with ``w`` not a multiple of the block: the block holding ``x = w``).
+    A crossing outside the grid, or between two CTAs, splits none."""
+    aff = aff or launch_affine(func, launch)
+    cuts: list[set[int]] = [set(), set(), set()]
+    for terms, const in _guards(func, aff):
+        pts = [_boundary(terms, t, aff.range_of) for t in (-const - 1, -const)]
+        if any(sum(c * p[a] for a, c in terms.items()) != t for p, t in zip(pts, (-const - 1, -const))):
+            continue                                 # a side of the crossing lies outside the grid
+        blocks = [{k: v for k, v in p.items() if k.startswith("%ctaid.")} for p in pts]
+        if blocks[0] == blocks[1]:
+            for k, v in blocks[0].items():
+                cuts[_AXES.index(k[-1])].add(v)
+    return cuts

@@ -19,6 +19,47 @@ FLOPS = {"add": 1, "sub": 1, "mul": 1, "fma": 2, "mad": 2, "neg": 0, "abs": 0, "
          "max": 0, "setp": 0, "div": 1, "rcp": 1, "sqrt": 1}
 
 
+#: the scalar counters (besides the per-instruction arrays) that :class:`Weighted` scales
+SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
+           "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
+           "shared_load_requests", "shared_store_requests", "shared_bank_conflicts", "local_requests",
+           "ctas", "threads", "warps")
+
+
+class Weighted:
+    """The counters of a CTA sample scaled to the whole grid, with :class:`Counters`' attributes
+    (floats) so the same tally reads them: each batch of CTAs standing for equally many grid CTAs
+    (one weight) adds its counts times that weight. Why: the CTAs a bounds check masks in part
+    count less than interior ones, so one uniform scale from the sample is wrong."""
+
+    def __init__(self, counters: Counters) -> None:
+        self.per_prog: dict[str, tuple[Any, list[float], list[float], list[float]]] = {}
+        for k in SCALARS:
+            setattr(self, k, 0.0)
+        self._last = self._snapshot(counters)
+
+    @staticmethod
+    def _snapshot(c: Counters) -> tuple[dict[str, int], dict[str, tuple[Any, list[int], list[int], list[int]]]]:
+        return ({k: getattr(c, k) for k in SCALARS},
+                {n: (p, list(a), list(b), list(d)) for n, (p, a, b, d) in c.per_prog.items()})
+
+    def add(self, counters: Counters, weight: float) -> None:
+        """Add what ``counters`` counted since the last call, times ``weight``."""
+        scalars, progs = now = self._snapshot(counters)
+        for k, v in scalars.items():
+            setattr(self, k, getattr(self, k) + weight * (v - self._last[0][k]))
+        for n, (prog, *arrs) in progs.items():
+            before = self._last[1].get(n)
+            acc = self.per_prog.setdefault(n, (prog, *([0.0] * len(a) for a in arrs)))
+            for i, a in enumerate(arrs):
+                b = before[1 + i] if before else [0] * len(a)
+                out = acc[1 + i]
+                for j, (x, y) in enumerate(zip(a, b)):
+                    if x != y:
+                        out[j] += weight * (x - y)
+        self._last = now
+
+
 class Counters:
     def __init__(self, trace_cap: int | None = None, trace_ids: np.ndarray | None = None) -> None:
         #: entries kept per traced warp (None: all); a warp past it is still counted

@@ -15,7 +15,7 @@ import numpy as np
 
 from pipeperf.emulate import clocks
 from pipeperf.emulate.budget import DEFAULT_STEPS, StepBudget
-from pipeperf.emulate.counters import Counters
+from pipeperf.emulate.counters import Counters, Weighted
 from pipeperf.emulate.layout import Layout
 from pipeperf.emulate.memory import Arena, GlobalMemory
 from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, OP, RET, Program
@@ -37,12 +37,15 @@ class Machine:
                  max_steps: int = DEFAULT_STEPS, batch_threads: int = 1 << 18,
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
-                 ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False):
+                 ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False,
+                 weights: np.ndarray | None = None):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
         ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
         ``fast_loops``: jump over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`).
-        ``max_steps``: the launch's step budget (:mod:`pipeperf.emulate.budget`)."""
+        ``max_steps``: the launch's step budget (:mod:`pipeperf.emulate.budget`). ``weights``: per
+        CTA of ``ctas``, how many grid CTAs it stands for: batches then hold CTAs of one weight and
+        ``self.weighted`` (:class:`~pipeperf.emulate.counters.Weighted`) their weighted counts."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -59,6 +62,8 @@ class Machine:
         # (skipped stores can only poison bytes when their addresses are computed: memory)
         self.optimistic = optimistic and mode == "hybrid" and not tensor and memory
         self.counters = Counters(trace_cap, self.trace_ids)
+        self.weights = None if weights is None or self.ctas is None else np.asarray(weights, np.float64)
+        self.weighted: Weighted | None = None
         self.counters.trace.cap = trace_cap
         from pipeperf.emulate.loops import LoopSkipper
 
@@ -93,7 +98,7 @@ class Machine:
         warps_per_cta = (B + 31) // 32
         order = self.ctas
         n_run = nblocks if order is None else len(order)
-        batches = range(0, n_run, self.cta_per_batch)
+        batches = self._batches(n_run)
         if len(batches) > 1:                 # the batches' progress bar shows then, not the budget's line
             self.budget.watching = False
             self.budget.mark = 0
@@ -104,10 +109,20 @@ class Machine:
         log.info("kernel %s: %d of the step budget's %d steps used", self.kernel.name, self.budget.used,
                  self.budget.limit)
 
-    def _run(self, batches: range, n_run: int, order: np.ndarray | None, B: int, warps_per_cta: int) -> None:
+    def _batches(self, n_run: int) -> list[tuple[int, int]]:
+        """(first, count) of each batch of CTAs: at most ``cta_per_batch``, all of one weight."""
+        cuts = set(range(0, n_run, self.cta_per_batch))
+        if self.weights is not None:
+            cuts |= {int(i) for i in np.flatnonzero(np.diff(self.weights)) + 1}
+        starts = sorted(cuts)
+        return [(a, b - a) for a, b in zip(starts, starts[1:] + [n_run])]
+
+    def _run(self, batches: list[tuple[int, int]], n_run: int, order: np.ndarray | None, B: int,
+             warps_per_cta: int) -> None:
+        if self.weights is not None:
+            self.weighted = Weighted(self.counters)
         with np.errstate(all="ignore"):
-            for c0 in progress(batches, "emulate", "batch of CTAs"):
-                nc = min(self.cta_per_batch, n_run - c0)
+            for c0, nc in progress(batches, "emulate", "batch of CTAs"):
                 ctas = (np.arange(c0, c0 + nc, dtype=np.int64) if order is None
                         else order[c0:c0 + nc])
                 self._batch_ctas = ctas
@@ -133,6 +148,8 @@ class Machine:
                 self.counters.ctas += nc
                 self.counters.threads += nc * B
                 self.counters.warps += nc * warps_per_cta
+                if self.weighted is not None and self.weights is not None:
+                    self.weighted.add(self.counters, float(self.weights[c0]))
         if self.mode == "full" and order is None:  # hybrid or sampled: partial, leave alone
             for _k, addr, arr in self.layout.buffers:
                 arr[...] = self.gmem.read_back(addr, arr)

@@ -52,6 +52,8 @@ class Profile:
     params: dict[str, int | float] = field(default_factory=dict)
     #: what the counts leave out, for the reader (e.g. printf calls not executed)
     notes: list[str] = field(default_factory=list)
+    #: a sampled launch's CTA strata (:class:`~pipeperf.emulate.sampling.Strata`), for the traced CTAs' weights
+    strata: Any = None
 
     def __getitem__(self, key: str) -> Any:
         return self.counts[key]
@@ -101,14 +103,12 @@ def hypa_metrics(counts: Mapping[str, Any]) -> dict[str, float]:
     efficiency of the emulated ones, and ``fraction_emulated``: the share of the launch's thread
     instructions the emulator actually executed (CTA sampling and hybrid mode together; HyPA's
     '% to execute')."""
-    total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
-    emulated = float(counts.get("ctas_emulated") or total) or total
-    scale = total / emulated
-    out = {k: float(counts.get(k, 0) or 0) * scale for k in ("flop_count_sp", "flop_count_dp", "flop_count_hp",
-                                                               "branches", "divergent_branches")}
-    out["inst_executed"] = float(counts.get("inst_executed_warp", 0) or 0) * scale
+    keys = ("flop_count_sp", "flop_count_dp", "flop_count_hp", "branches", "divergent_branches",
+            "inst_executed_warp", "inst_executed_thread_all")
+    out = launch_scaled(counts, keys)
+    out["inst_executed"] = out.pop("inst_executed_warp")
+    all_t = out.pop("inst_executed_thread_all")
     out["branch_efficiency"] = float(counts.get("branch_efficiency", 100.0))
-    all_t = float(counts.get("inst_executed_thread_all", 0) or 0) * scale
     out["inst_executed_thread"] = all_t
     out["fraction_emulated"] = float(counts.get("inst_emulated_thread", 0) or 0) / all_t if all_t else 0.0
     return out
@@ -132,6 +132,8 @@ def build_profile(machine: Any, seconds: float) -> Profile:
               "barriers": c.barriers, "ctas": c.ctas, "threads": c.threads, "warps": c.warps,
               "seconds": seconds,
               "thread_instructions_per_second": totals["thread_all"] / seconds if seconds else 0.0}
+    if getattr(machine, "weighted", None) is not None:
+        counts["launch"] = weighted_counts(machine.weighted, machine.memory)
     m = machine.module
     return Profile(
         name=machine.kernel.name, file=machine.file, ptx_version=m.version,
@@ -143,7 +145,38 @@ def build_profile(machine: Any, seconds: float) -> Profile:
         resolved_spaces=dict(c.resolved_spaces))
 
 
-def _tally(c: Counters) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+#: the counts a sampled launch also gives for the whole grid (``counts["launch"]``)
+LAUNCH_KEYS = ("inst_executed_warp", "inst_executed_thread", "inst_executed_thread_all", "inst_fp_32",
+               "inst_fp_64", "inst_fp_16", "inst_integer", "inst_sfu", "inst_compute_ld_st", "flop_count_sp",
+               "flop_count_dp", "flop_count_hp", "flop_count_sp_fma", "flop_count_dp_fma", "flop_count_hp_fma",
+               "flop_count_sp_add", "flop_count_sp_mul", "flop_count_dp_add", "flop_count_dp_mul",
+               "flop_count_sp_special", "branches", "divergent_branches", "global_load_requests",
+               "global_store_requests", "global_load_sectors", "global_store_sectors", "global_sectors",
+               "shared_requests", "shared_load_requests", "shared_store_requests", "shared_bank_conflicts",
+               "local_requests", "atomic_requests", "ctas", "threads", "warps")
+
+
+def weighted_counts(w: Any, memory: bool) -> dict[str, float | None]:
+    """The whole grid's counts from a sample's :class:`~pipeperf.emulate.counters.Weighted`
+    counters (each CTA's counts times the grid CTAs it stands for)."""
+    totals, _, _ = _tally(w)
+    c = {**_instruction_counts(totals), **_memory_counts(w, memory),
+         "ctas": w.ctas, "threads": w.threads, "warps": w.warps}
+    return {k: None if c[k] is None else float(c[k]) for k in LAUNCH_KEYS}
+
+
+def launch_scaled(counts: Mapping[str, Any], keys: Any) -> dict[str, float]:
+    """``keys``' counts of the whole launch: the stratum-weighted ones of a sampled launch
+    (``counts["launch"]``), else the emulated CTAs' counts x (CTAs in the grid / CTAs emulated)."""
+    launch = counts.get("launch")
+    if launch:
+        return {k: float(launch.get(k) if launch.get(k) is not None else counts.get(k, 0) or 0) for k in keys}
+    total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
+    emulated = float(counts.get("ctas_emulated") or total) or total
+    return {k: float(counts.get(k, 0) or 0) * (total / emulated) for k in keys}
+
+
+def _tally(c: Any) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """Totals over every executed instruction (warp, thread and per-class counts, FLOPs), and the
     warp and thread counts by category and by opcode."""
     from pipeperf.emulate.counters import FLOPS
@@ -211,7 +244,7 @@ def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
     }
 
 
-def _memory_counts(c: Counters, memory: bool) -> dict[str, Any]:
+def _memory_counts(c: Any, memory: bool) -> dict[str, Any]:
     """Branch and memory statistics; without addresses (hybrid, ``memory=False``) the memory
     ones are None, "unknown", never a wrong 0."""
     b, d = c.branches, c.divergent_branches

@@ -68,34 +68,105 @@ def spread_ctas(num_blocks: int, count: int) -> np.ndarray:
     return ctas
 
 
-def sample_weights(ctas: Sequence[int], grid: Sequence[int]) -> dict[int, float]:
-    """How many CTAs of the grid each sampled CTA stands for (linear ids, x fastest).
+#: most strata :class:`Strata` forms (each has a CTA emulated); beyond, each axis keeps its outermost cuts
+MAX_STRATA = 64
 
-    The grid is split into strata by whether a CTA is the last along each dimension of extent > 1
-    (interior, last column, last row, corner...): bounds checks make exactly those CTAs partial,
-    so the one nearly empty last CTA of a large grid stands for itself and not for 1/k of the
-    grid. Each sampled CTA weighs its stratum's size over the sampled CTAs in it; a stratum with
-    no sampled CTA lends its size to the others in proportion (they are taken to be alike)."""
-    g = [int(x) for x in grid] + [1] * (3 - len(grid))
-    dims = [d for d in range(3) if g[d] > 1]
-    total = g[0] * g[1] * g[2]
 
-    def stratum(b: int) -> tuple[bool, ...]:
-        c = (b % g[0], (b // g[0]) % g[1], b // (g[0] * g[1]))
-        return tuple(c[d] == g[d] - 1 for d in dims)
+class Strata:
+    """The grid split into strata of CTAs alike under its bounds checks, along each axis of
+    extent > 1: the last block, each block a guard splits (``cuts``:
+    :func:`pipeperf.emulate.bounds.partial_blocks`, e.g. the block column holding ``x = w``)
+    and the runs of blocks between them; a CTA's stratum combines its axes' classes. Without
+    cuts: interior or last along each axis (the last CTA of a grid rounded up is partial)."""
 
-    def size(st: tuple[bool, ...]) -> int:
+    def __init__(self, grid: Sequence[int], cuts: Sequence[set[int]] = ()):
+        self.grid = [int(x) for x in grid] + [1] * (3 - len(grid))
+        self.dims = [d for d in range(3) if self.grid[d] > 1]
+        cuts = list(cuts) + [set()] * (3 - len(cuts))
+        #: per axis, the blocks a guard splits (the last one too); and how many CTAs that makes
+        self.masked = [sorted(c for c in cuts[d] if 0 <= c < self.grid[d]) for d in range(3)]
+        self.split = self.grid[0] * self.grid[1] * self.grid[2] - int(np.prod(
+            [self.grid[d] - len(self.masked[d]) for d in range(3)]))
+        self.cuts = [sorted(c for c in cuts[d] if 0 <= c < self.grid[d] - 1) if d in self.dims else []
+                     for d in range(3)]
+        while self.count() > MAX_STRATA and any(len(c) > 2 for c in self.cuts):
+            self.cuts = [c if len(c) <= 2 else [c[0], c[-1]] for c in self.cuts]
+        if self.count() > MAX_STRATA:
+            self.cuts = [[], [], []]
+        self._points = [self.cuts[d] + [self.grid[d] - 1] for d in range(3)]
+
+    @classmethod
+    def of(cls, func, launch) -> Strata:
+        """The strata of ``func``'s launch (its guards' cuts, none where they are not affine)."""
+        from pipeperf.emulate.bounds import partial_blocks
+
+        try:
+            cuts = partial_blocks(func, launch)
+        except (KeyError, IndexError, TypeError, ValueError, RecursionError):
+            cuts = [set(), set(), set()]
+        return cls(launch.grid, cuts)
+
+    def count(self) -> int:
         n = 1
-        for d, last in zip(dims, st):
-            n *= 1 if last else g[d] - 1
+        for d in self.dims:
+            n *= 2 * (len(self.cuts[d]) + 1)
         return n
 
-    members: dict[tuple[bool, ...], list[int]] = {}
+    def _classes(self, d: int) -> list[tuple[int, int, int]]:
+        """(class, first block, blocks) along axis ``d``: a run between points, then a point."""
+        out, lo = [], 0
+        for k, p in enumerate(self._points[d]):
+            if p > lo:
+                out.append((2 * k, lo, p - lo))
+            out.append((2 * k + 1, p, 1))
+            lo = p + 1
+        return out
+
+    def key(self, b: int) -> tuple[int, ...]:
+        import bisect
+
+        g = self.grid
+        c = (b % g[0], (b // g[0]) % g[1], b // (g[0] * g[1]))
+        out = []
+        for d in self.dims:
+            k = bisect.bisect_left(self._points[d], c[d])
+            out.append(2 * k + 1 if self._points[d][k] == c[d] else 2 * k)
+        return tuple(out)
+
+    def size(self, key: tuple[int, ...]) -> int:
+        n = 1
+        for d, k in zip(self.dims, key):
+            n *= next(m for c, _, m in self._classes(d) if c == k)
+        return n
+
+    def representatives(self) -> np.ndarray:
+        """One CTA of every stratum (each run's middle block), linear ids, sorted."""
+        import itertools
+
+        g = self.grid
+        per_axis = [[lo + m // 2 for _, lo, m in self._classes(d)] if d in self.dims else [0]
+                    for d in range(3)]
+        return np.unique(np.asarray([x + g[0] * (y + g[1] * z) for x, y, z in itertools.product(*per_axis)],
+                                    np.int64))
+
+
+def sample_weights(ctas: Sequence[int] | np.ndarray, grid: Sequence[int], strata: Strata | None = None) -> dict[int, float]:
+    """How many CTAs of the grid each sampled CTA stands for (linear ids, x fastest).
+
+    The grid is split into :class:`Strata` (interior, last column, last row, corner..., and the
+    blocks a bounds check splits): bounds checks make exactly those CTAs partial, so the one
+    nearly empty last CTA of a large grid stands for itself and not for 1/k of the grid. Each
+    sampled CTA weighs its stratum's size over the sampled CTAs in it; a stratum with no sampled
+    CTA lends its size to the others in proportion (they are taken to be alike)."""
+    st = strata or Strata(grid)
+    total = st.grid[0] * st.grid[1] * st.grid[2]
+    members: dict[tuple[int, ...], list[int]] = {}
     for b in ctas:
-        members.setdefault(stratum(int(b)), []).append(int(b))
-    covered = sum(size(st) for st in members)
+        members.setdefault(st.key(int(b)), []).append(int(b))
+    sizes = {k: st.size(k) for k in members}
+    covered = sum(sizes.values())
     scale = total / covered if covered else 1.0
-    return {b: size(st) * scale / len(bs) for st, bs in members.items() for b in bs}
+    return {b: sizes[k] * scale / len(bs) for k, bs in members.items() for b in bs}
 
 
 def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
