@@ -68,7 +68,9 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
                   f"block(s) of {p.warps_per_block} warps (limit {p.block_limit} blocks/SM by {p.limited_by}, "
                   f"{p.occupancy:.0%} of the SM; {p.occupancy_source})",
                   f"  bound by {b.by}: busy {busy or '-'}; issue slots used {_pct(b.issue_share)}; "
-                  f"cycles with no issue {_pct(b.idle_share)}",
+                  f"cycles with no issue {_pct(b.idle_share)}"
+                  + (f" (clipped to 100%: {', '.join(f'{k} {v:.0%}' for k, v in b.clipped.items())}; busy time, "
+                     "issues and cycles extrapolated separately)" if getattr(b, "clipped", None) else ""),
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
         lines += floor_lines(p)
