@@ -24,7 +24,7 @@ from collections.abc import Sequence
 #: the DataFrame's columns, units in their names
 DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_overhead_us", "gflop_per_s",
                      "flop_pct_of_peak", "dram_gb_per_s", "dram_pct_of_peak", "occupancy_pct",
-                     "warps_per_sm", "bound", "unsupported")
+                     "warps_per_sm", "bound", "unsupported", "not_physical")
 
 
 @dataclass
@@ -60,7 +60,8 @@ class AnalysisReport:
     def to_dataframe(self):
         """A pandas DataFrame, one row per kernel x GPU x model (:data:`DATAFRAME_COLUMNS`): each
         model's time, and the GFLOP/s and DRAM GB/s that time implies with their % of the GPU's
-        peaks; occupancy and bound are the GPU's (the Pipeline model's run)."""
+        peaks (a share above 100 % only where ``not_physical`` says the time is below a floor);
+        occupancy and bound are the GPU's (the Pipeline model's run)."""
         try:
             import pandas as pd
         except ImportError:
@@ -69,6 +70,7 @@ class AnalysisReport:
             raise PipeperfError("to_dataframe() needs pandas: pip install pandas") from None
         rows = []
         for p, h in zip(self.predictions, self.headlines()):
+            flags = p.not_physical        # a time below a physical floor (analyze/floors.py): why
             for model, v in p.predictions.items():
                 s = v.get("seconds")
                 gflops = h.flop / s / 1e9 if h.flop is not None and s else None
@@ -79,7 +81,8 @@ class AnalysisReport:
                              "flop_pct_of_peak": _pct(gflops, h.peak_gflops), "dram_gb_per_s": gbs,
                              "dram_pct_of_peak": _pct(gbs, h.peak_dram_gbs),
                              "occupancy_pct": 100 * h.occupancy, "warps_per_sm": h.warps_per_sm,
-                             "bound": h.bound_text, "unsupported": v.get("unsupported")})
+                             "bound": h.bound_text, "unsupported": v.get("unsupported"),
+                             "not_physical": flags.get(model)})
         return pd.DataFrame(rows, columns=list(DATAFRAME_COLUMNS))
 
     def source_view(self):

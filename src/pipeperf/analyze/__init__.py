@@ -52,6 +52,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
              opts: AnalyzeOptions, compiled: Any = None) -> Analysis:
     from pipeperf.analyze.advice import LaunchShape, explain
     from pipeperf.analyze.builds import Builds
+    from pipeperf.analyze.floors import floors_of
     from pipeperf.analyze.predict import predict_one
     from pipeperf.analyze.roofline_counts import add_quantitative_roofline
     from pipeperf.emulate import run_kernel, select_kernel
@@ -112,6 +113,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
                                       overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass)
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
+        pred.floors = floors_of(pred, spec)
         explain(pred, func, SourceMap(build.module),
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
         out.predictions.append(pred)

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from pipeperf.analyze.floors import TOLERANCE
+
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
 #: idle share (no running block in a warp slot) above which larger blocks are block-dispatch advice
@@ -103,6 +105,9 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     ctx.func, ctx.sources = func, sources
     if advise:
         pred.advice = advice_for(pred, ctx, launch)
+        why = pred.floors.violation(pred.seconds) if getattr(pred, "floors", None) is not None else None
+        if why is not None:
+            pred.notes = pred.notes + [f"no advice: the Pipeline time is not physical ({why})"]
     pred.sim = None
 
 
@@ -118,7 +123,19 @@ def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
     floor = min_gain(pred)
-    return sorted((a for a in items if a.gain >= floor), key=lambda a: -a.gain)
+    return sorted((a for a in items if a.gain >= floor and _physical(pred, a)), key=lambda a: -a.gain)
+
+
+def _physical(pred, a: Advice) -> bool:
+    """Advice rests on the Pipeline's times only where they are physical (analyze/floors.py): none
+    while the launch's own time is below a floor, and no item whose changed time is below the issue
+    floor (a change keeps the warp instructions; it may cut DRAM traffic, so that floor is not applied)."""
+    floors = getattr(pred, "floors", None)
+    if floors is None:
+        return True
+    if floors.violation(pred.seconds) is not None:
+        return False
+    return not (floors.issue_seconds and a.seconds_after < floors.issue_seconds * (1.0 - TOLERANCE))
 
 
 def _where(rows: list[dict]) -> str:

@@ -32,14 +32,21 @@ PIPELINE = "pipeline"
 
 
 def bound_of(r: SimResult, issue_limit: float) -> Bound:
-    """The busiest subsystem (>= 90 % busy), else the issue limit (>= 90 % of slots), else latency."""
+    """The busiest subsystem (>= 90 % busy), else the issue limit (>= 90 % of slots), else latency.
+    Shares are clipped to 1 and the raw value kept in ``Bound.clipped``: a fast-forwarded or
+    extrapolated run scales busy time, issued instructions and cycles each by its own linear
+    fit, so a share of them can come out a little above 1, which no real pipeline reaches."""
     issue_share = None
     if math.isfinite(issue_limit) and r.cycles > 0:
         issue_share = r.instructions_on_core / (r.cycles * issue_limit)
     idle = 0.0
     if r.cycles > 0:
         idle = max(0.0, 1.0 - r.issue_cycles / math.ceil(r.cycles))
-    busy = {k: round(v, 4) for k, v in r.subsystem_busy.items()}
+    clipped = {k: round(v, 4) for k, v in r.subsystem_busy.items() if v > 1.0}
+    busy = {k: round(min(1.0, v), 4) for k, v in r.subsystem_busy.items()}
+    if issue_share is not None and issue_share > 1.0:
+        clipped["issue slots"] = round(issue_share, 4)
+        issue_share = 1.0
     name, frac = max(busy.items(), key=lambda kv: kv[1]) if busy else ("latency", 0.0)
     if frac >= 0.9:
         by = name
@@ -47,7 +54,7 @@ def bound_of(r: SimResult, issue_limit: float) -> Bound:
         by = "issue limit"
     else:
         by = "latency"
-    return Bound(by, busy, None if issue_share is None else round(issue_share, 4), round(idle, 4))
+    return Bound(by, busy, None if issue_share is None else round(issue_share, 4), round(idle, 4), clipped)
 
 
 def warps_per_core(n_blocks: int, warps_per_block: int, cores: int) -> int:

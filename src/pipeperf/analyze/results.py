@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pipeperf.analyze.advice import Advice, SimContext
+    from pipeperf.analyze.floors import Floors
     from pipeperf.analyze.lockstep import PhaseSensitivity
     from pipeperf.analyze.stalls import LineTime
 
@@ -17,16 +18,21 @@ if TYPE_CHECKING:
 @dataclass
 class Bound:
     """What limits the simulated run: per-subsystem busy fraction, share of the issue slots used,
-    share of cycles in which no warp issued."""
+    share of cycles in which no warp issued. ``clipped``: shares that came out above 1 before
+    they were clipped to it (subsystem or "issue slots" -> the raw share), so the reports say why."""
 
     by: str
     subsystem_busy: dict[str, float]
     issue_share: float | None
     idle_share: float
+    clipped: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"by": self.by, "subsystem_busy": self.subsystem_busy, "issue_share": self.issue_share,
-                "idle_share": self.idle_share}
+        d: dict[str, Any] = {"by": self.by, "subsystem_busy": self.subsystem_busy,
+                             "issue_share": self.issue_share, "idle_share": self.idle_share}
+        if self.clipped:
+            d["clipped"] = self.clipped
+        return d
 
 
 @dataclass
@@ -58,6 +64,14 @@ class GPUPrediction:
     time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
     advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
     sim: SimContext | None = field(default=None, repr=False)          # advice.SimContext: what re-simulations need
+    floors: Floors | None = None       # floors.Floors: the DRAM-traffic and issue floors of the launch
+
+    @property
+    def not_physical(self) -> dict[str, str]:
+        """{model: why its time is below a physical floor} (:mod:`pipeperf.analyze.floors`)."""
+        from pipeperf.analyze.floors import not_physical
+
+        return not_physical(self)
 
     @property
     def bound_by(self) -> str:
@@ -88,6 +102,9 @@ class GPUPrediction:
             d["source_lines"] = [t.to_dict() for t in self.source_lines]
             d["time_not_on_lines"] = self.time_not_on_lines
         d["advice"] = [a.to_dict() for a in self.advice]
+        if self.floors is not None:
+            d["floors"] = self.floors.to_dict()
+            d["not_physical"] = self.not_physical
         return d
 
 

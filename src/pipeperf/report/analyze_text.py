@@ -53,9 +53,14 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
     widths = [max(len(c), 10) for c in cols]
     lines.append("")
     lines.append("predicted time (us)".ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    flags = [p.not_physical for p in preds]
     for m in models:
-        cells = [_us(p.predictions.get(m, {}).get("seconds")) for p in preds]
+        cells = [_us(p.predictions.get(m, {}).get("seconds")) + ("*" if m in f else "") for p, f in zip(preds, flags)]
         lines.append(m.ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+    lines += [f"* {m} on {p.gpu}: not physical, {why}; not used for advice"
+              for p, f in zip(preds, flags) for m, why in f.items() if m in models]
+    if any(m in models for m in ROOFLIKE[1:]) and "roofline" in models:
+        lines.append(ROOFLIKE_WHY)
     for p in preds:
         b = p.bound
         busy = ", ".join(f"{k} {v:.0%}" for k, v in sorted(b.subsystem_busy.items(), key=lambda kv: -kv[1]) if v > 0)
@@ -63,9 +68,12 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
                   f"block(s) of {p.warps_per_block} warps (limit {p.block_limit} blocks/SM by {p.limited_by}, "
                   f"{p.occupancy:.0%} of the SM; {p.occupancy_source})",
                   f"  bound by {b.by}: busy {busy or '-'}; issue slots used {_pct(b.issue_share)}; "
-                  f"cycles with no issue {_pct(b.idle_share)}",
+                  f"cycles with no issue {_pct(b.idle_share)}"
+                  + (f" (clipped to 100%: {', '.join(f'{k} {v:.0%}' for k, v in b.clipped.items())}; busy time, "
+                     "issues and cycles extrapolated separately)" if getattr(b, "clipped", None) else ""),
                   "  warp classes: " + ", ".join(f"{c['instructions']} instructions x{c['weight']:g}"
                                                  for c in p.warp_classes)]
+        lines += floor_lines(p)
         lines += _top_lines(p)
         lines += _memory_lines(p.memory)
         q = (getattr(p, "quantitative", None) or {}).get("prediction")
@@ -88,6 +96,30 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
             if v.get("unsupported"):
                 lines.append(f"  {m}: {v['unsupported']}")
     return "\n".join(lines)
+
+
+#: the roofline-like rows of the model table, and why their times differ
+ROOFLIKE = ("roofline", "quantitative_roofline", "volkov")
+ROOFLIKE_WHY = ("why the roofline-like rows differ: 'roofline' is Eq. 1 over mapper g's per-instruction "
+                "lambda/Lambda (busiest SM pipe, DRAM at the achievable bandwidth, no latency); "
+                "'quantitative_roofline' is Konstantinidis' launch-wide op and DRAM-byte counts over the "
+                "instruction-mix-scaled peak and B_mem; 'volkov' adds the latency the resident warps cannot "
+                "hide (Eq. 3); the DRAM floor below takes the same bytes at the vendor peak")
+
+
+def floor_lines(p: Any) -> list[str]:
+    """The launch's physical floors (analyze/floors.py) and what each is made of."""
+    from pipeperf.report.headline import format_seconds
+
+    f = getattr(p, "floors", None)
+    if f is None:
+        return []
+    dram = "-" if f.dram_seconds is None else \
+        f"{format_seconds(f.dram_seconds)} ({f.dram_bytes:,.0f} B at {f.dram_gbs:,.0f} GB/s, {f.dram_source})"
+    issue = "-" if f.issue_seconds is None else \
+        (f"{format_seconds(f.issue_seconds)} ({f.warp_instructions:,.0f} warp instructions / ({f.sms} SMs x "
+         f"{f.issue_limit:g} per clock) at the {f.clock_ghz:g} GHz boost clock)")
+    return [f"  floors: DRAM {dram}; issue {issue}"]
 
 
 #: source lines the terminal report lists per GPU (JSON and HTML carry all)

@@ -38,7 +38,7 @@ class Headline:
     peak_gflops: float | None           # the GPU's T_SP (or T_DP for an fp64 kernel), GFLOP/s
     dram_bytes: float | None            # DRAM read + write bytes of the launch (mapper g's cache model)
     dram_gbs: float | None              # dram_bytes / seconds, GB/s (10^9 B/s)
-    peak_dram_gbs: float | None         # the GPU's B_mem, GB/s
+    peak_dram_gbs: float | None         # the GPU's DRAM bandwidth the share is of, GB/s
     occupancy: float                    # theoretical: the occupancy rules' limit, fraction of the SM
     warps_per_sm: int                   # resident warps the simulation keeps on an SM
     max_warps_per_sm: int
@@ -47,6 +47,10 @@ class Headline:
     bound_text: str                     # the bound in plain words, with the number behind it
     top_line: str | None = None         # the source line with the largest share of the time, and why
     top_advice: str | None = None       # the advice predicted to gain most, with its predicted time
+    peak_dram_source: str | None = None  # what peak_dram_gbs is: "vendor peak, memory.dram_peak_gbs of ..."
+    dram_floor_seconds: float | None = None    # floors.Floors: the launch's DRAM bytes at that bandwidth
+    issue_floor_seconds: float | None = None   # floors.Floors: its warp instructions at the issue limit
+    not_physical: str | None = None     # why `seconds` is below a floor (floors.Floors.violation), else None
 
     @property
     def flop_pct_of_peak(self) -> float | None:
@@ -68,14 +72,16 @@ class Headline:
 
     def text(self) -> str:
         """One line, e.g. ``volta_v100: 53.1 us predicted; 1,264 GFLOP/s (8% of 15,667 GFLOP/s peak);
-        DRAM 812 GB/s (96% of 850 GB/s); occupancy 100% theoretical (limited by warps), 64 of
+        DRAM 812 GB/s (90% of 900 GB/s vendor peak, memory.dram_peak_gbs of volta_v100); occupancy 100% theoretical (limited by warps), 64 of
         64 warps/SM resident;
         memory bound: global memory (L2/DRAM) 91 % busy``."""
         flop = "- GFLOP/s" if self.gflops is None else \
             f"{self.gflops:,.4g} GFLOP/s" + _of(self.flop_pct_of_peak, self.peak_gflops, "GFLOP/s peak")
+        unit = "GB/s" if self.peak_dram_source is None else f"GB/s {self.peak_dram_source}"
         dram = "DRAM - GB/s" if self.dram_gbs is None else \
-            f"DRAM {self.dram_gbs:,.4g} GB/s" + _of(self.dram_pct_of_peak, self.peak_dram_gbs, "GB/s")
-        return (f"{self.gpu}: {format_seconds(self.seconds)} predicted; {flop}; {dram}; "
+            f"DRAM {self.dram_gbs:,.4g} GB/s" + _of(self.dram_pct_of_peak, self.peak_dram_gbs, unit)
+        flag = "" if self.not_physical is None else f" (not physical: {self.not_physical})"
+        return (f"{self.gpu}: {format_seconds(self.seconds)} predicted{flag}; {flop}; {dram}; "
                 f"occupancy {self.occupancy:.0%} theoretical (limited by {self.limited_by}), "
                 f"{self.warps_per_sm} of {self.max_warps_per_sm} warps/SM resident; {self.bound_text}")
 
@@ -98,22 +104,40 @@ def format_seconds(seconds: float | None) -> str:
     return f"{seconds / 1e-9:.4g} ns"
 
 
+#: below this share of issue slots and of every subsystem's time the run is called latency bound
+#: (the warps mostly wait); between it and the 90 % of ``bound_of`` no single resource bounds it
+LATENCY_SHARE = 0.5
+
+
+def _clip_note(bound: Any, key: str) -> str:
+    raw = getattr(bound, "clipped", {}).get(key)
+    return "" if raw is None else f" (clipped from {raw:.0%}: busy time and cycles extrapolated separately)"
+
+
 def bound_words(bound: Any) -> str:
-    """What bounds the run in plain words, from a :class:`pipeperf.analyze.predict.Bound`:
-    ``memory bound: global memory (L2/DRAM) 91 % busy``, ``issue bound: 93 % of issue slots
-    used``, ``latency bound: 38 % of cycles issue nothing``."""
+    """What bounds the run in plain words, from a :class:`pipeperf.analyze.predict.Bound`, always
+    with the numbers that justify it: ``memory bound: global memory (L2/DRAM) 91 % busy``,
+    ``issue bound: 93 % of issue slots used``, ``latency bound: 12 % of issue slots used, 38 % of
+    cycles issue nothing``, or, where issue slots or a subsystem are half used or more but none
+    reaches 90 %, ``no single bound: 66 % of issue slots used, ...`` (not "latency bound")."""
+    slots = "" if bound.issue_share is None else f"{bound.issue_share:.0%} of issue slots used"
     if bound.by in SUBSYSTEM_WORDS:
         kind, what = SUBSYSTEM_WORDS[bound.by]
-        return f"{kind} bound: {what} {bound.subsystem_busy.get(bound.by, 0.0):.0%} busy"
+        return (f"{kind} bound: {what} {bound.subsystem_busy.get(bound.by, 0.0):.0%} busy"
+                + _clip_note(bound, bound.by))
     if bound.by in bound.subsystem_busy:          # a subsystem this table does not name
-        return f"{bound.by} bound: {bound.subsystem_busy[bound.by]:.0%} busy"
+        return f"{bound.by} bound: {bound.subsystem_busy[bound.by]:.0%} busy" + _clip_note(bound, bound.by)
     if bound.by == "issue limit":
-        return f"issue bound: {bound.issue_share or 0.0:.0%} of issue slots used"
+        return f"issue bound: {slots or '- of issue slots used'}" + _clip_note(bound, "issue slots")
     busiest = max(bound.subsystem_busy.items(), key=lambda kv: kv[1], default=None)
     tail = ""
     if busiest is not None and busiest[1] > 0:
         tail = f" (busiest: {SUBSYSTEM_WORDS.get(busiest[0], ('', busiest[0]))[1]} {busiest[1]:.0%})"
-    return f"latency bound: {bound.idle_share:.0%} of cycles issue nothing{tail}"
+    idle = f"{bound.idle_share:.0%} of cycles issue nothing"
+    nums = f"{slots}, {idle}" if slots else idle
+    if (bound.issue_share or 0.0) >= LATENCY_SHARE or (busiest is not None and busiest[1] >= LATENCY_SHARE):
+        return f"no single bound (nothing >= 90 % busy): {nums}{tail}"
+    return f"latency bound: {nums}{tail}"
 
 
 def _max_warps(pred: Any) -> int:
@@ -127,8 +151,10 @@ def _max_warps(pred: Any) -> int:
 def headline(pred: Any) -> Headline:
     """The headline of a :class:`pipeperf.analyze.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
-    multiply-add twice; DRAM traffic from mapper g's cache model); the peaks are the GPU's
-    ``pipeperf gpu peaks`` (its database entry)."""
+    multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
+    ``pipeperf gpu peaks`` (its database entry), the DRAM one the bandwidth of the launch's
+    :class:`~pipeperf.analyze.floors.Floors` (the vendor peak where the database has it), else
+    the quantitative roofline's B_mem (an achievable figure where the database has one)."""
     from pipeperf.errors import PipeperfError
     from pipeperf.hardware.peaks import load_peaks
 
@@ -148,6 +174,12 @@ def headline(pred: Any) -> Headline:
         peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem
     except PipeperfError:                 # a GPU with no peak rates: no share of peak
         peak_flops = peak_dram = None
+    floors = getattr(pred, "floors", None)
+    dram_source: str | None = None
+    if floors is not None and floors.dram_gbs:
+        peak_dram, dram_source = floors.dram_gbs, floors.dram_source
+    elif peak_dram is not None:
+        dram_source = "B_mem of pipeperf gpu peaks"
     rate = (lambda x: x / seconds / 1e9 if x is not None and seconds > 0 else None)
     return Headline(kernel=pred.kernel, gpu=pred.gpu, seconds=seconds,
                     launch_overhead_seconds=float(pred.launch_overhead_seconds),
@@ -156,7 +188,10 @@ def headline(pred: Any) -> Headline:
                     occupancy=float(pred.occupancy), warps_per_sm=pred.blocks_per_sm * pred.warps_per_block,
                     max_warps_per_sm=_max_warps(pred),
                     limited_by=pred.limited_by, bound=pred.bound.by, bound_text=bound_words(pred.bound),
-                    top_line=_top_line(pred), top_advice=_top_advice(pred))
+                    top_line=_top_line(pred), top_advice=_top_advice(pred), peak_dram_source=dram_source,
+                    dram_floor_seconds=None if floors is None else floors.dram_seconds,
+                    issue_floor_seconds=None if floors is None else floors.issue_seconds,
+                    not_physical=None if floors is None else floors.violation(seconds))
 
 
 def _top_line(pred: Any) -> str | None:

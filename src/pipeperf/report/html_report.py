@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Sequence
 
+from pipeperf.report.analyze_text import ROOFLIKE_WHY, floor_lines
 from pipeperf.report.headline import SUBSYSTEM_WORDS, Headline, bound_words, headline
 
 #: the report's sections, in page order: (id, heading)
@@ -158,7 +159,7 @@ class _Raw:
 
 # ------------------------------------------------------------------ sections
 def _headline(heads: list[Headline]) -> str:
-    rows = [(h.gpu, _us(h.seconds), _us(h.launch_overhead_seconds or None), _num(h.gflops), _pct(h.flop_pct_of_peak),
+    rows = [(h.gpu, _us(h.seconds) + ("*" if h.not_physical else ""), _us(h.launch_overhead_seconds or None), _num(h.gflops), _pct(h.flop_pct_of_peak),
              _num(h.peak_gflops, ",.0f"), _num(h.dram_gbs), _pct(h.dram_pct_of_peak), _num(h.peak_dram_gbs, ",.0f"),
              _pct(h.occupancy), f"{h.warps_per_sm} of {h.max_warps_per_sm}",
              _Raw(f"<span class=\"bound\">{escape(h.bound_text)}</span>")) for h in heads]
@@ -168,8 +169,10 @@ def _headline(heads: list[Headline]) -> str:
                    numeric=range(1, 11))
     return (table + "<p class=\"muted\">Predicted time: the Pipeline model's simulation of the launch "
             "(the launch overhead comes on top). GFLOP/s and GB/s: the launch's FP operations (an FMA "
-            "counts 2) and DRAM bytes (mapper g's cache model) over that time; peaks: "
-            "<code>pipeperf gpu peaks</code>.</p>")
+            "counts 2) and DRAM bytes (mapper g's cache model) over that time; peak GFLOP/s: "
+            "<code>pipeperf gpu peaks</code>; peak DRAM: "
+            + escape("; ".join(sorted({f"{h.gpu}: {h.peak_dram_source}" for h in heads if h.peak_dram_source})))
+            + ". A time marked * is below a physical floor (see Models).</p>")
 
 
 def _occupancy(preds: list, heads: list[Headline], sweep: str | None) -> str:
@@ -247,16 +250,22 @@ def _models(preds: list) -> str:
     for p in preds:
         header += [f"{p.gpu} time (µs)", f"{p.gpu} cycles"]
     rows = []
+    flags = [p.not_physical for p in preds]
     for m in models:
         row: list[Any] = [m]
-        for p in preds:
+        for p, f in zip(preds, flags):
             v = p.predictions.get(m, {})
-            row += [_us(v.get("seconds")), _num(v.get("cycles"), ",.0f")]
+            row += [_us(v.get("seconds")) + ("*" if m in f else ""), _num(v.get("cycles"), ",.0f")]
         rows.append(row)
     unsupported = [f"{p.gpu}, {m}: {v['unsupported']}" for p in preds for m, v in p.predictions.items()
                    if v.get("unsupported")]
     notes = "".join(f"<li>{escape(u)}</li>" for u in unsupported)
+    bad = "".join(f"<li>{escape(f'{p.gpu}, {m}: {why}')}</li>" for p, f in zip(preds, flags) for m, why in f.items())
+    floors = "".join(f"<li>{escape(line.strip())}</li>" for p in preds for line in floor_lines(p))
+    why = f"<p class=\"muted\">{escape(ROOFLIKE_WHY)}.</p>" if "roofline" in models else ""
     return (_table(header, rows, numeric=range(1, len(header)))
+            + (f"<p>* Not physical (below a floor; not used for advice):</p><ul>{bad}</ul>" if bad else "")
+            + (f"<p>Physical floors of the launch:</p><ul>{floors}</ul>" if floors else "") + why
             + (f"<p>Models that do not apply:</p><ul>{notes}</ul>" if notes else ""))
 
 

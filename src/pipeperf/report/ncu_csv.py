@@ -130,9 +130,19 @@ def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
     if pred.bound.issue_share is not None:
         yield own, "pipeperf__issue_slots_used.pct", "%", 100 * pred.bound.issue_share
     yield own, "pipeperf__cycles_no_issue.pct", "%", 100 * pred.bound.idle_share
+    if h.peak_dram_source is not None:
+        yield own, "pipeperf__peak_dram_bandwidth.source", "", h.peak_dram_source
+    floors = getattr(pred, "floors", None)
+    if floors is not None and floors.dram_seconds is not None:
+        yield own, "pipeperf__floor_dram.time_duration", "nsecond", floors.dram_seconds * 1e9
+    if floors is not None and floors.issue_seconds is not None:
+        yield own, "pipeperf__floor_issue.time_duration", "nsecond", floors.issue_seconds * 1e9
+    flags = pred.not_physical if floors is not None else {}
     for model, v in pred.predictions.items():
         if v.get("seconds") is not None:
             yield own, f"pipeperf__time_duration_{model}.sum", "nsecond", v["seconds"] * 1e9
+        if model in flags:
+            yield own, f"pipeperf__time_duration_{model}.not_physical", "", flags[model]
     for what, v in (pred.what_if or {}).items():
         slug = what.replace(" ", "_")
         yield own, f"pipeperf__what_if_{slug}.time_duration", "nsecond", v["seconds"] * 1e9
