@@ -104,16 +104,34 @@ def subset_barriers(func, threads: int) -> frozenset[int]:
     (rounded up to whole warps): named barriers of some of the block's warps. The simulator meets
     a group's warps at every barrier node, so these are counted as instructions only."""
     from pipeperf.emulate.program import barrier_operands
-    from pipeperf.ptx.ir import Immediate
+    from pipeperf.ptx.ir import Immediate, Register
 
     full = -(-threads // 32) * 32
     out = []
+    consts = None
     for i, x in enumerate(func.instructions):
         if x.root in ("bar", "barrier") and "warp" not in x.modifiers:
             count = barrier_operands(x)[1]
+            if isinstance(count, Register):      # a count in a register: its one constant write
+                consts = _constant_registers(func) if consts is None else consts
+                count = consts.get(count.name)
             if isinstance(count, Immediate) and int(count.value) < full:
                 out.append(i)
     return frozenset(out)
+
+
+def _constant_registers(func) -> dict[str, Any]:
+    """Registers ``func`` writes once, with a ``mov`` of an immediate (how nvcc passes a constant
+    to inline asm: ``mov.u32 %r37, 128; bar.sync %r36, %r37;``): register -> that immediate."""
+    from pipeperf.ptx.ir import Immediate
+    from pipeperf.ptx.slices import written_registers
+
+    writes: dict[str, list] = {}
+    for x in func.instructions:
+        for r in written_registers(x):
+            writes.setdefault(r, []).append(x)
+    return {r: xs[0].srcs[0] for r, xs in writes.items()
+            if len(xs) == 1 and xs[0].root == "mov" and xs[0].guard is None and isinstance(xs[0].srcs[0], Immediate)}
 
 
 def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
