@@ -62,7 +62,19 @@ def test_producer_arrives_consumer_syncs(module):
     assert np.allclose(out.reshape(4, 128), want)
 
 
-@pytest.mark.parametrize("kernel", ["producer_consumer", "consumer_group"])
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+def test_barrier_ids_in_registers(module, mode):
+    """Ids and counts in registers are read per warp; hybrid mode computes them (its slice)."""
+    x = np.random.default_rng(3).random(2048, dtype=np.float32)
+    out = np.zeros(512, np.float32)
+    prof = run_kernel(module, 4, 256, [x, out, 2048, 4], kernel="register_ids", mode=mode)
+    if mode == "full":
+        assert np.allclose(out.reshape(4, 128), x.reshape(4, 4, 128).sum(1))
+    ref = run_kernel(module, 4, 256, [x, np.zeros(512, np.float32), 2048, 4], kernel="consumer_group")
+    assert prof.counts["barriers"] == ref.counts["barriers"] == 4 * 4 * (4 * 2 + 4 * 3)
+
+
+@pytest.mark.parametrize("kernel", ["producer_consumer", "consumer_group", "register_ids"])
 def test_warp_specialised_counts_match_full_emulation(kernel, capsys):
     sampled = _analyze(capsys, kernel, 64, _specialised_args())
     exact = _analyze(capsys, kernel, 64, _specialised_args(), "--all-ctas", "--exact")

@@ -66,6 +66,31 @@ extern "C" __global__ void consumer_group(const float *in, float *out, int n, in
     if (tid >= 128) out[blockIdx.x * 128 + tid - 128] = acc;
 }
 
+// consumer_group with barrier ids and counts in registers (CUTLASS's NamedBarrier helpers).
+__device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(n) : "memory"); }
+
+extern "C" __global__ void register_ids(const float *in, float *out, int n, int tiles)
+{
+    __shared__ float buf[128];
+    int tid = threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < tiles; ++t) {
+        if (tid < 128) {
+            int i = (blockIdx.x * tiles + t) * 128 + tid;
+            buf[tid] = i < n ? in[i] : 0.0f;
+            named_arrive(1, 256);
+            named_sync(2, 256);
+        } else {
+            named_sync(1, 256);
+            acc += buf[tid - 128];
+            named_sync(3, 128);
+            named_arrive(2, 256);
+        }
+    }
+    if (tid >= 128) out[blockIdx.x * 128 + tid - 128] = acc;
+}
+
 // A real deadlock: only the first warp reaches the barrier, the second leaves.
 extern "C" __global__ void first_warp_only(float *out)
 {
