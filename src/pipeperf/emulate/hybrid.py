@@ -2,10 +2,11 @@
 
 HyPA emulates only the instructions that branch conditions depend on and
 counts the rest. We take the backward slice (over registers, flow-insensitive,
-so it over-approximates and is always safe) of every guard predicate and every
-memory address, so the hybrid run reproduces full mode's instruction, branch
-*and* memory statistics exactly. A load inside the slice makes memory
-contents matter, so then every store and atomic joins the slice with its data.
+so it over-approximates and is always safe) of every guard predicate, every
+memory address and every register barrier id and thread count, so the hybrid
+run reproduces full mode's instruction, branch *and* memory statistics exactly.
+A load inside the slice makes memory contents matter, so then every store and
+atomic joins the slice with its data.
 Device functions are executed in full (their calls and argument stores join
 the slice).
 """
@@ -57,6 +58,8 @@ def needed_instructions(func: Function, memory: bool = True, optimistic: bool = 
             add(i, set())
         if x.root in ("bra", "brx"):
             add(i, register_names(x.srcs))
+        if x.root in ("bar", "barrier") and "warp" not in x.modifiers:
+            regs |= register_names(x.srcs)  # a register barrier id or count: whom the threads wait for
 
     def join(i: int, x) -> set[str]:
         reads = register_names(x.operands if x.root in _STORES else x.srcs)

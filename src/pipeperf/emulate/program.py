@@ -35,6 +35,7 @@ class Program:
         self.target: list[int] = []
         self.guard: list[Any] = []
         self.brx_tables: dict[int, Any] = {}
+        self.bars: dict[int, tuple[Any, Any, bool]] = {}
         self.emulated = np.zeros(self.n, bool)
         for i, x in enumerate(ins):
             k = CONTROL.get(x.root, OP)
@@ -46,6 +47,8 @@ class Program:
             self.target.append(func.labels[x.srcs[0].name] if k == BRA else -1)
             if k == BRX:
                 self.brx_tables[i] = _branch_table(m, func, x)
+            elif k == BAR:
+                self.bars[i] = barrier_operands(x)
             self.guard.append(None if x.guard is None else (x.guard.name, x.guard_neg))
             h = None
             if k == OP and (needed is None or i in needed or (x.root in MEMORY_ROOTS and m.memory)):
@@ -63,6 +66,15 @@ def _branch_table(m: Any, func: Function, x: Instruction):
         return raiser(m, x, f"brx.idx table {x.srcs[1] if len(x.srcs) > 1 else '?'} "
                             f"is not a .branchtargets list of this function")
     return (x.srcs[0].name, np.array([func.labels[t] for t in table]))
+
+
+def barrier_operands(x: Instruction) -> tuple[Any, Any, bool]:
+    """(barrier id, thread count or None, arrives only) of a ``bar``/``barrier`` instruction:
+    the hardware counts arrivals per barrier id, whichever instruction makes them (PTX ISA
+    "bar, barrier"); ``bar.red``'s last source is its predicate, not a count."""
+    srcs = x.srcs
+    n_ops = 2 if "red" in x.modifiers else 1
+    return srcs[0], (srcs[1] if len(srcs) > n_ops else None), "arrive" in x.modifiers
 
 
 def _compile(m: Any, x: Instruction, full: bool) -> Handler:

@@ -5,8 +5,10 @@ for *all* threads waiting there, so threads that split at a branch meet again wh
 paths join (the immediate post-dominator in nvcc's block layout), and each instruction costs
 one vectorised NumPy operation however many warps execute it. Warp-level counts are the
 number of distinct warps among those threads. ``bar.sync`` holds a CTA's threads until all
-its live threads have arrived. Pending groups live in ``waiting`` (pc -> group) with a
-min-heap of their PCs; groups at a barrier in ``blocked`` (pc -> group).
+its live threads (or its thread count) have arrived at that barrier id, through whichever
+``bar``/``barrier`` instructions (Volta and later count a barrier by id, not by instruction).
+Pending groups live in ``waiting`` (pc -> group) with a min-heap of their PCs; groups at a
+barrier in ``blocked`` (pc -> group); ``bar.arrive``'s arrivals in ``arrived`` (id -> per CTA).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pipeperf.emulate.clocks import ISSUED
 from pipeperf.emulate.errors import EmulationError
 from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, OP, RET, Program
 from pipeperf.emulate.state import State
-from pipeperf.ptx.ir import Instruction, ParamList, Symbol
+from pipeperf.ptx.ir import Immediate, Instruction, ParamList, Symbol
 
 ONE = np.uint64(1)
 
@@ -45,6 +47,7 @@ a runaway loop with one line.
     waiting: dict[int, Any] = {}
     heap: list[int] = []
     blocked: dict[int, Any] = {}
+    arrived: dict[int, np.ndarray] = {}
     cur, pc = start, pc0
     wid = st.wid
     steps = 0
@@ -60,7 +63,7 @@ a runaway loop with one line.
     issued = st.regs.get(ISSUED)              # the clocks' instruction count (clock-reading kernels only)
     while True:
         if cur is None:
-            cur, pc = _next_group(m, prog, st, waiting, heap, blocked, probe is not None)
+            cur, pc = _next_group(m, prog, st, waiting, heap, blocked, arrived, probe is not None)
             if cur is None:
                 return None
         if probe is not None and (pc < probe[0] or pc > probe[1] or steps >= probe[2]):
@@ -124,7 +127,7 @@ a runaway loop with one line.
         elif k == EXIT or k == RET:  # noqa: SIM109 -- no tuple built per step of the SIMT loop
             cur, pc = _exit(m, st, k, pc, cur, on, gmask, waiting, heap)
         elif k == BAR:
-            cur, pc = _barrier(m, st, pc, cur, on, gmask, nw, waiting, heap, blocked)
+            cur, pc = _barrier(m, prog, st, pc, cur, on, gmask, nw, waiting, heap, blocked, arrived)
         elif k == CALL:
             if non:
                 call(m, prog.func.instructions[pc], st, on)
@@ -132,7 +135,7 @@ a runaway loop with one line.
 
 
 def _next_group(m: Any, prog: Program, st: State, waiting: dict, heap: list, blocked: dict,
-                probing: bool):
+                arrived: dict, probing: bool):
     """The pending group with the lowest PC, else the threads a barrier releases; (None, -1)
     when every thread has left (or, probing, when the probed group has)."""
     while heap and heap[0] not in waiting:
@@ -142,15 +145,15 @@ def _next_group(m: Any, prog: Program, st: State, waiting: dict, heap: list, blo
         return waiting.pop(pc), pc
     if probing or not blocked:
         return None, -1
-    cur, pc = release(m, st, blocked)
-    if cur is None:
+    if not release(m, prog, st, blocked, arrived, waiting, heap):
         raise EmulationError(
             f"kernel {m.kernel.name}: barrier deadlock: threads wait at "
             f"bar.sync on PTX line(s) "
-            + ", ".join(str(prog.func.instructions[p].line) for p in blocked)
-            + " but their CTAs' other threads have left",
+            + ", ".join(str(prog.func.instructions[p].line) for p in sorted(blocked))
+            + " but their CTAs' other threads have left or wait at other barriers"
+            + _counts(m, prog, st, blocked, arrived),
             file=m.file)
-    return advance(cur, pc + 1, waiting, heap)
+    return _next_group(m, prog, st, waiting, heap, blocked, arrived, probing)
 
 
 def _branch_indirect(m: Any, prog: Program, st: State, pc: int, cur, on, gmask, nw: int,
@@ -196,23 +199,50 @@ def _exit(m: Any, st: State, k: int, pc: int, cur, on, gmask, waiting: dict, hea
     return None, pc
 
 
-def _barrier(m: Any, st: State, pc: int, cur, on, gmask, nw: int, waiting: dict, heap: list,
-             blocked: dict):
-    """bar.sync: ``on`` waits until its CTAs' live threads have all arrived."""
+def _barrier(m: Any, prog: Program, st: State, pc: int, cur, on, gmask, nw: int, waiting: dict,
+             heap: list, blocked: dict, arrived: dict):
+    """bar.sync: ``on`` waits until its CTAs' live threads (or the thread count) have arrived at
+    the barrier's id; bar.arrive: ``on`` is counted there and goes on."""
     if not st.top:
         raise EmulationError("bar.sync in device functions is not emulated", file=m.file)
     m.counters.barriers += nw
     non, nt = G.size(on), G.size(cur)
-    rest = G.subset(cur, ~gmask) if non < nt else None
-    rel = None
-    if non:
-        blocked[pc] = G.merge(blocked[pc], on) if pc in blocked else on
-        rel, _ = release(m, st, blocked, only=pc)
-    if rest is not None and G.size(rest):
-        push(rest, pc + 1, waiting, heap)
-    if rel is not None:
-        return advance(rel, pc + 1, waiting, heap)
+    bid, count, arrive_only = prog.bars[pc]
+    if not non:
+        return advance(cur, pc + 1, waiting, heap)
+    key = _bar_id(m, prog, st, pc, bid, on)
+    if arrive_only:
+        a = arrived.setdefault(key, np.zeros(len(m.live), np.int64))
+        a += _arrivals(st, G.as_array(on), len(m.live), count is not None)
+        release(m, prog, st, blocked, arrived, waiting, heap, key)
+        return advance(cur, pc + 1, waiting, heap)
+    blocked[pc] = G.merge(blocked[pc], on) if pc in blocked else on
+    if non < nt:
+        push(G.subset(cur, ~gmask), pc + 1, waiting, heap)
+    release(m, prog, st, blocked, arrived, waiting, heap, key)
     return None, pc
+
+
+def _bar_id(m: Any, prog: Program, st: State, pc: int, op, on) -> int:
+    """The barrier id of instruction ``pc`` for the threads ``on`` (an immediate, or a register
+    all of them hold the same value in)."""
+    if isinstance(op, Immediate):
+        return int(op.value)
+    v = np.unique(st.reg(op.name, np.dtype(np.uint32))[on])
+    if len(v) != 1:
+        raise EmulationError(f"kernel {m.kernel.name}: threads reach one barrier instruction with "
+                             f"different barrier ids ({', '.join(map(str, v[:4]))})", file=m.file,
+                             line=prog.func.instructions[pc].line)
+    return int(v[0])
+
+
+def _arrivals(st: State, a: np.ndarray, n_ctas: int, counted: bool) -> np.ndarray:
+    """Arrivals per CTA of the threads ``a``: threads, or, at a barrier with a thread count,
+    32 per warp (the hardware marks a warp's arrival)."""
+    if not counted:
+        return np.bincount(st.cta[a], minlength=n_ctas)
+    _, first = np.unique(st.wid[a], return_index=True)
+    return 32 * np.bincount(st.cta[a[first]], minlength=n_ctas)
 
 
 def _leave(m: Any, st: State, cur, prog: Program) -> None:
@@ -244,24 +274,51 @@ def advance(g, pc: int, waiting: dict, heap: list):
     return g, pc
 
 
-def release(m: Any, st: State, blocked: dict, only: int | None = None):
-    """Threads of CTAs whose live threads all wait at a barrier; (group, pc) or (None, -1)."""
-    for p in ([only] if only is not None else sorted(blocked)):
-        g = blocked[p]
-        a = G.as_array(g)
-        arrived = np.bincount(st.cta[a], minlength=len(m.live))
-        complete = (arrived == m.live) & (arrived > 0)
+def release(m: Any, prog: Program, st: State, blocked: dict, arrived: dict, waiting: dict, heap: list,
+            only: int | None = None) -> bool:
+    """Release the waiters of every CTA whose barrier (id ``only``, else each id waited at) has all
+    its arrivals: its live threads, or its thread count, counted over every instruction that
+    reaches that id. Released threads wait at the instruction after theirs; True if any were."""
+    by_id: dict[int, list[int]] = {}
+    for p, g in blocked.items():
+        k = _bar_id(m, prog, st, p, prog.bars[p][0], g)
+        if only is None or k == only:
+            by_id.setdefault(k, []).append(p)
+    n_ctas = len(m.live)
+    done = False
+    for key in sorted(by_id):
+        pcs = by_id[key]
+        counts = [prog.bars[p][1] for p in pcs if prog.bars[p][1] is not None]
+        a = np.concatenate([G.as_array(blocked[p]) for p in pcs])
+        a.sort()
+        have = _arrivals(st, a, n_ctas, bool(counts)) + arrived.get(key, 0)
+        waits = np.bincount(st.cta[a], minlength=n_ctas) > 0
+        need = m.live if not counts else _bar_id(m, prog, st, pcs[0], counts[0], blocked[pcs[0]])
+        complete = waits & (have >= need)
         if not complete.any():
             continue
-        mask = complete[st.cta[a]]
-        rel = G.compact(a[mask])
-        rest = a[~mask]
-        if len(rest):
-            blocked[p] = G.compact(rest)
-        else:
-            del blocked[p]
-        return rel, p
-    return None, -1
+        done = True
+        if key in arrived:
+            arrived[key][complete] = 0
+        for p in pcs:
+            g = G.as_array(blocked[p])
+            mask = complete[st.cta[g]]
+            if len(g[~mask]):
+                blocked[p] = G.compact(g[~mask])
+            else:
+                del blocked[p]
+            if mask.any():
+                push(G.compact(g[mask]), p + 1, waiting, heap)
+    return done
+
+
+def _counts(m: Any, prog: Program, st: State, blocked: dict, arrived: dict) -> str:
+    """Why the barriers cannot complete, for the deadlock's line: each id's thread count."""
+    ids = sorted({(_bar_id(m, prog, st, p, prog.bars[p][0], g), prog.bars[p][1]) for p, g in blocked.items()},
+                 key=lambda t: t[0])
+    parts = [f"barrier {k}" + (f" waits for {c} threads" if c is not None else " waits for every live thread")
+             for k, c in ids]
+    return " (" + "; ".join(parts) + ")"
 
 
 def call(m: Any, x: Instruction, st: State, on) -> None:

@@ -5,7 +5,11 @@ unrolled by their real trip counts and divergent paths serialised as executed. E
 def-use dependences through registers: each node depends on the last earlier node of the
 same warp that wrote one of its source registers (or its guard predicate), the registers
 being the IR's operand objects' (:func:`pipeperf.ptx.slices.operand_registers`). Barriers
-(``bar.sync``/``barrier.sync``) are nodes of class ``bar_sync``. Warps with the same
+(``bar.sync``/``barrier.sync``/``bar.arrive``) are nodes of class ``bar_sync``; the simulator
+makes a group's warps meet at them, k-th with k-th, whichever instruction each warp reaches
+barrier k through (the hardware counts a barrier by id). A named barrier of fewer threads than
+the block (``bar.sync 3, 128`` among the consumer warps of a warp-specialised kernel) holds no
+group together: its nodes are no group barriers (:func:`subset_barriers`). Warps with the same
 (opcode sequence, class sequence) form one warp class whose weight is their number.
 
 Given the warps per block, the traced warps are also grouped by block (warp id //
@@ -26,7 +30,7 @@ import math
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -95,14 +99,50 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
     return of
 
 
+def subset_barriers(func, threads: int) -> frozenset[int]:
+    """PCs of ``func``'s barrier instructions whose thread count is below a block of ``threads``
+    (rounded up to whole warps): named barriers of some of the block's warps. The simulator meets
+    a group's warps at every barrier node, so these are counted as instructions only."""
+    from pipeperf.emulate.program import barrier_operands
+    from pipeperf.ptx.ir import Immediate, Register
+
+    full = -(-threads // 32) * 32
+    out = []
+    consts = None
+    for i, x in enumerate(func.instructions):
+        if x.root in ("bar", "barrier") and "warp" not in x.modifiers:
+            count = barrier_operands(x)[1]
+            if isinstance(count, Register):      # a count in a register: its one constant write
+                consts = _constant_registers(func) if consts is None else consts
+                count = consts.get(count.name)
+            if isinstance(count, Immediate) and int(count.value) < full:
+                out.append(i)
+    return frozenset(out)
+
+
+def _constant_registers(func) -> dict[str, Any]:
+    """Registers ``func`` writes once, with a ``mov`` of an immediate (how nvcc passes a constant
+    to inline asm: ``mov.u32 %r37, 128; bar.sync %r36, %r37;``): register -> that immediate."""
+    from pipeperf.ptx.ir import Immediate
+    from pipeperf.ptx.slices import written_registers
+
+    writes: dict[str, list] = {}
+    for x in func.instructions:
+        for r in written_registers(x):
+            writes.setdefault(r, []).append(x)
+    return {r: xs[0].srcs[0] for r, xs in writes.items()
+            if len(xs) == 1 and xs[0].root == "mov" and xs[0].guard is None and isinstance(xs[0].srcs[0], Immediate)}
+
+
 def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
              registers_of: Callable[[Mapping], Registers] = text_registers,
-             fills: Mapping[int, int] | None = None) -> IDG:
+             fills: Mapping[int, int] | None = None, subset: Collection[int] = ()) -> IDG:
     """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters).
 
     ``fills`` ({load pc: pc whose fill its L1 hits wait for}, mapper g's
     :func:`~pipeperf.hardware.memory.fill_sources`): each instance of such a load completes no
-    earlier than the warp's latest earlier instance of that pc (:attr:`IDG.fill`)."""
+    earlier than the warp's latest earlier instance of that pc (:attr:`IDG.fill`). ``subset``: pcs
+    of barriers of some warps only (:func:`subset_barriers`), no group barriers."""
     n = len(entries)
     names: dict[str, int] = {}
     cls = np.empty(n, dtype=np.int32)
@@ -128,6 +168,8 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
             last_pc[pc] = i
     bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls] if n else np.zeros(0, bool)
     pcs = np.fromiter((e["pc"] for e in entries), np.int64, n) if n and "pc" in entries[0] else None
+    if subset and pcs is not None:
+        bar &= ~np.isin(pcs, np.fromiter(subset, np.int64, len(subset)))
     return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs,
                            fill=fill)
 
@@ -142,7 +184,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              warps_per_group: int | None = None,
                              block_weights: Mapping[int, float] | None = None,
                              fills: Mapping[int, int] | None = None,
-                             translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
+                             translate: Translator | None = None,
+                             subset: Collection[int] = ()) -> tuple[KernelGraph, BuildInfo]:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -167,15 +210,18 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, registers_of, source, warps_per_group, block_weights, full, fills, translate)
+                     class_of, registers_of, source, warps_per_group, block_weights, full, fills, translate,
+                     subset)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
               lengths: Mapping[int, int], truncated: int, class_of, registers_of, source: str,
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
               full: int | None = None, fills: Mapping[int, int] | None = None,
-              translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
-    """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``)."""
+              translate: Translator | None = None,
+              subset: Collection[int] = ()) -> tuple[KernelGraph, BuildInfo]:
+    """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``);
+    ``subset``: :func:`subset_barriers` (a translation's entries name the PTX pc of their line)."""
     if warps_per_group is not None and warps_per_group < 1:
         raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
     if block_weights is not None and not warps_per_group:
@@ -190,7 +236,7 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
         return float(sum(bw.get(w // per_group, 1.0) for w in wids)) if bw else float(len(wids))
 
     if truncated:
-        rep, lengths = _common_barriers(groups, rep, lengths, class_of)
+        rep, lengths = _common_barriers(groups, rep, lengths, class_of, subset)
     if translate is not None:
         # the SASS of a cut trace ends at a block's end: its barriers can differ from the PTX's by
         # a block's worth, so the translated traces meet at a common barrier again
@@ -201,7 +247,7 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills)
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills, subset)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
@@ -215,14 +261,14 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
 
 
 def _common_barriers(groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]], lengths: Mapping[int, int],
-                     class_of) -> tuple[dict[int, Sequence[Mapping]], dict[int, int]]:
+                     class_of, subset: Collection[int] = ()) -> tuple[dict[int, Sequence[Mapping]], dict[int, int]]:
     """Cut traces end after as many barriers as the cut trace with the fewest: a trace cut at a
     number of instructions (the trace cap, the node budget) reaches more barriers in a warp whose
     phases between barriers are shorter, and warps of one block must meet the same barriers. The
     instructions after the common last barrier are left out (the caller extrapolates over what is
     kept: ``lengths`` follow the cut)."""
     def bars(t: Sequence[Mapping]) -> list[int]:
-        return [i for i, e in enumerate(t) if class_of(e) in BARRIER_CLASSES]
+        return [i for i, e in enumerate(t) if class_of(e) in BARRIER_CLASSES and e.get("pc") not in subset]
 
     at = {g[0]: bars(rep[g[0]]) for g in groups}
     counts = {len(b) for b in at.values() if b}
@@ -287,22 +333,24 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return memo[pc]
 
     registers_of = ir_registers(func)
+    subset = subset_barriers(func, math.prod(prof.block))
     from pipeperf.emulate.tracelog import TraceLog
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
         return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes, source, warps_per_group,
-                               block_weights, drop_periods, fraction, fills, translate)
+                               block_weights, drop_periods, fraction, fills, translate, subset)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes, source,
-                                    warps_per_group, block_weights, fills, translate)
+                                    warps_per_group, block_weights, fills, translate, subset)
 
 
 def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_per_group, block_weights,
                     drop_periods: bool = False, fraction: float | None = None,
-                    fills: Mapping[int, int] | None = None, translate: Translator | None = None):
+                    fills: Mapping[int, int] | None = None, translate: Translator | None = None,
+                    subset: Collection[int] = ()):
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -343,7 +391,7 @@ def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     truncated = sum(cut.values())
     return _assemble(func.name, groups, rep, kept, truncated, class_of, registers_of, source, warps_per_group,
-                     block_weights, sum(n for _, n in sig.values()), fills, translate)
+                     block_weights, sum(n for _, n in sig.values()), fills, translate, subset)
 
 
 def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:

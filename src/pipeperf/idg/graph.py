@@ -17,12 +17,12 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import accumulate, chain, repeat
 from operator import add, lt
 from typing import TYPE_CHECKING, Protocol, Union
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from pipeperf.errors import PipeperfError
 
@@ -39,7 +39,7 @@ class _Lines(Protocol):
     def __getitem__(self, i: int, /) -> int | None: ...
 
 
-#: Class names that are barriers even without ``barrier: true``.
+#: Class names that are barriers even without ``barrier: true`` (and unless ``barrier: false``).
 BARRIER_CLASSES = frozenset({"bar_sync", "barrier"})
 
 
@@ -66,6 +66,15 @@ class IDG:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def without_barriers(self, ids: Collection[str]) -> IDG:
+        """This IDG with the nodes ``ids`` no group barriers (``barrier: false`` in a file: a named
+        barrier of some of a block's warps, counted as an instruction of its class only)."""
+        bar = bytearray(memoryview(self.barrier_buf).cast("B"))  # type: ignore[arg-type]  # ndarray: see Buffer
+        for i, node_id in enumerate(self.ids):
+            if node_id in ids:
+                bar[i] = 0
+        return replace(self, barrier_buf=array("b", bytes(bar)))
 
     @cached_property
     def cls(self) -> np.ndarray:
@@ -127,8 +136,8 @@ class IDG:
             deps = [self.ids[j] for j in self.deps_of(i)]
             if deps:
                 d["deps"] = deps
-            if self.barrier[i] and self.class_of(i) not in BARRIER_CLASSES:
-                d["barrier"] = True
+            if bool(self.barrier[i]) != (self.class_of(i) in BARRIER_CLASSES):
+                d["barrier"] = bool(self.barrier[i])     # (false: a barrier of some warps only)
             if self.fill is not None and self.fill[i] >= 0:
                 d["completes_after"] = self.ids[int(self.fill[i])]
             out.append(d)
@@ -219,12 +228,15 @@ class IDG:
         owner = np.repeat(np.arange(n), np.diff(dep_ptr))
         if len(dep_idx) and (dep_idx >= owner).any():
             raise ValueError("generated IDG is not in topological order")
-        bar = np.zeros(n, dtype=bool) if barrier is None else np.array(barrier, dtype=bool)
         names = tuple(classes)
         cls_arr = np.ascontiguousarray(cls_arr, dtype=np.int32)
-        for k, c in enumerate(names):
-            if c in BARRIER_CLASSES:
-                bar |= cls_arr == k
+        if barrier is not None:         # given per node: a barrier class's node may be no group barrier
+            bar = np.array(barrier, dtype=bool)
+        else:
+            bar = np.zeros(n, dtype=bool)
+            for k, c in enumerate(names):
+                if c in BARRIER_CLASSES:
+                    bar |= cls_arr == k
         node_ids = tuple(ids) if ids is not None else tuple(f"i{k}" for k in range(n))
         if fill is not None:
             fill = np.ascontiguousarray(fill, dtype=np.int32)

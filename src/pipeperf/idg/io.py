@@ -150,6 +150,7 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
     ids, classes, deps = [], [], []
     bars: list[bool] | None = None      # only when some node says ``barrier:``
     after: dict[int, str] = {}          # node -> the id its completes_after names
+    unbarred: set[str] = set()          # ``barrier: false``: a barrier class's node no group waits at
     for k, node in enumerate(instrs):
         if not isinstance(node, dict):
             raise doc.error(f"instruction {k + 1}: expected a mapping like {{id: c1, class: comp, deps: [...]}}", d)
@@ -179,12 +180,16 @@ def parse_idg(doc: Document, d: dict, default_name: str) -> IDG:
             if bars is None:
                 bars = [False] * k
             bars.append(bool(node["barrier"]))
+            if not node["barrier"]:
+                unbarred.add(ids[-1])
         elif bars is not None:
             bars.append(False)
         if "completes_after" in node:
             after[k] = str(node["completes_after"])
     g = IDG.from_nodes(str(d.get("name", default_name)), ids, classes, deps, bars,
                        where=doc.path, lines=_NodeLines(doc, instrs))
+    if unbarred:
+        g = g.without_barriers(unbarred)
     return _with_fill(doc, g, instrs, ids, after) if after else g
 
 
