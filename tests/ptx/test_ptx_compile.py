@@ -48,7 +48,7 @@ def test_nvcc_failure_is_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "undeclared_thing" in err
 
 
-def test_compiler_message_not_utf8_is_one_line(tmp_path, monkeypatch, capsys):
+def test_compiler_message_not_utf8_is_one_line(no_cuda, tmp_path, monkeypatch, capsys):
     """A compiler message in another encoding (Latin-1 file names, a localised nvcc) is decoded
     with replacement characters: the usual one-line error, not a UnicodeDecodeError traceback."""
     bin_dir = tmp_path / "bin"
