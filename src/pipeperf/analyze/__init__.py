@@ -111,6 +111,8 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
         wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
         pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
                                       overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass)
+        pred.resources = dict(own)
+        pred.build = {"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)}
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         explain(pred, func, SourceMap(build.module),
                 LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)

@@ -35,6 +35,7 @@ class Build:
     code_key: str           # hash of the PTX without its .target line and comments
     note: str = ""          # e.g. "from a build for sm_75 (nvcc's nearest target to cc 7.0)"
     ptx: str = ""           # the PTX text (what ptxas compiles to SASS)
+    ptxas_flags: tuple[str, ...] = ()   # ptxas options of the nvcc flags (compile.ptxas_options)
 
     def sass_view(self, func):
         """The SASS of kernel ``func`` for this build's target against its PTX
@@ -44,10 +45,18 @@ class Build:
         from pipeperf.sass.listing import parse_listing
 
         target = self.target or _target_of_text(self.ptx)
-        funcs = parse_listing(sass_listing(self.ptx, target))
+        funcs = parse_listing(sass_listing(self.ptx, target, options=self.ptxas_flags))
         if func.name not in funcs:
             raise PipeperfError(f"SASS timing: nvdisasm listed no function '{func.name}'")
         return build_view(funcs[func.name], func, self.module.files)
+
+    def capped_resources(self, name: str, max_registers: int) -> dict[str, int]:
+        """ptxas' resources of kernel ``name`` built with ``--maxrregcount=N`` on top of this build's
+        options (the PTX is the same: nvcc's -maxrregcount only reaches ptxas), for advice that
+        recommends the cap; {} where ptxas reports none."""
+        target = self.target or _target_of_text(self.ptx)
+        flags = [f for f in self.ptxas_flags if not f.startswith("--maxrregcount")]
+        return ptx_resources(self.ptx, target, options=(*flags, f"--maxrregcount={max_registers}")).get(name, {})
 
     def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
         if name not in self.resources:
@@ -62,9 +71,10 @@ class Builds:
                  compiled: Mapping[str, tuple[str, dict[str, dict[str, int]]]] | None = None):
         """``compiled``: target -> (PTX text, ptxas' resources) already made (by ``pipeperf tune``'s
         compile task, once for all the variants and GPUs that share them); other targets compile here."""
-        from pipeperf.ptx.compile import DEFAULT_ARCH
+        from pipeperf.ptx.compile import DEFAULT_ARCH, ptxas_options
 
         self.path, self.arch, self.flags = path, arch, list(nvcc_flags)
+        self.ptxas_flags = tuple(ptxas_options(self.flags))
         self.per_gpu = path.suffix == ".cu" and arch is None
         self._by_target: dict[str, Build] = {}
         self._compiled = dict(compiled or {})
@@ -99,8 +109,9 @@ class Builds:
                 module.file = str(self.path)
             else:
                 module, text = compile_module(self.path, target, self.flags)
-                res = ptx_resources(text, target, self.path.stem)
-            self._by_target[target] = Build(target, module, res, _code_key(text), ptx=text)
+                res = ptx_resources(text, target, self.path.stem, self.ptxas_flags)
+            self._by_target[target] = Build(target, module, res, _code_key(text), ptx=text,
+                                            ptxas_flags=self.ptxas_flags)
         return self._by_target[target]
 
     def _ptx_file(self) -> Build:
@@ -108,19 +119,21 @@ class Builds:
         from pipeperf.ptx.load import load_module
 
         module = load_module(self.path, self.arch)
-        res = ptxas_resources(self.path, self.arch)
+        res = ptxas_resources(self.path, self.arch, options=self.ptxas_flags)
         text = self.path.read_text(errors="replace")
-        return Build(self.arch or "", module, res, _code_key(text), ptx=text)
+        return Build(self.arch or "", module, res, _code_key(text), ptx=text, ptxas_flags=self.ptxas_flags)
 
 
-def ptx_resources(text: str, target: str, stem: str = "kernel") -> dict[str, dict[str, int]]:
-    """ptxas' resources per kernel of PTX ``text`` built for ``target`` (ptxas reads a file)."""
+def ptx_resources(text: str, target: str, stem: str = "kernel",
+                  options: tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
+    """ptxas' resources per kernel of PTX ``text`` built for ``target`` with ptxas ``options``
+    (:func:`~pipeperf.ptx.compile.ptxas_options` of the nvcc flags; ptxas reads a file)."""
     from pipeperf.ptx.compile import ptxas_resources
 
     with tempfile.TemporaryDirectory() as d:
         ptx = Path(d) / (stem + ".ptx")
         ptx.write_text(text)
-        return ptxas_resources(ptx, target)
+        return ptxas_resources(ptx, target, options=options)
 
 
 def _noted(b: Build, note: str) -> Build:

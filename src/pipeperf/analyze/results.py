@@ -58,6 +58,9 @@ class GPUPrediction:
     time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
     advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
     sim: SimContext | None = field(default=None, repr=False)          # advice.SimContext: what re-simulations need
+    #: ptxas' resources of this GPU's own build (registers differ per target and with -maxrregcount)
+    resources: dict[str, int] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict)   # {"target", "note", "ptxas_options"} of that build
 
     @property
     def bound_by(self) -> str:
@@ -76,6 +79,10 @@ class GPUPrediction:
              "predictions": self.predictions, "launch_overhead_seconds": self.launch_overhead_seconds,
              "bound": self.bound.to_dict(), "profile": self.profile,
              "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
+        if self.resources:
+            d["resources"] = self.resources
+        if self.build:
+            d["build"] = self.build
         if self.sweep is not None:
             d["sweep"] = self.sweep
         if self.what_if:

@@ -69,6 +69,34 @@ def target_for(compute_capability: str) -> str:
     return f"sm_{max(older) if older else min(targets)}"
 
 
+def ptxas_options(nvcc_flags: list[str] | tuple[str, ...]) -> list[str]:
+    """The ptxas options among nvcc flags (``-maxrregcount=N``, ``-Xptxas A,B``,
+    ``--ptxas-options=A``, ...). Why: ``nvcc -ptx`` runs no ptxas, so these flags never reach the
+    separate ptxas runs that give the registers and the SASS unless passed on to them here."""
+    out: list[str] = []
+    flags = list(nvcc_flags)
+    i = 0
+    while i < len(flags):
+        f = flags[i]
+        name, eq, value = f.partition("=")
+        if name in ("-maxrregcount", "--maxrregcount"):
+            if not eq:
+                i += 1
+                if i >= len(flags):
+                    raise PipeperfError(f"nvcc flag {f} needs a value, e.g. {name}=64")
+                value = flags[i]
+            out.append(f"--maxrregcount={value}")
+        elif name in ("-Xptxas", "--ptxas-options"):
+            if not eq:
+                i += 1
+                if i >= len(flags):
+                    raise PipeperfError(f"nvcc flag {f} needs a value, e.g. {name}=-O3")
+                value = flags[i]
+            out += [v for v in value.split(",") if v]
+        i += 1
+    return out
+
+
 def check_arch(arch: str) -> str:
     if not _ARCH_RE.match(arch):
         raise PipeperfError(f"bad GPU architecture '{arch}': expected e.g. sm_75, sm_80, sm_90")
@@ -237,7 +265,8 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
 
 
 def ptxas_resources(ptx_path: str | Path, arch: str | None = None,
-                    timeout: float = 300) -> dict[str, dict[str, int]]:
-    """Per-kernel resource usage from ``ptxas -v -arch=ARCH`` (arch defaults
-    to the file's ``.target``): registers, shared/local/const bytes."""
-    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, ["-v"], timeout))
+                    timeout: float = 300, options: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
+    """Per-kernel resource usage from ``ptxas -v -arch=ARCH [OPTIONS]`` (arch defaults to the
+    file's ``.target``; ``options`` from :func:`ptxas_options`): registers, shared/local/const bytes."""
+    extra = ["-v", *(o for o in options if o not in ("-v", "--verbose"))]
+    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, extra, timeout))

@@ -59,7 +59,7 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
     for p in preds:
         b = p.bound
         busy = ", ".join(f"{k} {v:.0%}" for k, v in sorted(b.subsystem_busy.items(), key=lambda kv: -kv[1]) if v > 0)
-        lines += ["", f"{p.gpu}: occupancy {p.blocks_per_sm * p.warps_per_block} warps/SM = {p.blocks_per_sm} "
+        lines += ["", f"{p.gpu}: {_build_text(p)}occupancy {p.blocks_per_sm * p.warps_per_block} warps/SM = {p.blocks_per_sm} "
                   f"block(s) of {p.warps_per_block} warps (limit {p.block_limit} blocks/SM by {p.limited_by}, "
                   f"{p.occupancy:.0%} of the SM; {p.occupancy_source})",
                   f"  bound by {b.by}: busy {busy or '-'}; issue slots used {_pct(b.issue_share)}; "
@@ -88,6 +88,18 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
             if v.get("unsupported"):
                 lines.append(f"  {m}: {v['unsupported']}")
     return "\n".join(lines)
+
+
+def _build_text(p: Any) -> str:
+    """This GPU's own build: the registers (and local bytes) ptxas gave it, for which target."""
+    r = getattr(p, "resources", None) or {}
+    if not r:
+        return ""
+    b = getattr(p, "build", None) or {}
+    local = f", {r['local_bytes']} B local" if r.get("local_bytes") else ""
+    opts = f" with {' '.join(b['ptxas_options'])}" if b.get("ptxas_options") else ""
+    target = f" ({b['target']} build{opts})" if b.get("target") else (f" (ptxas {opts.strip()})" if opts else "")
+    return f"{r.get('registers', 0)} registers/thread{local}{target}; "
 
 
 #: source lines the terminal report lists per GPU (JSON and HTML carry all)
