@@ -91,7 +91,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact,
                                              max_steps=opts.max_steps,    # errors at their source line
-                                             allow_dtype_mismatch=opts.allow_dtype_mismatch)
+                                             allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob)
             log.info("emulated in %.1f s", time.perf_counter() - t_emulate)
         log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if opts.what_if else "")
         prof = profs[build.code_key]
@@ -101,7 +101,8 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
             out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
                            ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                            ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
-                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts))
+                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts),
+                           out_of_bounds=list(prof.out_of_bounds))
         own = build.kernel_resources(func.name, Path(path))
         res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
         sass, sass_notes = _sass_view(build, func, spec, opts)
@@ -222,14 +223,14 @@ def check_device_memory(specs, args: Sequence[Any]) -> None:
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
              shared: int, all_ctas: bool, trace_cap: int | None = None, fast_loops: bool = True,
-             max_steps: int | None = None, allow_dtype_mismatch: bool = False):
+             max_steps: int | None = None, allow_dtype_mismatch: bool = False, oob: str = "error"):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
     ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
-                      allow_dtype_mismatch=allow_dtype_mismatch,
+                      allow_dtype_mismatch=allow_dtype_mismatch, oob=oob,
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 

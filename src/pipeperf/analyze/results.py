@@ -113,6 +113,7 @@ class Analysis:
     ctas_total: int = 0
     sampling: str = ""              # why only a CTA sample was (or could not be) emulated
     hypa: dict[str, float] = field(default_factory=dict)   # HyPA's metrics of the launch (emulate.profile.hypa_metrics)
+    out_of_bounds: list[dict[str, Any]] = field(default_factory=list)   # --oob warn: per line (Profile.out_of_bounds)
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
@@ -121,5 +122,5 @@ class Analysis:
                            "resources": self.resources, "warps_traced": self.warps_traced,
                            "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
                            "ctas_emulated": self.ctas_emulated, "ctas_total": self.ctas_total,
-                           "sampling": self.sampling, "hypa": self.hypa,
+                           "sampling": self.sampling, "hypa": self.hypa, "out_of_bounds": self.out_of_bounds,
                            "analysis_seconds": round(self.seconds_analysis, 3)}}

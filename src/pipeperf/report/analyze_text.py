@@ -30,6 +30,12 @@ def _emulated(a: Any) -> str:
     return ""
 
 
+def oob_lines(rows: list[dict]) -> list[str]:
+    """The report's lines of ``--oob warn``'s per-line counts (profile's report too)."""
+    return [f"  out of bounds at {r['source']}: {r['loads']:,} thread loads, {r['stores']:,} thread stores "
+            f"(PTX line {r['ptx_line']})" for r in rows]
+
+
 def format_analysis(a: Any, models: list[str] | None = None) -> str:
     """``a`` is a :class:`pipeperf.analyze.Analysis`; ``models``: the table's rows (None: every
     model the analysis predicted)."""
@@ -40,6 +46,7 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
              f"{r.get('shared_bytes', 0)} B static shared; traced {a.warps_traced} of {a.warps_total} warps"
              + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")
              + _emulated(a)]
+    lines += oob_lines(getattr(a, "out_of_bounds", None) or [])
     preds = a.predictions
     if not preds:
         return "\n".join(lines)
