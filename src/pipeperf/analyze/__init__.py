@@ -116,7 +116,9 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
         pred.build = {"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)}
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         explain(pred, func, SourceMap(build.module),
-                LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
+                LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm, build.target,
+                            lambda cap, b=build, name=func.name: b.capped_resources(name, cap)),
+                advise=opts.what_if)
         out.predictions.append(pred)
         out.truncated_warps = truncated
     assert out is not None                  # specs is not empty
