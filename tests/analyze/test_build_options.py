@@ -77,3 +77,17 @@ def test_register_cap_advice_is_built_with_the_cap(cli, poly):
     assert f"-maxrregcount={ch['max_registers']} for sm_80" in a["text"]
     assert f"__launch_bounds__(256, {ch['blocks_per_sm']})" in a["text"]
     assert "ptxas with -maxrregcount" in a["how"] and a["seconds_after"] < a["seconds_before"]
+
+
+def test_launch_bounds_on_a_v100_built_for_sm75(cli, tmp_path):
+    """nvcc 13 builds no sm_70; ptxas ignores __launch_bounds__(256, 8) for sm_75 (1024 threads per
+    SM), so the V100's registers come from the sm_75 build capped as sm_70's ptxas would."""
+    src = tmp_path / "bounded.cu"
+    src.write_text(KERNEL.replace("__global__ void", "__global__ void __launch_bounds__(256, 8)"))
+    rc, out, err = cli("analyze", str(src), "--grid", "1024", "--block", "256", *ARGS, "--gpu", "v100",
+                       "--no-what-if", "--json")
+    assert rc == 0, err
+    k = json.loads(out)["kernels"][0]
+    assert k["build"]["target"] == "sm_75" and k["resources"]["registers"] <= 32
+    assert k["occupancy"]["groups_per_sm"] == 8
+    assert "__launch_bounds__(256, 8)" in k["build"]["note"] and "-maxrregcount=32" in k["build"]["note"]

@@ -22,6 +22,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module
 
 _HEADER_RE = re.compile(r"^\s*(?:\.target\s.*|//.*)$", re.M)
+_LAUNCH_BOUNDS_LINE_RE = re.compile(r"^\s*\.(?:maxntid|minnctapersm)\s[^\n]*$", re.M)
 
 
 @dataclass
@@ -53,10 +54,12 @@ class Build:
     def capped_resources(self, name: str, max_registers: int) -> dict[str, int]:
         """ptxas' resources of kernel ``name`` built with ``--maxrregcount=N`` on top of this build's
         options (the PTX is the same: nvcc's -maxrregcount only reaches ptxas), for advice that
-        recommends the cap; {} where ptxas reports none."""
+        recommends the cap; {} where ptxas reports none. The PTX's ``.maxntid``/``.minnctapersm``
+        (``__launch_bounds__``) are dropped: ptxas lets them override ``-maxrregcount``."""
         target = self.target or _target_of_text(self.ptx)
         flags = [f for f in self.ptxas_flags if not f.startswith("--maxrregcount")]
-        return ptx_resources(self.ptx, target, options=(*flags, f"--maxrregcount={max_registers}")).get(name, {})
+        ptx = _LAUNCH_BOUNDS_LINE_RE.sub("", self.ptx)
+        return ptx_resources(ptx, target, options=(*flags, f"--maxrregcount={max_registers}")).get(name, {})
 
     def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
         if name not in self.resources:
@@ -96,7 +99,8 @@ class Builds:
         b = self._build(target)
         own = f"sm_{cc.replace('.', '')}"
         why = "its own target" if target == own else f"nvcc builds no {own}: the nearest target it has"
-        return _noted(b, f"from a build for {target} ({why})")
+        b = _noted(b, f"from a build for {target} ({why})")
+        return _launch_bounds_for(b, cc, own) if target != own else b
 
     def _build(self, target: str) -> Build:
         from pipeperf.ptx.load import compile_module, compiled_label
@@ -134,6 +138,44 @@ def ptx_resources(text: str, target: str, stem: str = "kernel",
         ptx = Path(d) / (stem + ".ptx")
         ptx.write_text(text)
         return ptxas_resources(ptx, target, options=options)
+
+
+_BOUNDS_RE = re.compile(r"\.entry\s+([\w$.]+)[^{]*?\.maxntid\s+(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
+                        r"\.minnctapersm\s+(\d+)", re.S)
+
+
+def _launch_bounds_for(b: Build, cc: str, own: str) -> Build:
+    """``b`` (a build for a target other than the GPU's ``own``) with the registers a build for
+    ``own`` would have where ptxas ignored a kernel's ``__launch_bounds__(threads, minBlocks)``
+    for the build's target (Turing's SM holds 1024 threads, Volta's 2048): the build capped with
+    ``-maxrregcount`` at the most registers that let ``minBlocks`` blocks fit on a cc ``cc`` SM,
+    as ptxas does for its own target. Why: else a V100 (sm_70, which nvcc 13 no longer builds)
+    is analysed with registers its real build would not have."""
+    from pipeperf.hardware.occupancy import LIMITS, occupancy
+
+    if cc not in LIMITS or not any(r.get("minnctapersm_ignored") for r in b.resources.values()):
+        return b
+    resources, notes = dict(b.resources), [b.note]
+    for name, x, y, z, min_blocks in _BOUNDS_RE.findall(b.ptx):
+        r = resources.get(name, {})
+        if not r.get("minnctapersm_ignored"):
+            continue
+        threads, want = int(x) * int(y) * int(z), int(min_blocks)
+        cap = next((c for c in range(int(r.get("registers", 0)), 15, -1)
+                    if occupancy(cc, threads, c, int(r.get("shared_bytes", 0)), 0).blocks_per_sm >= want), None)
+        if cap is None or cap >= int(r.get("registers", 0)):
+            continue
+        try:
+            capped = b.capped_resources(name, cap)
+        except PipeperfError:
+            continue
+        resources[name] = dict(capped, launch_bounds_cap=cap)
+        notes.append(f"ptxas ignores {name}'s __launch_bounds__({threads}, {want}) for {b.target} (its SM "
+                     f"holds fewer threads); a build for {own} honours it, so the registers are {b.target}'s "
+                     f"built with -maxrregcount={cap}: {capped.get('registers', cap)} (approximates {own}'s ptxas)")
+    from dataclasses import replace
+
+    return replace(b, resources=resources, note="; ".join(notes))
 
 
 def _noted(b: Build, note: str) -> Build:

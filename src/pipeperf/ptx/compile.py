@@ -222,6 +222,7 @@ _FUNC_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?(
 _USED_RE = re.compile(r"Used (\d+) registers")
 _BYTES_RE = re.compile(r"(\d+) bytes (smem|lmem|stack frame|spill stores|spill loads|cmem\[(\d+)\])")
 _BARRIERS_RE = re.compile(r"used (\d+) barriers")
+_MINCTA_RE = re.compile(r"threads per SM for entry ([\w$.]+) is out of range\. \.minnctapersm will be ignored")
 
 
 def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
@@ -230,10 +231,13 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
     For each function: ``registers``, ``shared_bytes`` (static smem),
     ``local_bytes`` (stack frame, or lmem where older ptxas prints it),
     ``const_bytes`` (sum over constant banks), plus ``barriers``,
-    ``spill_stores``, ``spill_loads`` and ``cmem`` per bank when printed.
+    ``spill_stores``, ``spill_loads`` and ``cmem`` per bank when printed; ``minnctapersm_ignored``
+    where ptxas ignored the kernel's ``__launch_bounds__`` minimum blocks (more threads than the
+    target's SM holds: e.g. 8 x 256 on sm_75).
     """
     out: dict[str, dict[str, int]] = {}
     current: dict[str, int] | None = None
+    ignored = set(_MINCTA_RE.findall(text))
     for line in text.splitlines():
         fm = _FUNC_RE.search(line)
         if fm:
@@ -261,6 +265,8 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
             else:
                 current[f"cmem{bank}"] = v
                 current["const_bytes"] += v
+    for name in ignored & set(out):
+        out[name]["minnctapersm_ignored"] = 1
     return out
 
 
