@@ -91,3 +91,15 @@ def test_launch_bounds_on_a_v100_built_for_sm75(cli, tmp_path):
     assert k["build"]["target"] == "sm_75" and k["resources"]["registers"] <= 32
     assert k["occupancy"]["groups_per_sm"] == 8
     assert "__launch_bounds__(256, 8)" in k["build"]["note"] and "-maxrregcount=32" in k["build"]["note"]
+
+
+def test_register_cap_advice_on_the_sass_path_times_the_spills(poly, monkeypatch):
+    """With isa="sass" the capped build's own SASS (its LDL/STL spill code) is timed."""
+    from pipeperf.analyze import advice, analyze
+
+    monkeypatch.setattr(advice, "MIN_GAIN", -1.0)        # keep the advice whatever its gain
+    a = analyze(poly, 1024, 256, [f"rand:f32:{16 * N}", f"zeros:f32:{N}", str(N)], ["a100"], isa="sass",
+                models=False)
+    cap = [x for x in a.predictions[0].advice if "max_registers" in x.change]
+    assert cap and "re-predicted from that build's SASS" in cap[0].how
+    assert cap[0].change["local_bytes"] > 0

@@ -61,6 +61,16 @@ class Build:
         ptx = _LAUNCH_BOUNDS_LINE_RE.sub("", self.ptx)
         return ptx_resources(ptx, target, options=(*flags, f"--maxrregcount={max_registers}")).get(name, {})
 
+    def capped(self, name: str, max_registers: int) -> Build:
+        """This build with ptxas capped at ``max_registers`` (its resources, its SASS), its PTX
+        without the launch bounds that would override the cap."""
+        from dataclasses import replace
+
+        flags = (*(f for f in self.ptxas_flags if not f.startswith("--maxrregcount")), f"--maxrregcount={max_registers}")
+        res = dict(self.resources, **{name: self.capped_resources(name, max_registers)})
+        return replace(self, ptx=_LAUNCH_BOUNDS_LINE_RE.sub("", self.ptx), ptxas_flags=flags, resources=res,
+                       note=self.note + f"; built with -maxrregcount={max_registers}")
+
     def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
         if name not in self.resources:
             raise PipeperfError(f"ptxas reported no resources for kernel '{name}'", file=str(path))
