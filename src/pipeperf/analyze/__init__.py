@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
-
 from dataclasses import replace
 
 from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
