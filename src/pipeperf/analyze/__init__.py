@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
 from pipeperf.analyze.results import Analysis, GPUPrediction
@@ -92,7 +93,7 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact,
                                              max_steps=opts.max_steps,    # errors at their source line
-                                             allow_dtype_mismatch=opts.allow_dtype_mismatch)
+                                             allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob)
             log.info("emulated in %.1f s", time.perf_counter() - t_emulate)
         log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if opts.what_if else "")
         prof = profs[build.code_key]
@@ -102,25 +103,63 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
             out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
                            ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
                            ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
-                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts))
+                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts),
+                           out_of_bounds=list(prof.out_of_bounds))
         own = build.kernel_resources(func.name, Path(path))
-        res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
-        sass, sass_notes = _sass_view(build, func, spec, opts)
-        gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu = _mapper_g(prof, func, spec, build, res,
-                                                                                   opts, wpb, n_blocks, g3, b3, cap,
-                                                                                   sass)
-        wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
-        pred, truncated = predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
-                                      overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass)
+
+        def predict(build, opts=opts, run_opts=run_opts, spec=spec, prof=prof, func=func):
+            """This GPU's prediction from ``build`` (its registers, its SASS)."""
+            own = build.kernel_resources(func.name, Path(path))
+            res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
+            sass, sass_notes = _sass_view(build, func, spec, opts)
+            gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu = _mapper_g(
+                prof, func, spec, build, res, opts, wpb, n_blocks, g3, b3, cap, sass)
+            wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
+            return predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
+                               overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass), \
+                mem_rows
+        (pred, truncated), mem_rows = predict(build)
+        pred.resources = dict(own)
+        pred.build = {"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)}
         add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
         pred.floors = floors_of(pred, spec)
         explain(pred, func, SourceMap(build.module),
-                LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm), advise=opts.what_if)
+                LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm, build.target,
+                            lambda cap, b=build, name=func.name: b.capped_resources(name, cap)),
+                advise=opts.what_if)
+        if opts.isa == "sass":
+            _spills_counted(pred, build, func.name, predict,
+                            replace(opts, what_if=False, sweep=False, phase_check=False, models=False),
+                            replace(run_opts, what_if=False, sweep=False, phase_check=False, models=False))
         out.predictions.append(pred)
         out.truncated_warps = truncated
     assert out is not None                  # specs is not empty
     out.seconds_analysis = time.perf_counter() - t0
     return out
+
+
+def _spills_counted(pred: Any, build: Any, name: str, predict: Any, opts: AnalyzeOptions,
+                    run_opts: AnalyzeOptions) -> None:
+    """On the SASS path, the register-cap advice re-predicted from the SASS of the build capped at
+    its registers: the spill code (LDL/STL) is then timed, which the occupancy-only
+    re-simulation leaves out; a capped build that fails keeps the advice as it was."""
+    for a in pred.advice:
+        cap = a.change.get("max_registers")
+        if cap is None or a.change.get("registers") is None:
+            continue
+        try:
+            capped = build.capped(name, int(cap))
+            (p2, _), _ = predict(capped, opts=opts, run_opts=run_opts)
+        except PipeperfError as e:
+            a.how += f" (the capped build's SASS could not be timed: {e.message})"
+            continue
+        a.seconds_after = p2.seconds
+        a.how = (f"registers and spills from ptxas with -maxrregcount={cap} for {build.target or 'the target'}; "
+                 f"re-predicted from that build's SASS (its spill loads and stores timed) at "
+                 f"{p2.blocks_per_sm} blocks/SM")
+    from pipeperf.analyze.advice import min_gain
+
+    pred.advice = [a for a in pred.advice if a.change.get("max_registers") is None or a.gain >= min_gain(pred)]
 
 
 def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[Any, list[str]]:
@@ -222,14 +261,14 @@ def check_device_memory(specs, args: Sequence[Any]) -> None:
 
 def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
              shared: int, all_ctas: bool, trace_cap: int | None = None, fast_loops: bool = True,
-             max_steps: int | None = None, allow_dtype_mismatch: bool = False):
+             max_steps: int | None = None, allow_dtype_mismatch: bool = False, oob: str = "error"):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
     ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
-                      allow_dtype_mismatch=allow_dtype_mismatch,
+                      allow_dtype_mismatch=allow_dtype_mismatch, oob=oob,
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 

@@ -9,7 +9,8 @@ and, where the launch's warps run in lock step, at least its phase spread (:func
 * occupancy / block size: the launch simulated at other block sizes (the same warps, grouped in
   blocks of the new size, the grid resized to the same threads; resident blocks from the
   occupancy rules at the new size) and, when registers limit occupancy, at the register cap
-  that admits one more block (the same instructions: spill code it would cause is not counted);
+  that admits one more block, with the registers ptxas gives the build capped at it (the same
+  instructions: the spill code it may cause is reported, not simulated);
 * tail effect of the last wave: the launch simulated with whole waves of blocks, its time scaled
   to the launch's blocks per SM (the same work spread evenly over the SMs);
 * a long dependency chain (low ILP): the arithmetic recurrence whose operands the warps wait for
@@ -62,6 +63,9 @@ class LaunchShape:
     resources: dict[str, int]  # ptxas' registers/thread and static shared bytes of this GPU's build
     dynamic_shared: int
     max_blocks_per_sm: int | None
+    target: str = ""           # this GPU's build target (sm_XX), named in advice on how to apply a change
+    #: max registers -> ptxas' resources of this GPU's build with -maxrregcount=N (Build.capped_resources)
+    capped: Any = None
 
 
 @dataclass
@@ -245,7 +249,10 @@ def _idle_share(pred, which: int) -> float:
 
 
 def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
-    """When registers limit occupancy: the register cap that admits one more block per SM, simulated."""
+    """When registers limit occupancy: the register cap that admits one more block per SM, built
+    with ``-maxrregcount`` for this GPU's target (ptxas' real registers and spill bytes, where
+    ptxas answers) and simulated at the occupancy those registers give."""
+    from pipeperf.errors import PipeperfError
     from pipeperf.hardware.occupancy import resident_blocks
 
     regs = int(launch.resources.get("registers", 0))
@@ -253,24 +260,46 @@ def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]
         return []
     spec, threads = launch.spec, math.prod(launch.block)
     wpb = pred.warps_per_block
-    for cap in range(regs - 1, 15, -1):
-        res = dict(launch.resources, registers=cap)
+
+    def blocks(res: dict) -> tuple[int, float]:
         limit, occ, _, _ = resident_blocks(spec, wpb, threads, res, launch.dynamic_shared)
-        if launch.max_blocks_per_sm is not None:
-            limit = min(limit, launch.max_blocks_per_sm)
+        return (limit if launch.max_blocks_per_sm is None else min(limit, launch.max_blocks_per_sm)), occ
+
+    for cap in range(regs - 1, 15, -1):
+        limit, occ = blocks(dict(launch.resources, registers=cap))
         if limit > pred.block_limit:
             break
     else:
         return []
+    built, how = None, "registers assumed to be the cap (no ptxas to build with it)"
+    if launch.capped is not None:
+        try:
+            built = launch.capped(cap)
+        except PipeperfError as e:
+            how = f"registers assumed to be the cap (the capped build failed: {e.message})"
+    got, spill = cap, ""
+    if built:
+        got = int(built.get("registers", cap))
+        limit, occ = blocks(dict(launch.resources, **built))
+        if limit <= pred.block_limit:
+            return []                      # ptxas cannot meet the cap: no more blocks fit
+        local = int(built.get("local_bytes", 0)) - int(launch.resources.get("local_bytes", 0))
+        spill = f", {local} B more local memory per thread (spills)" if local > 0 else ", no spills"
+        how = f"registers and spills from ptxas with -maxrregcount={cap} for {launch.target or 'this target'}"
     resident = max(1, min(limit, -(-ctx.n_blocks // spec.cores)))
     if resident <= pred.blocks_per_sm:
         return []                          # the grid has too few blocks to use the extra slots
     s = _simulate(ctx, wpb, resident, ctx.n_blocks)
+    on = f" for {launch.target}" if launch.target else ""
     text = (f"registers limit occupancy to {pred.occupancy:.0%}: cap them at {cap}/thread "
-            f"(__launch_bounds__ or -maxrregcount={cap}, now {regs}) for {resident} blocks/SM ({occ:.0%})")
+            f"(-maxrregcount={cap}{on}, or __launch_bounds__({threads}, {resident}); now {regs}, "
+            f"{got} with the cap{spill}) for {resident} blocks/SM ({occ:.0%})")
     return [Advice("occupancy", text, pred.seconds, s,
-                   "re-simulated with more resident blocks and the same instructions (spill code the cap "
-                   "may cause is not counted)", {"max_registers": cap, "blocks_per_sm": resident})]
+                   f"{how}; re-simulated with more resident blocks and the same instructions (the spill "
+                   "code's extra local loads and stores are not counted)",
+                   {"max_registers": cap, "registers": got, "blocks_per_sm": resident,
+                    "local_bytes": int((built or {}).get("local_bytes", launch.resources.get("local_bytes", 0))),
+                    "target": launch.target})]
 
 
 def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:

@@ -22,6 +22,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module
 
 _HEADER_RE = re.compile(r"^\s*(?:\.target\s.*|//.*)$", re.M)
+_LAUNCH_BOUNDS_LINE_RE = re.compile(r"^\s*\.(?:maxntid|minnctapersm)\s[^\n]*$", re.M)
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Build:
     code_key: str           # hash of the PTX without its .target line and comments
     note: str = ""          # e.g. "from a build for sm_75 (nvcc's nearest target to cc 7.0)"
     ptx: str = ""           # the PTX text (what ptxas compiles to SASS)
+    ptxas_flags: tuple[str, ...] = ()   # ptxas options of the nvcc flags (compile.ptxas_options)
 
     def sass_view(self, func):
         """The SASS of kernel ``func`` for this build's target against its PTX
@@ -44,10 +46,30 @@ class Build:
         from pipeperf.sass.listing import parse_listing
 
         target = self.target or _target_of_text(self.ptx)
-        funcs = parse_listing(sass_listing(self.ptx, target))
+        funcs = parse_listing(sass_listing(self.ptx, target, options=self.ptxas_flags))
         if func.name not in funcs:
             raise PipeperfError(f"SASS timing: nvdisasm listed no function '{func.name}'")
         return build_view(funcs[func.name], func, self.module.files)
+
+    def capped_resources(self, name: str, max_registers: int) -> dict[str, int]:
+        """ptxas' resources of kernel ``name`` built with ``--maxrregcount=N`` on top of this build's
+        options (the PTX is the same: nvcc's -maxrregcount only reaches ptxas), for advice that
+        recommends the cap; {} where ptxas reports none. The PTX's ``.maxntid``/``.minnctapersm``
+        (``__launch_bounds__``) are dropped: ptxas lets them override ``-maxrregcount``."""
+        target = self.target or _target_of_text(self.ptx)
+        flags = [f for f in self.ptxas_flags if not f.startswith("--maxrregcount")]
+        ptx = _LAUNCH_BOUNDS_LINE_RE.sub("", self.ptx)
+        return ptx_resources(ptx, target, options=(*flags, f"--maxrregcount={max_registers}")).get(name, {})
+
+    def capped(self, name: str, max_registers: int) -> Build:
+        """This build with ptxas capped at ``max_registers`` (its resources, its SASS), its PTX
+        without the launch bounds that would override the cap."""
+        from dataclasses import replace
+
+        flags = (*(f for f in self.ptxas_flags if not f.startswith("--maxrregcount")), f"--maxrregcount={max_registers}")
+        res = dict(self.resources, **{name: self.capped_resources(name, max_registers)})
+        return replace(self, ptx=_LAUNCH_BOUNDS_LINE_RE.sub("", self.ptx), ptxas_flags=flags, resources=res,
+                       note=self.note + f"; built with -maxrregcount={max_registers}")
 
     def kernel_resources(self, name: str, path: Path) -> dict[str, int]:
         if name not in self.resources:
@@ -62,9 +84,10 @@ class Builds:
                  compiled: Mapping[str, tuple[str, dict[str, dict[str, int]]]] | None = None):
         """``compiled``: target -> (PTX text, ptxas' resources) already made (by ``pipeperf tune``'s
         compile task, once for all the variants and GPUs that share them); other targets compile here."""
-        from pipeperf.ptx.compile import DEFAULT_ARCH
+        from pipeperf.ptx.compile import DEFAULT_ARCH, ptxas_options
 
         self.path, self.arch, self.flags = path, arch, list(nvcc_flags)
+        self.ptxas_flags = tuple(ptxas_options(self.flags))
         self.per_gpu = path.suffix == ".cu" and arch is None
         self._by_target: dict[str, Build] = {}
         self._compiled = dict(compiled or {})
@@ -86,7 +109,8 @@ class Builds:
         b = self._build(target)
         own = f"sm_{cc.replace('.', '')}"
         why = "its own target" if target == own else f"nvcc builds no {own}: the nearest target it has"
-        return _noted(b, f"from a build for {target} ({why})")
+        b = _noted(b, f"from a build for {target} ({why})")
+        return _launch_bounds_for(b, cc, own) if target != own else b
 
     def _build(self, target: str) -> Build:
         from pipeperf.ptx.load import compile_module, compiled_label
@@ -99,8 +123,9 @@ class Builds:
                 module.file = str(self.path)
             else:
                 module, text = compile_module(self.path, target, self.flags)
-                res = ptx_resources(text, target, self.path.stem)
-            self._by_target[target] = Build(target, module, res, _code_key(text), ptx=text)
+                res = ptx_resources(text, target, self.path.stem, self.ptxas_flags)
+            self._by_target[target] = Build(target, module, res, _code_key(text), ptx=text,
+                                            ptxas_flags=self.ptxas_flags)
         return self._by_target[target]
 
     def _ptx_file(self) -> Build:
@@ -108,19 +133,59 @@ class Builds:
         from pipeperf.ptx.load import load_module
 
         module = load_module(self.path, self.arch)
-        res = ptxas_resources(self.path, self.arch)
+        res = ptxas_resources(self.path, self.arch, options=self.ptxas_flags)
         text = self.path.read_text(errors="replace")
-        return Build(self.arch or "", module, res, _code_key(text), ptx=text)
+        return Build(self.arch or "", module, res, _code_key(text), ptx=text, ptxas_flags=self.ptxas_flags)
 
 
-def ptx_resources(text: str, target: str, stem: str = "kernel") -> dict[str, dict[str, int]]:
-    """ptxas' resources per kernel of PTX ``text`` built for ``target`` (ptxas reads a file)."""
+def ptx_resources(text: str, target: str, stem: str = "kernel",
+                  options: tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
+    """ptxas' resources per kernel of PTX ``text`` built for ``target`` with ptxas ``options``
+    (:func:`~pipeperf.ptx.compile.ptxas_options` of the nvcc flags; ptxas reads a file)."""
     from pipeperf.ptx.compile import ptxas_resources
 
     with tempfile.TemporaryDirectory() as d:
         ptx = Path(d) / (stem + ".ptx")
         ptx.write_text(text)
-        return ptxas_resources(ptx, target)
+        return ptxas_resources(ptx, target, options=options)
+
+
+_BOUNDS_RE = re.compile(r"\.entry\s+([\w$.]+)[^{]*?\.maxntid\s+(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*"
+                        r"\.minnctapersm\s+(\d+)", re.S)
+
+
+def _launch_bounds_for(b: Build, cc: str, own: str) -> Build:
+    """``b`` (a build for a target other than the GPU's ``own``) with the registers a build for
+    ``own`` would have where ptxas ignored a kernel's ``__launch_bounds__(threads, minBlocks)``
+    for the build's target (Turing's SM holds 1024 threads, Volta's 2048): the build capped with
+    ``-maxrregcount`` at the most registers that let ``minBlocks`` blocks fit on a cc ``cc`` SM,
+    as ptxas does for its own target. Why: else a V100 (sm_70, which nvcc 13 no longer builds)
+    is analysed with registers its real build would not have."""
+    from pipeperf.hardware.occupancy import LIMITS, occupancy
+
+    if cc not in LIMITS or not any(r.get("minnctapersm_ignored") for r in b.resources.values()):
+        return b
+    resources, notes = dict(b.resources), [b.note]
+    for name, x, y, z, min_blocks in _BOUNDS_RE.findall(b.ptx):
+        r = resources.get(name, {})
+        if not r.get("minnctapersm_ignored"):
+            continue
+        threads, want = int(x) * int(y) * int(z), int(min_blocks)
+        cap = next((c for c in range(int(r.get("registers", 0)), 15, -1)
+                    if occupancy(cc, threads, c, int(r.get("shared_bytes", 0)), 0).blocks_per_sm >= want), None)
+        if cap is None or cap >= int(r.get("registers", 0)):
+            continue
+        try:
+            capped = b.capped_resources(name, cap)
+        except PipeperfError:
+            continue
+        resources[name] = dict(capped, launch_bounds_cap=cap)
+        notes.append(f"ptxas ignores {name}'s __launch_bounds__({threads}, {want}) for {b.target} (its SM "
+                     f"holds fewer threads); a build for {own} honours it, so the registers are {b.target}'s "
+                     f"built with -maxrregcount={cap}: {capped.get('registers', cap)} (approximates {own}'s ptxas)")
+    from dataclasses import replace
+
+    return replace(b, resources=resources, note="; ".join(notes))
 
 
 def _noted(b: Build, note: str) -> Build:

@@ -15,6 +15,8 @@ from pipeperf.errors import PipeperfError
 
 #: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
 FAST_FORWARD_ROUNDS = 4
+#: --oob: an out-of-bounds global access stops the emulation, or is counted per line and goes on
+OOB_MODES = ("error", "warn")
 #: what the IDGs are built from: the emulated PTX, or the SASS ptxas makes of it (per GPU target)
 ISAS = ("ptx", "sass")
 
@@ -68,6 +70,7 @@ class AnalyzeOptions:
     isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analyze/sass_trace.py)
     max_steps: int = DEFAULT_STEPS      # the emulation's step budget (emulate/budget.py): stops a runaway loop
     allow_dtype_mismatch: bool = False  # take a .npy whose dtype is not its pointer's element type
+    oob: str = "error"                  # out-of-bounds global accesses: "error" stops, "warn" counts and goes on
 
     @classmethod
     def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:
@@ -78,6 +81,8 @@ class AnalyzeOptions:
             raise PipeperfError(f"analyze: unknown option {unknown[0]!r} (expected one of {', '.join(sorted(known))})")
         if "nvcc_flags" in kwargs:
             kwargs["nvcc_flags"] = tuple(kwargs["nvcc_flags"] or ())
+        if kwargs.get("oob", "error") not in OOB_MODES:
+            raise PipeperfError(f"analyze: oob {kwargs['oob']!r} is not one of {', '.join(OOB_MODES)}")
         if kwargs.get("isa", "ptx") not in ISAS:
             raise PipeperfError(f"analyze: isa {kwargs['isa']!r} is not one of {', '.join(ISAS)}")
         return replace(base or cls(), **kwargs)

@@ -65,6 +65,9 @@ class GPUPrediction:
     advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
     sim: SimContext | None = field(default=None, repr=False)          # advice.SimContext: what re-simulations need
     floors: Floors | None = None       # floors.Floors: the DRAM-traffic and issue floors of the launch
+    #: ptxas' resources of this GPU's own build (registers differ per target and with -maxrregcount)
+    resources: dict[str, int] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict)   # {"target", "note", "ptxas_options"} of that build
 
     @property
     def not_physical(self) -> dict[str, str]:
@@ -90,6 +93,10 @@ class GPUPrediction:
              "predictions": self.predictions, "launch_overhead_seconds": self.launch_overhead_seconds,
              "bound": self.bound.to_dict(), "profile": self.profile,
              "warp_classes": self.warp_classes, "memory": self.memory, "notes": self.notes}
+        if self.resources:
+            d["resources"] = self.resources
+        if self.build:
+            d["build"] = self.build
         if self.sweep is not None:
             d["sweep"] = self.sweep
         if self.what_if:
@@ -123,6 +130,7 @@ class Analysis:
     ctas_total: int = 0
     sampling: str = ""              # why only a CTA sample was (or could not be) emulated
     hypa: dict[str, float] = field(default_factory=dict)   # HyPA's metrics of the launch (emulate.profile.hypa_metrics)
+    out_of_bounds: list[dict[str, Any]] = field(default_factory=list)   # --oob warn: per line (Profile.out_of_bounds)
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""
@@ -131,5 +139,5 @@ class Analysis:
                            "resources": self.resources, "warps_traced": self.warps_traced,
                            "warps_total": self.warps_total, "truncated_warps": self.truncated_warps,
                            "ctas_emulated": self.ctas_emulated, "ctas_total": self.ctas_total,
-                           "sampling": self.sampling, "hypa": self.hypa,
+                           "sampling": self.sampling, "hypa": self.hypa, "out_of_bounds": self.out_of_bounds,
                            "analysis_seconds": round(self.seconds_analysis, 3)}}

@@ -7,7 +7,8 @@ import json
 
 from pipeperf.analyze.options import AnalyzeOptions
 from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
-from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
+from pipeperf.cli.launch_options import (EPILOG, add_budget_option, add_launch_options, add_oob_option, launch_specs,
+                                         shared_bytes)
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.models.curve import jsonable
 
@@ -29,6 +30,7 @@ def register(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p, required=False)
+    add_oob_option(p)
     p.add_argument("--gpu", action="append", metavar="NAME|FILE",
                    help="GPU: a database or user-folder name (pipeperf gpu list) or a spec YAML (repeat)")
     b = p.add_argument_group("many launches (--batch): kernels x launches x GPUs, on the engine of 'pipeperf tune'")
@@ -149,7 +151,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
                           nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact,
                           isa=args.isa, max_steps=args.max_steps,
-                          allow_dtype_mismatch=args.allow_dtype_mismatch)
+                          allow_dtype_mismatch=args.allow_dtype_mismatch, oob=args.oob)
 
 
 def _single_launch(args: argparse.Namespace) -> None:

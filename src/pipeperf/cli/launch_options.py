@@ -43,6 +43,13 @@ def add_launch_options(p: argparse.ArgumentParser, required: bool = True) -> Non
                         "read as pairs of floats")
 
 
+def add_oob_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--oob, spelled once for the commands that emulate (profile, analyze)."""
+    p.add_argument("--oob", choices=("error", "warn"), default="error",
+                   help="an out-of-bounds global access: 'error' stops with its source line (default); "
+                        "'warn' goes on (loads read zeros, stores are dropped) and counts them per line")
+
+
 def add_budget_option(p: argparse.ArgumentParser | argparse._ArgumentGroup, default: int | None) -> None:
     """--max-steps, the emulation's step budget (:mod:`pipeperf.emulate.budget`), spelled and explained
     once for every command that emulates; ``default=None``: the analysis' own default."""

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
-from pipeperf.cli.launch_options import EPILOG, add_budget_option, add_launch_options, launch_specs, shared_bytes
+from pipeperf.cli.launch_options import (EPILOG, add_budget_option, add_launch_options, add_oob_option, launch_specs,
+                                         shared_bytes)
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
 from pipeperf.emulate.budget import DEFAULT_STEPS
 
@@ -24,6 +25,7 @@ def register(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a .ptx file, or a .cu file compiled with nvcc -ptx")
     add_launch_options(p)
+    add_oob_option(p)
     p.add_argument("--mode", choices=("full", "hybrid"), default="full")
     p.add_argument("--no-memory", action="store_true",
                    help="hybrid mode without memory addresses (HyPA's slice: branch conditions "
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
                       shared=shared_bytes(args), mode=args.mode, max_steps=args.max_steps,
                       arch=args.arch, memory=not args.no_memory, nvcc_flags=nvcc_flags(args),
                       trace_warps=args.trace_warps if args.trace else 0,
-                      allow_dtype_mismatch=args.allow_dtype_mismatch)
+                      allow_dtype_mismatch=args.allow_dtype_mismatch, oob=args.oob)
     if args.trace:
         doc = {"kernel": prof.name, "grid": list(prof.grid), "block": list(prof.block),
                "warps": {str(w): [dict(e, dsts=list(e["dsts"]), srcs=list(e["srcs"]),
@@ -93,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     ]
     for k, v in rows:
         print(f"  {k:34s} {v}".replace("None", "n/a"))
+    from pipeperf.report.analyze_text import oob_lines
+
+    for line in oob_lines(prof.out_of_bounds):
+        print(line)
     for note in prof.notes:
         print(f"  note: {note}")
     return 0

@@ -58,7 +58,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                trace_blocks: str | Sequence[int] | None = None,
                ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
                nvcc_flags: Sequence[str] = (), fast_loops: bool = False,
-               allow_dtype_mismatch: bool = False) -> Profile:
+               allow_dtype_mismatch: bool = False, oob: str = "error") -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -74,7 +74,9 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     ``fast_loops`` jumps over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`):
     counts are extrapolated over them and ``prof.traces.skips`` says where. ``max_steps``: the
     launch's step budget (:mod:`pipeperf.emulate.budget`), past which it stops with one line.
-    ``allow_dtype_mismatch``: take a ``.npy`` whose dtype is not its pointer's element type."""
+    ``allow_dtype_mismatch``: take a ``.npy`` whose dtype is not its pointer's element type.
+    ``oob``: ``error`` (an out-of-bounds global access stops the launch, at its source line) or
+    ``warn`` (loads there read zeros, stores are dropped; ``prof.out_of_bounds`` counts them per line)."""
     import numpy as np
 
     from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
@@ -111,7 +113,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
-              fast_loops=fast_loops)
+              fast_loops=fast_loops, oob=oob)
     m, fallback, checked = _emulate(module, func, launch, sample, kw, weights)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked
@@ -129,7 +131,27 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     prof.strata = strata
     prof.params = {n: v for n, v in zip(names, values) if isinstance(v, (int, float)) and not isinstance(v, bool)}
     prof.notes += _printf_note(m.counters.printf_calls, sample is not None)
+    prof.out_of_bounds = _oob_rows(m.counters.out_of_bounds, module)
+    if prof.out_of_bounds:
+        n = sum(r["loads"] + r["stores"] for r in prof.out_of_bounds)
+        where = " of the emulated CTAs" if sample is not None else ""
+        prof.notes.append(f"--oob warn: {n:,} out-of-bounds global thread accesses{where} on "
+                          f"{len(prof.out_of_bounds)} line(s) went on (loads read zeros, stores were dropped; "
+                          "a real GPU reads whatever lies there, so values and paths may differ)")
     return prof
+
+
+def _oob_rows(counts: dict[int, list[int]], module: Module) -> list[dict[str, Any]]:
+    """The per-PTX-line out-of-bounds counts as rows naming the source line, most first."""
+    from pipeperf.ptx.source_map import SourceMap
+
+    smap, rows = SourceMap(module), []
+    for line, (loads, stores) in counts.items():
+        hit = smap.at_ptx_line(line)
+        loc = smap.location(*hit) if hit else None
+        rows.append({"ptx_line": line, "source": loc.where if loc else f"PTX line {line}",
+                     "loads": loads, "stores": stores})
+    return sorted(rows, key=lambda r: -(r["loads"] + r["stores"]))
 
 
 def _printf_note(calls: int, partial: bool) -> list[str]:
@@ -240,8 +262,8 @@ def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray 
             counting = Machine(module, func, launch, optimistic=False, **opts)
             counting.run()
             m.weighted = counting.weighted
-        checked = _check_extremes(module, func, launch, sample, kw) if sample is not None and \
-            (kw["memory"] or kw["mode"] == "full") else 0
+        checked = _check_extremes(module, func, launch, sample, kw, m.counters.out_of_bounds) \
+            if sample is not None and (kw["memory"] or kw["mode"] == "full") else 0
     except PipeperfError as e:                   # a fault at a PTX line: say its source line
         from pipeperf.ptx.source_map import at_source
 
@@ -249,12 +271,13 @@ def _emulate(module: Module, func: Function, launch: Launch, sample: np.ndarray 
     return m, fallback, checked
 
 
-def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.ndarray, kw: dict) -> int:
+def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.ndarray, kw: dict,
+                    oob: dict[int, list[int]]) -> int:
     """Emulate, untraced, the CTAs where the launch's affine addresses and guards reach their
     extremes (:func:`pipeperf.emulate.bounds.extreme_ctas`) that the sample skipped, so an access
     out of its buffer anywhere in the grid faults as it does when every CTA runs; the sample is
     safe (its CTAs' paths do not depend on other CTAs' writes), so neither do theirs. Returns
-    how many CTAs that took."""
+    how many CTAs that took; with ``--oob warn`` their out-of-bounds counts are added to ``oob``."""
     import numpy as np
 
     from pipeperf.emulate.bounds import extreme_ctas
@@ -263,7 +286,12 @@ def _check_extremes(module: Module, func: Function, launch: Launch, sample: np.n
     extra = np.setdiff1d(extreme_ctas(func, launch), sample)
     if len(extra):
         opts = dict(kw, trace=np.empty(0, np.int64), ctas=extra, trace_warps=0, trace_cap=None, memory=True)
-        Machine(module, func, launch, optimistic=False, **opts).run()
+        mx = Machine(module, func, launch, optimistic=False, **opts)
+        mx.run()
+        for line, (loads, stores) in mx.counters.out_of_bounds.items():
+            row = oob.setdefault(line, [0, 0])
+            row[0] += loads
+            row[1] += stores
     return len(extra)
 
 

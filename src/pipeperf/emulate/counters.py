@@ -83,6 +83,7 @@ class Counters:
         self.shared_bank_conflicts = 0
         self.local_requests = 0
         self.printf_calls = 0                  # threads' vprintf calls, not executed
+        self.out_of_bounds: dict[int, list[int]] = {}   # --oob warn: PTX line -> [loads, stores] of lanes
         self.ctas = 0
         self.threads = 0
         self.warps = 0

@@ -38,14 +38,16 @@ class Machine:
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
                  ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False,
-                 weights: np.ndarray | None = None):
+                 weights: np.ndarray | None = None, oob: str = "error"):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
         ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
         ``fast_loops``: jump over the iterations of periodic loops (:mod:`pipeperf.emulate.loops`).
         ``max_steps``: the launch's step budget (:mod:`pipeperf.emulate.budget`). ``weights``: per
         CTA of ``ctas``, how many grid CTAs it stands for: batches then hold CTAs of one weight and
-        ``self.weighted`` (:class:`~pipeperf.emulate.counters.Weighted`) their weighted counts."""
+        ``self.weighted`` (:class:`~pipeperf.emulate.counters.Weighted`) their weighted counts.
+        ``oob``: ``error`` (an out-of-bounds global access stops the launch) or ``warn`` (it is
+        counted per line; loads read zeros, stores are dropped)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -78,7 +80,9 @@ class Machine:
             raise PipeperfError(f"{emulated} emulated blocks x {B} threads = {total} "
                                 f"threads exceeds the emulator's limit of {MAX_THREADS}")
         self.cta_per_batch = max(1, batch_threads // B)
-        self.gmem = GlobalMemory()
+        if oob not in ("error", "warn"):
+            raise PipeperfError(f"bad --oob '{oob}': expected error or warn")
+        self.gmem = GlobalMemory(oob_sinks=oob == "warn")
         self.layout = Layout(module, kernel, launch, self.gmem, self.file, self.cta_per_batch, B,
                              self.optimistic)
         self.programs: dict[str, Program] = {}

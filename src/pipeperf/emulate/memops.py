@@ -138,18 +138,22 @@ def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction
         off = _i64(addr) - GLOBAL_BASE
         lo, hi = int(off.min()), int(off.max())
         own = m.layout.own.get(id(x))
-        if own is not None and (lo < own[0] or hi + nbytes > own[1]):
+        if m.gmem.oob_sinks:
+            off = _sink_out_of_bounds(m, off, lo, hi, nbytes, own, x)
+            lo, hi = int(off.min()), int(off.max())
+        elif own is not None and (lo < own[0] or hi + nbytes > own[1]):
             bad = int(np.flatnonzero((off < own[0]) | (off + nbytes > own[1]))[0])
             fault(m, st, ix, bad, int(addr[bad]),
                         f"out-of-bounds global access of {nbytes} bytes: {own[2]} has {own[1] - own[0]} "
-                        f"bytes and this access reaches its bytes [{lo - own[0]}, {hi + nbytes - own[0]})",
+                        f"bytes and this access reaches its bytes [{lo - own[0]}, {hi + nbytes - own[0]}) "
+                        "(--oob warn goes on, counting such accesses)",
                         x)
-        if own is None and not m.gmem.span_ok(lo, hi, nbytes) and \
+        if own is None and not m.gmem.oob_sinks and not m.gmem.span_ok(lo, hi, nbytes) and \
                 not (ok := m.gmem.check(off, nbytes)).all():
             bad = int(np.flatnonzero(~ok)[0])
             fault(m, st, ix, bad, int(addr[bad]),
                         f"out-of-bounds global access of {nbytes} bytes "
-                        f"(nearest: {m.gmem.owner(int(off[bad]))})", x)
+                        f"(nearest: {m.gmem.owner(int(off[bad]))}; --oob warn goes on, counting such accesses)", x)
         if touch:
             m.gmem.touch(off, nbytes, lo, hi)
         return m.gmem.arena, off, "global"
@@ -179,6 +183,30 @@ def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction
         return m.layout.const, off, "const"
     raise EmulationError(f"{x.opcode}: state space {space} not supported",
                          file=m.file, line=x.line)
+
+#: PTX roots whose out-of-bounds global accesses read (from the zero sink) under --oob warn
+_READS = frozenset(("ld", "ldu", "cp", "prefetch", "tex", "tld4"))
+
+
+def _sink_out_of_bounds(m: Any, off: np.ndarray, lo: int, hi: int, nbytes: int, own, x: Instruction) -> np.ndarray:
+    """``--oob warn``: the lanes' offsets with those out of bounds (of the instruction's own buffer
+    where known, else of every allocation) sent to a sink, counted per PTX line
+    (``counters.out_of_bounds``: [loads, stores]); a real GPU reads whatever lies there."""
+    if own is not None:
+        if lo >= own[0] and hi + nbytes <= own[1]:
+            return off
+        bad = (off < own[0]) | (off + nbytes > own[1])
+    else:
+        if m.gmem.span_ok(lo, hi, nbytes):
+            return off
+        bad = ~m.gmem.check(off, nbytes)
+        if not bad.any():
+            return off
+    load = x.root in _READS
+    row = m.counters.out_of_bounds.setdefault(x.line, [0, 0])
+    row[0 if load else 1] += int(bad.sum())
+    return np.where(bad, m.gmem.sink(load), off)
+
 
 def fault(m: Any, st: State, ix, k: int, addr: int, what: str, x: Instruction) -> NoReturn:
     """Raise the fault of thread ``k`` of ``ix`` at ``addr``, naming its thread and block."""

@@ -52,6 +52,8 @@ class Profile:
     params: dict[str, int | float] = field(default_factory=dict)
     #: what the counts leave out, for the reader (e.g. printf calls not executed)
     notes: list[str] = field(default_factory=list)
+    #: --oob warn: out-of-bounds global accesses per line, most first: {"ptx_line", "source", "loads", "stores"}
+    out_of_bounds: list[dict[str, Any]] = field(default_factory=list)
     #: a sampled launch's CTA strata (:class:`~pipeperf.emulate.sampling.Strata`), for the traced CTAs' weights
     strata: Any = None
 
@@ -67,6 +69,8 @@ class Profile:
         d["by_opcode"] = self.by_opcode
         if self.notes:
             d["notes"] = self.notes
+        if self.out_of_bounds:
+            d["out_of_bounds"] = self.out_of_bounds
         return d
 
     def csv_row(self) -> dict[str, Any]:

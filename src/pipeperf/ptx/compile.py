@@ -69,6 +69,34 @@ def target_for(compute_capability: str) -> str:
     return f"sm_{max(older) if older else min(targets)}"
 
 
+def ptxas_options(nvcc_flags: list[str] | tuple[str, ...]) -> list[str]:
+    """The ptxas options among nvcc flags (``-maxrregcount=N``, ``-Xptxas A,B``,
+    ``--ptxas-options=A``, ...). Why: ``nvcc -ptx`` runs no ptxas, so these flags never reach the
+    separate ptxas runs that give the registers and the SASS unless passed on to them here."""
+    out: list[str] = []
+    flags = list(nvcc_flags)
+    i = 0
+    while i < len(flags):
+        f = flags[i]
+        name, eq, value = f.partition("=")
+        if name in ("-maxrregcount", "--maxrregcount"):
+            if not eq:
+                i += 1
+                if i >= len(flags):
+                    raise PipeperfError(f"nvcc flag {f} needs a value, e.g. {name}=64")
+                value = flags[i]
+            out.append(f"--maxrregcount={value}")
+        elif name in ("-Xptxas", "--ptxas-options"):
+            if not eq:
+                i += 1
+                if i >= len(flags):
+                    raise PipeperfError(f"nvcc flag {f} needs a value, e.g. {name}=-O3")
+                value = flags[i]
+            out += [v for v in value.split(",") if v]
+        i += 1
+    return out
+
+
 def check_arch(arch: str) -> str:
     if not _ARCH_RE.match(arch):
         raise PipeperfError(f"bad GPU architecture '{arch}': expected e.g. sm_75, sm_80, sm_90")
@@ -194,6 +222,7 @@ _FUNC_RE = re.compile(r"(?:Compiling entry function|Function properties for) '?(
 _USED_RE = re.compile(r"Used (\d+) registers")
 _BYTES_RE = re.compile(r"(\d+) bytes (smem|lmem|stack frame|spill stores|spill loads|cmem\[(\d+)\])")
 _BARRIERS_RE = re.compile(r"used (\d+) barriers")
+_MINCTA_RE = re.compile(r"threads per SM for entry ([\w$.]+) is out of range\. \.minnctapersm will be ignored")
 
 
 def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
@@ -202,10 +231,13 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
     For each function: ``registers``, ``shared_bytes`` (static smem),
     ``local_bytes`` (stack frame, or lmem where older ptxas prints it),
     ``const_bytes`` (sum over constant banks), plus ``barriers``,
-    ``spill_stores``, ``spill_loads`` and ``cmem`` per bank when printed.
+    ``spill_stores``, ``spill_loads`` and ``cmem`` per bank when printed; ``minnctapersm_ignored``
+    where ptxas ignored the kernel's ``__launch_bounds__`` minimum blocks (more threads than the
+    target's SM holds: e.g. 8 x 256 on sm_75).
     """
     out: dict[str, dict[str, int]] = {}
     current: dict[str, int] | None = None
+    ignored = set(_MINCTA_RE.findall(text))
     for line in text.splitlines():
         fm = _FUNC_RE.search(line)
         if fm:
@@ -233,11 +265,14 @@ def parse_ptxas_verbose(text: str) -> dict[str, dict[str, int]]:
             else:
                 current[f"cmem{bank}"] = v
                 current["const_bytes"] += v
+    for name in ignored & set(out):
+        out[name]["minnctapersm_ignored"] = 1
     return out
 
 
 def ptxas_resources(ptx_path: str | Path, arch: str | None = None,
-                    timeout: float = 300) -> dict[str, dict[str, int]]:
-    """Per-kernel resource usage from ``ptxas -v -arch=ARCH`` (arch defaults
-    to the file's ``.target``): registers, shared/local/const bytes."""
-    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, ["-v"], timeout))
+                    timeout: float = 300, options: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, int]]:
+    """Per-kernel resource usage from ``ptxas -v -arch=ARCH [OPTIONS]`` (arch defaults to the
+    file's ``.target``; ``options`` from :func:`ptxas_options`): registers, shared/local/const bytes."""
+    extra = ["-v", *(o for o in options if o not in ("-v", "--verbose"))]
+    return parse_ptxas_verbose(_run_ptxas(Path(ptx_path), arch, extra, timeout))

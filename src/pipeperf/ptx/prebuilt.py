@@ -116,9 +116,9 @@ def record_ptxas(ptx: bytes, arch: str, extra: tuple[str, ...], output: str) -> 
         cache.store("ptxas", _ptxas_key(ptx, arch, extra), {"output": report}, root)
 
 
-def load_sass(ptx: bytes, arch: str) -> str | None:
-    """The stored SASS listing (``nvdisasm -g -c``) of this PTX for ``arch``, or None."""
-    key = _ptxas_key(ptx, arch, ("sass",))
+def load_sass(ptx: bytes, arch: str, options: tuple[str, ...] = ()) -> str | None:
+    """The stored SASS listing (``nvdisasm -g -c``) of this PTX for ``arch`` and ptxas ``options``, or None."""
+    key = _ptxas_key(ptx, arch, ("sass", *options))
     for root in stores():
         hit = cache.load("sass", key, root)
         if hit is not None and isinstance(hit.get("listing"), str):
@@ -129,10 +129,10 @@ def load_sass(ptx: bytes, arch: str) -> str | None:
 _SASS_FILE_RE = re.compile(r'(//## File ")([^"]*/)([^"/]*")')
 
 
-def record_sass(ptx: bytes, arch: str, listing: str) -> None:
+def record_sass(ptx: bytes, arch: str, listing: str, options: tuple[str, ...] = ()) -> None:
     """Write a SASS listing to the store of ``$PIPEPERF_PREBUILT_RECORD`` (nothing when unset), its
     source files by base name (the SASS path matches lines by base name and line: nothing of the
     recording machine is kept)."""
     root = _record_dir()
     if root is not None:
-        cache.store("sass", _ptxas_key(ptx, arch, ("sass",)), {"listing": _SASS_FILE_RE.sub(r"\1\3", listing)}, root)
+        cache.store("sass", _ptxas_key(ptx, arch, ("sass", *options)), {"listing": _SASS_FILE_RE.sub(r"\1\3", listing)}, root)

@@ -30,6 +30,12 @@ def _emulated(a: Any) -> str:
     return ""
 
 
+def oob_lines(rows: list[dict]) -> list[str]:
+    """The report's lines of ``--oob warn``'s per-line counts (profile's report too)."""
+    return [f"  out of bounds at {r['source']}: {r['loads']:,} thread loads, {r['stores']:,} thread stores "
+            f"(PTX line {r['ptx_line']})" for r in rows]
+
+
 def format_analysis(a: Any, models: list[str] | None = None) -> str:
     """``a`` is a :class:`pipeperf.analyze.Analysis`; ``models``: the table's rows (None: every
     model the analysis predicted)."""
@@ -40,6 +46,7 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
              f"{r.get('shared_bytes', 0)} B static shared; traced {a.warps_traced} of {a.warps_total} warps"
              + (f" ({a.truncated_warps} traces cut)" if a.truncated_warps else "")
              + _emulated(a)]
+    lines += oob_lines(getattr(a, "out_of_bounds", None) or [])
     preds = a.predictions
     if not preds:
         return "\n".join(lines)
@@ -64,7 +71,7 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
     for p in preds:
         b = p.bound
         busy = ", ".join(f"{k} {v:.0%}" for k, v in sorted(b.subsystem_busy.items(), key=lambda kv: -kv[1]) if v > 0)
-        lines += ["", f"{p.gpu}: occupancy {p.blocks_per_sm * p.warps_per_block} warps/SM = {p.blocks_per_sm} "
+        lines += ["", f"{p.gpu}: {_build_text(p)}occupancy {p.blocks_per_sm * p.warps_per_block} warps/SM = {p.blocks_per_sm} "
                   f"block(s) of {p.warps_per_block} warps (limit {p.block_limit} blocks/SM by {p.limited_by}, "
                   f"{p.occupancy:.0%} of the SM; {p.occupancy_source})",
                   f"  bound by {b.by}: busy {busy or '-'}; issue slots used {_pct(b.issue_share)}; "
@@ -120,6 +127,18 @@ def floor_lines(p: Any) -> list[str]:
         (f"{format_seconds(f.issue_seconds)} ({f.warp_instructions:,.0f} warp instructions / ({f.sms} SMs x "
          f"{f.issue_limit:g} per clock) at the {f.clock_ghz:g} GHz boost clock)")
     return [f"  floors: DRAM {dram}; issue {issue}"]
+
+
+def _build_text(p: Any) -> str:
+    """This GPU's own build: the registers (and local bytes) ptxas gave it, for which target."""
+    r = getattr(p, "resources", None) or {}
+    if not r:
+        return ""
+    b = getattr(p, "build", None) or {}
+    local = f", {r['local_bytes']} B local" if r.get("local_bytes") else ""
+    opts = f" with {' '.join(b['ptxas_options'])}" if b.get("ptxas_options") else ""
+    target = f" ({b['target']} build{opts})" if b.get("target") else (f" (ptxas {opts.strip()})" if opts else "")
+    return f"{r.get('registers', 0)} registers/thread{local}{target}; "
 
 
 #: source lines the terminal report lists per GPU (JSON and HTML carry all)

@@ -20,26 +20,28 @@ from pipeperf.ptx.toolkit import find_tool, tool_version
 from pipeperf.util import cache
 
 
-def sass_listing(ptx: str, arch: str, timeout: float = 300) -> str:
-    """The ``nvdisasm -g -c`` listing of ``ptx`` compiled by ``ptxas -lineinfo -arch=ARCH``."""
+def sass_listing(ptx: str, arch: str, timeout: float = 300, options: tuple[str, ...] = ()) -> str:
+    """The ``nvdisasm -g -c`` listing of ``ptx`` compiled by ``ptxas -lineinfo -arch=ARCH [OPTIONS]``
+    (``options``: the ptxas options of the build's nvcc flags, e.g. ``--maxrregcount=32``)."""
     check_arch(arch)
+    options = tuple(o for o in options if o not in ("-v", "--verbose"))
     body = ptx.encode()
     try:
         ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
     except PipeperfError:
-        stored = prebuilt.load_sass(body, arch)
+        stored = prebuilt.load_sass(body, arch, options)
         if stored is None:
             raise
         return stored
-    key = cache.digest("sass", ptxas, tool_version(ptxas), nvdisasm, tool_version(nvdisasm), arch, body)
+    key = cache.digest("sass", ptxas, tool_version(ptxas), nvdisasm, tool_version(nvdisasm), arch, *options, body)
     hit = cache.load("sass", key)
     if hit is not None and isinstance(hit.get("listing"), str):
-        prebuilt.record_sass(body, arch, hit["listing"])
+        prebuilt.record_sass(body, arch, hit["listing"], options)
         return hit["listing"]
     with tempfile.TemporaryDirectory(prefix="pipeperf-sass-") as tmp:
         src, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         src.write_bytes(body)
-        for cmd in ([ptxas, f"-arch={arch}", "-lineinfo", str(src), "-o", str(cubin)], [nvdisasm, "-g", "-c", str(cubin)]):
+        for cmd in ([ptxas, f"-arch={arch}", "-lineinfo", *options, str(src), "-o", str(cubin)], [nvdisasm, "-g", "-c", str(cubin)]):
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
             except subprocess.TimeoutExpired:
@@ -48,5 +50,5 @@ def sass_listing(ptx: str, arch: str, timeout: float = 300) -> str:
                 raise PipeperfError(f"{Path(cmd[0]).name} failed: {_condense(r.stderr + r.stdout)}")
         listing = r.stdout
     cache.store("sass", key, {"listing": listing})
-    prebuilt.record_sass(body, arch, listing)
+    prebuilt.record_sass(body, arch, listing, options)
     return listing

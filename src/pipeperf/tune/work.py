@@ -115,7 +115,7 @@ def compile_unit(unit: CompileUnit) -> Compiled:
     """PTX and ptxas' resources for each target of ``unit`` (nvcc's own on-disk cache makes a
     repeated compile free); a target that fails keeps nvcc's message."""
     from pipeperf.analyze.builds import ptx_resources
-    from pipeperf.ptx.compile import compile_cu
+    from pipeperf.ptx.compile import compile_cu, ptxas_options
     from pipeperf.tune.sources import materialize
 
     t0 = time.perf_counter()
@@ -130,7 +130,8 @@ def compile_unit(unit: CompileUnit) -> Compiled:
     for target in unit.targets:
         try:
             text = compile_cu(path, arch=target, extra_args=unit.flags)
-            out.ok[target] = (text, ptx_resources(text, target, path.stem))
+            out.ok[target] = (text, ptx_resources(text, target, path.stem,
+                                                         tuple(ptxas_options(unit.flags))))
         except PipeperfError as e:
             out.errors[target] = e.message
     out.seconds = time.perf_counter() - t0
