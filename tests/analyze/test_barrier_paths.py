@@ -16,7 +16,7 @@ from pipeperf.idg.build import kernel_graph_from_profile, subset_barriers
 from pipeperf.idg.graph import IDG
 from pipeperf.idg.io import load_kernel
 
-CU = "tests/kernels/barrier_paths.cu"
+CU = "tests/analyze/kernels/barrier_paths.cu"
 GPU = ["--gpu", "pascal_gtx1060", "--no-memory-analysis", "--no-what-if", "--json"]
 
 

@@ -64,10 +64,12 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
     for m in models:
         cells = [_us(p.predictions.get(m, {}).get("seconds")) + ("*" if m in f else "") for p, f in zip(preds, flags)]
         lines.append(m.ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, widths)))
-    lines += [f"* {m} on {p.gpu}: not physical, {why}; not used for advice"
-              for p, f in zip(preds, flags) for m, why in f.items() if m in models]
+    # the notes on the table after a blank line, so the table is its rows alone
+    notes = [f"* {m} on {p.gpu}: not physical, {why}; not used for advice"
+             for p, f in zip(preds, flags) for m, why in f.items() if m in models]
     if any(m in models for m in ROOFLIKE[1:]) and "roofline" in models:
-        lines.append(ROOFLIKE_WHY)
+        notes.append(ROOFLIKE_WHY)
+    lines += [""] + notes if notes else []
     for p in preds:
         b = p.bound
         busy = ", ".join(f"{k} {v:.0%}" for k, v in sorted(b.subsystem_busy.items(), key=lambda kv: -kv[1]) if v > 0)
