@@ -70,6 +70,15 @@ def test_version_and_help_import_nothing_heavy():
     assert proc.stdout.count("\n    ") >= len(COMMANDS)          # every command's line in the help
 
 
+def test_a_commands_help_imports_no_numpy():
+    """``pipeperf analyze --help`` builds the analyze parser only: no NumPy (issue 39, start-up)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pipeperf", "analyze", "--help"],
+                          capture_output=True, text=True, env=_ENV)
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert not {m for m in imported if m.split(".")[0] in ("numpy", "scipy", "pandas", "dask")}
+
+
 def test_verbosity_before_the_command_still_builds_only_it():
     assert _command_of(["-v", "simulate", "x.json"]) == "simulate" and _command_of(["-vq", "--", "ptx"]) == "ptx"
     out = _modules_after(["-v", "ptx", "x.ptx"])

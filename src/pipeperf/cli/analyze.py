@@ -10,7 +10,6 @@ from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
 from pipeperf.cli.launch_options import (EPILOG, add_budget_option, add_launch_options, add_oob_option, launch_specs,
                                          shared_bytes)
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
-from pipeperf.models.curve import jsonable
 
 DESCRIPTION = """Predict a kernel launch's run time on one or more GPUs of the database, with no GPU:
 compile (nvcc) and parse, emulate a sample of whole CTAs spread over the grid, tracing their warps, build the
@@ -132,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         write_csv(a, args.csv)
         written.append(f"csv: {args.csv}")
     if args.json:
+        from pipeperf.models.curve import jsonable
+
         print(json.dumps(jsonable(a.to_dict()), indent=1))
     else:
         from pipeperf.report.analyze_text import format_analysis
@@ -203,6 +204,8 @@ def run_batch(args: argparse.Namespace) -> int:
         write_records(records, args.out)
     if args.json:
         totals = batch_totals(result)
+        from pipeperf.models.curve import jsonable
+
         print(json.dumps(jsonable({"launches": records, "totals": totals, "ranking": list(ranking(totals, list(totals))),
                                    "computed": result.computed, "cached": result.cached}), indent=1))
     else:
