@@ -204,13 +204,14 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
         if not opts.what_if:
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)
-    if sass is not None:
+    if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
         from pipeperf.analyze.sass_trace import wide_shared_classes
 
-        wide = wide_shared_classes(sass, gpu)
-        gpu, alternatives = gpu.with_classes(**wide), {k: g.with_classes(**wide) for k, g in alternatives.items()}
-        gpu, alternatives, local_notes = _local_classes(gpu, alternatives, sass, build.resources.get(func.name, {}),
-                                                        res.blocks, threads, opts.shared, min(spec.cores, n_blocks))
+        local, local_notes = _local_classes(gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
+                                            opts.shared, min(spec.cores, n_blocks))
+        extra = {**wide_shared_classes(sass, gpu), **local}
+        # the what-if GPUs too: the IDG builder names these classes there as well
+        gpu, alternatives = gpu.with_classes(**extra), {k: g.with_classes(**extra) for k, g in alternatives.items()}
         notes = notes + local_notes
     prof_gpu = prof
     if spec.warp_size != 32:
@@ -222,10 +223,10 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
 
 
-def _local_classes(gpu: Any, alternatives: dict[str, Any], sass: Any, own: dict[str, int], blocks: int,
-                   threads: int, dynamic_shared: int, active_sms: int) -> tuple[Any, dict[str, Any], list[str]]:
-    """The classes of the SASS's local accesses (spills, stack arrays: hardware/local_memory.py),
-    added to the GPU and to each what-if GPU (the IDG builder names them there too), and the note."""
+def _local_classes(gpu: Any, sass: Any, own: dict[str, int], blocks: int, threads: int, dynamic_shared: int,
+                   active_sms: int) -> tuple[dict[str, Any], list[str]]:
+    """The classes of the SASS's local accesses (spills, stack arrays: hardware/local_memory.py) by
+    name, and the note saying where their footprint fits."""
     from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class, local_class_name, local_footprint
     from pipeperf.hardware.mapper import resolve
     from pipeperf.hardware.sass_mapper import access_bytes
@@ -233,7 +234,7 @@ def _local_classes(gpu: Any, alternatives: dict[str, Any], sass: Any, own: dict[
     instrs = sass.sass.instructions
     fp = local_footprint(instrs, int(own.get("local_bytes", 0)), access_bytes)
     if fp is None:
-        return gpu, alternatives, []
+        return {}, []
     resident = blocks * threads
     smem = blocks * (int(own.get("shared_bytes", 0)) + int(dynamic_shared or 0))
     have = set(gpu.classes)
@@ -242,7 +243,7 @@ def _local_classes(gpu: Any, alternatives: dict[str, Any], sass: Any, own: dict[
     classes = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
     where = next(iter(classes.values())).source.split(";")[0].removeprefix("local memory, ")
     note = f"local memory (register spills, stack arrays): {fp.instructions} LDL/STL in the SASS, {where}"
-    return (gpu.with_classes(**classes), {k: g.with_classes(**classes) for k, g in alternatives.items()}, [note])
+    return classes, [note]
 
 
 def check_device_memory(specs, args: Sequence[Any]) -> None:
