@@ -18,7 +18,7 @@ from pipeperf.hardware.spec import load_gpu
 from pipeperf.ptx.compile import compile_cu
 from pipeperf.ptx.parser import parse_ptx
 from pipeperf.sass.disassemble import sass_listing
-from pipeperf.sass.listing import SassBlock, SassFunction, parse_listing
+from pipeperf.sass.listing import ABSOLUTE_CALL, SassBlock, SassFunction, parse_listing
 from pipeperf.sass.registers import registers
 
 KERNELS = r'''
@@ -68,6 +68,20 @@ extern "C" __global__ void float_atomic_sum(const float* x, float* sum, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(sum, x[i]);
+}
+
+extern "C" __global__ void scaled_div(const float* x, float* out, float d, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] / d;     // div.rn.f32: ptxas calls its slow-path subroutine for special operands
+}
+
+#include <assert.h>
+
+extern "C" __global__ void asserted_copy(const float* x, float* out)
+{
+    assert(blockDim.x == 256);        // __assertfail: an absolute call (CALL.ABS) on the failing branch
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
 }
 
 #include <mma.h>
@@ -121,6 +135,32 @@ def test_ptxas_widens_the_quad_loads_and_aggregates_the_integer_atomic(sm80):
     ops = [x.opcode for x in funcs["int_atomic_sum"].instructions]
     assert "REDUX" in ops and "RED" in ops
     assert "REDUX" not in [x.opcode for x in funcs["float_atomic_sum"].instructions]
+
+
+def test_a_call_to_ptxas_slow_path_subroutine_returns_to_the_next_block(sm80):
+    _, funcs = sm80
+    f = funcs["scaled_div"]
+    assert not f.unsupported, f.unsupported
+    ((sub, length),) = f.calls
+    assert "div_rn" in sub and length > 10       # listed apart, not part of the kernel
+    call = next(x for x in f.instructions if x.opcode == "CALL")
+    b = f.blocks[f.block_of[call.index]]
+    assert b.end == call.index + 1 and b.successors == (f.block_of[call.index + 1],)
+    assert not any(x.opcode == "RET" for x in f.instructions)
+    g = funcs["asserted_copy"]
+    assert not g.unsupported and g.calls == ((ABSOLUTE_CALL, 0),)
+
+
+def test_a_kernel_with_a_division_is_timed_from_its_sass(cu):
+    args = ["x=rand:f32:16384", "out=zeros:f32:16384", "d=3.0", "n=16384"]
+    common = dict(kernel="scaled_div", what_if=False)
+    r = analyze(cu, [64], [256], args, ["ampere_a100"], isa="sass", **common)
+    notes = " ".join(r.predictions[0].notes)
+    assert "timed from the SASS" in notes and "timed from the PTX" not in notes
+    assert "subroutine" in notes and "div_rn" in notes
+    ptx = analyze(cu, [64], [256], args, ["ampere_a100"], isa="ptx", **common)
+    s, p = r.predictions[0].seconds, ptx.predictions[0].seconds
+    assert 0.5 < s / p < 2.0, (s, p)
 
 
 @pytest.mark.parametrize("line, reads, writes", [

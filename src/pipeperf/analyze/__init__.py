@@ -23,6 +23,7 @@ from dataclasses import replace
 from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
 from pipeperf.analyze.results import Analysis, GPUPrediction
 from pipeperf.errors import PipeperfError
+from pipeperf.sass.listing import ABSOLUTE_CALL
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.progress import progress
 
@@ -177,7 +178,16 @@ def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[
     note = f"timed from the SASS ptxas makes for {build.target or 'the PTX target'}"
     if view.coverage < 1.0:
         note += f" ({view.coverage:.0%} of the PTX's work lines found in it)"
-    return view, [note]
+    notes = [note]
+    for sub, length in view.sass.calls:
+        if sub == ABSOLUTE_CALL:
+            notes.append("SASS timing: the absolute calls (CALL.ABS: a system function such as __assertfail "
+                         "of an assert, or vprintf) are timed as the call sites alone, not the function")
+        else:
+            notes.append(f"SASS timing: the calls to ptxas' subroutine {sub} ({length} instructions: a "
+                         "special-operand path, e.g. of an IEEE division) are timed as the call sites alone: "
+                         "the subroutine's own instructions are not")
+    return view, notes
 
 
 def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,

@@ -6,7 +6,16 @@ schedules loads early. This module reads what ptxas made, per function: every in
 guard, opcode, modifiers, operands and source line (``//## File "...", line N`` markers, from a
 ``-lineinfo`` build), the basic blocks (leaders: the entry, branch targets, the instruction after a
 branch or an ``EXIT``) and their successors. A function with an indirect branch (``BRX``, ``JMX``)
-or a call has no CFG this module can give (:attr:`SassFunction.unsupported` says why).
+or a call to anything but one of ptxas' own subroutines has no CFG this module can give
+(:attr:`SassFunction.unsupported` says why).
+
+ptxas appends the subroutines it calls (``$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath``:
+the special-operand path of an IEEE division) to the kernel's section after a ``$name:`` label;
+they are listed apart (:attr:`SassFunction.calls`: name and length), and a ``CALL`` to one ends its block
+and returns to the next instruction. A call is a block of its own kind: the walk times the call
+site, not the subroutine (its instructions run only where the fast path's check fails). An
+absolute call (``CALL.ABS``: ``__assertfail`` of a failed ``assert``, ``vprintf``) is a call site
+the same way: the function is the driver's, not in the listing.
 """
 
 from __future__ import annotations
@@ -18,7 +27,11 @@ _FUNC = re.compile(r"^\.text\.([\w$.]+):\s*$")
 _LABEL = re.compile(r"^(\.L_x_\d+):\s*$")
 _LINE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)')
 _INSTR = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(.*?)\s*;?\s*$")
-_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+_TARGET = re.compile(r"`\((\.L_x_\d+|\$[\w$.]+)\)")
+_SUBROUTINE = re.compile(r"^(\$[\w$.]+):\s*$")
+#: the name :attr:`SassFunction.calls` gives an absolute call (``CALL.ABS.NOINC R2``): a system
+#: function whose address the driver patches in (``__assertfail``, ``vprintf``), not in the listing
+ABSOLUTE_CALL = "CALL.ABS"
 
 #: opcodes that end a basic block
 BRANCHES = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL", "KILL"}
@@ -66,6 +79,7 @@ class SassFunction:
     blocks: tuple[SassBlock, ...] = ()
     unsupported: str = ""                 # why this function has no CFG ("" when it has one)
     block_of: tuple[int, ...] = field(default=(), repr=False)   # instruction index -> block index
+    calls: tuple[tuple[str, int], ...] = ()   # ptxas' subroutines this function calls, with their lengths
 
 
 def split_operands(text: str) -> tuple[str, ...]:
@@ -94,19 +108,29 @@ def parse_listing(text: str) -> dict[str, SassFunction]:
     name = ""
     instrs: list[SassInstr] = []
     labels: dict[str, int] = {}
+    subs: dict[str, int] = {}
+    sub = ""                              # the subroutine being read ("" while in the function)
     file, line = "", 0
 
     def close() -> None:
         if name:
-            funcs[name] = _with_cfg(name, tuple(instrs), labels)
+            funcs[name] = _with_cfg(name, tuple(instrs), labels, subs)
 
     for raw in text.splitlines():
         m = _FUNC.match(raw)
         if m:
             close()
-            name, instrs, labels, file, line = m.group(1), [], {}, "", 0
+            name, instrs, labels, subs, sub, file, line = m.group(1), [], {}, {}, "", "", 0
             continue
         if not name:
+            continue
+        if (sm := _SUBROUTINE.match(raw)) is not None:
+            sub = sm.group(1)
+            subs[sub] = 0
+            continue
+        if sub:
+            if _INSTR.match(raw) is not None:
+                subs[sub] += 1
             continue
         if (lm := _LINE.match(raw)) is not None:
             file, line = lm.group(1), int(lm.group(2))
@@ -130,13 +154,23 @@ def parse_listing(text: str) -> dict[str, SassFunction]:
 def is_jump(x: SassInstr) -> bool:
     """A branch to a label: ``BRA``, and ``CALL.REL.NOINC`` to a label of the same function (ptxas
     uses it as a jump: NOINC leaves the call stack alone)."""
-    return x.opcode == "BRA" or (x.opcode == "CALL" and "NOINC" in x.modifiers and bool(x.target))
+    return x.opcode == "BRA" or (x.opcode == "CALL" and "NOINC" in x.modifiers and x.target.startswith(".L_x_"))
 
 
-def _with_cfg(name: str, instrs: tuple[SassInstr, ...], labels: dict[str, int]) -> SassFunction:
+def _with_cfg(name: str, instrs: tuple[SassInstr, ...], labels: dict[str, int],
+              subs: dict[str, int] | None = None) -> SassFunction:
     """Basic blocks and successors; the trailing ``BRA`` to itself after the last ``EXIT`` (ptxas'
-    padding) is unreachable and left in a block of its own with no predecessor."""
+    padding) is unreachable and left in a block of its own with no predecessor. A call to one of
+    ``subs`` (ptxas' subroutines of this section) returns to the next instruction."""
+    subs = dict(subs or {})
+    calls: dict[str, int] = {}
     for x in instrs:
+        if x.opcode == "CALL" and x.target in subs:
+            calls[x.target] = subs[x.target]
+            continue
+        if x.opcode == "CALL" and "ABS" in x.modifiers:        # a system function through a register
+            calls[ABSOLUTE_CALL] = 0
+            continue
         if x.opcode in _UNSUPPORTED and not is_jump(x):
             return SassFunction(name, instrs, unsupported=f"{name} has {_UNSUPPORTED[x.opcode]}")
         if is_jump(x) and x.target not in labels:
@@ -166,4 +200,4 @@ def _with_cfg(name: str, instrs: tuple[SassInstr, ...], labels: dict[str, int]) 
         blocks.append(SassBlock(k, s, e, tuple(succ)))
         for i in range(s, e):
             block_of[i] = k
-    return SassFunction(name, instrs, tuple(blocks), "", tuple(block_of))
+    return SassFunction(name, instrs, tuple(blocks), "", tuple(block_of), tuple(calls.items()))
