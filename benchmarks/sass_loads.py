@@ -8,7 +8,7 @@ a loop it unrolls; the GPU then issues a quarter of the load instructions the mo
 SGEMM 2D block-tiling kernel of the suite (RTX 4090, predicted 2x the measured time) is such a
 case: its PTX has 16 scalar ``ld.shared.f32`` per inner iteration, its SASS 32 ``LDS.128`` per
 8 (unrolled) iterations. This script measures how widespread that is in the suite; it changes
-nothing in the tool (docs/DESIGN.md, "loads ptxas widens").
+nothing in the tool (docs/experiments/2026-11-24-loads-ptxas-widens.md).
 
 Per line, the same bytes are loaded in both (a widened load replaces narrower ones; ptxas does not
 drop the data), so the dynamic count of load instructions falls by the ratio of the widths even

@@ -2,7 +2,7 @@
 
 A prediction should be a smooth function of the hardware figures it reads: a 1 % slower DRAM
 cannot make a kernel 13 % faster. Where it does, the simulated warps run in lock step (the known
-limit in docs/DESIGN.md, "lock-step warps") and the time depends on the phase in which they meet
+limit in docs/MODEL.md, "Known limits") and the time depends on the phase in which they meet
 the memory pipeline, so differences between variants smaller than the spread printed here are
 not resolved by the model. This script measures that spread; it changes nothing in the tool.
 

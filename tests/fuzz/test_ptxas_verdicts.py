@@ -3,7 +3,7 @@
 The mutants and verdicts are ``ptxas_verdicts.jsonl``, written where ptxas is by ``ptx_mutants.py``;
 this replays them without ptxas: of the mutants ptxas refuses, at most 1 % may pass the check, and
 of those it accepts none may be refused (a false refusal of valid PTX is worse than a miss) but the
-listed ones. The misses that remain are the known gaps of docs/DESIGN.md, "PTX checked like ptxas".
+listed ones. The misses that remain are the known gaps of docs/packages/ptx.md, "PTX checked like ptxas".
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reading IDGs and kernels from YAML/JSON files, with line numbers in every error.
 
-Formats (see README)::
+Formats (docs/commands/simulate.md)::
 
     name: chain                     # a single warp IDG
     instructions:

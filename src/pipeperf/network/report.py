@@ -210,7 +210,7 @@ def _short(source: str) -> str:
 
 # ------------------------------------------------------------------------- outputs
 def to_dict(r: NetworkResult) -> dict[str, Any]:
-    """The documented JSON (README, 'Whole networks')."""
+    """The documented JSON (docs/commands/network.md)."""
     layers = []
     for lr in r.layers:
         L = lr.layer
