@@ -1,0 +1,47 @@
+"""HyPA's Table II (static and dynamic analysis of CNNs on a V100S) for the built-in networks
+that are also rows of that table: % of instructions executed, branch efficiency, FLOPs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeperf.experiments.framework import Outcome, compare_row, compare_table
+
+TITLE = "HyPA Table II: % executed, branch efficiency and FLOPs of CNNs (built-in networks, V100)"
+SOURCE = "Metz et al., hybrid-ptx-analysis-hypa.txt: Table II (NVIDIA V100s)"
+GPU = "volta_v100"
+#: built-in network -> (its row in Table II, % to execute, eta_HyPA %, HyPA instruction count)
+TABLE2 = {
+    "mobilenetv1": ("mobilenet", 10.77, 97.3356, 792_566),
+    "mobilenetv2": ("MobileNetV2", 10.22, 98.2702, 995_962),
+    "resnet50": ("resnet50", 6.51, 98.2734, 1_532_071),
+}
+
+
+def run(out: Path) -> Outcome:
+    from pipeperf.network.api import analyze_network
+    from pipeperf.tune.cache import ResultCache
+    from pipeperf.util.cache import cache_dir
+
+    cache = ResultCache(cache_dir() / "tune")
+    rows = []
+    for net, (row, pct, eta, _) in TABLE2.items():
+        m = analyze_network(net, builtin=True, gpus=[GPU], cache=cache).to_dict()["metrics"]
+        rows += [
+            compare_row(f"{net} ({row}): % of instructions executed", pct, 100 * m["fraction_emulated"],
+                        "HyPA: its Keras/cuDNN kernels; ours: pipeperf's own kernels (network/kernels), CTA "
+                        "sampling and hybrid mode"),
+            compare_row(f"{net} ({row}): branch efficiency %", eta, m["branch_efficiency"],
+                        "HyPA's eta_HyPA column (its nvprof column is 92.2 % for almost every network)"),
+            compare_row(f"{net} ({row}): FLOPs executed", None, m["flop_count_sp"] + m["flop_count_hp"] +
+                        m["flop_count_dp"], "Table II's FLOPs columns count a different batch and cuDNN's "
+                        "kernels (e.g. 2.9e11 nvprof FLOPs for MobileNet), so they are not compared"),
+        ]
+    return Outcome(
+        (compare_table("table2", rows, f"Built-in networks on {GPU} (HyPA measured a V100S), batch 1, fp32, "
+                                       "64 traced warps per launch."),),
+        (),
+        ("Only the networks that are rows of Table II and analyse within this experiment's time budget are "
+         "run; validation/results/network_table.md (benchmarks/network_table.py) has all nine built-ins.",
+         "The kernels differ (HyPA analysed the cuDNN/TensorFlow kernels, we analyse pipeperf's direct "
+         "convolution and GEMM kernels), so the differences measure the kernels as much as the analysis."))
