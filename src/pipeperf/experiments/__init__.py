@@ -20,6 +20,8 @@ EXPERIMENTS: dict[str, str] = {
     "pipeline-example-kernel": "pipeline_example",
     "pipeline-instruction-mix": "pipeline_instruction_mix",
     "pipeline-table6-throughput": "pipeline_table6",
+    "pipeline-barrier": "pipeline_barrier",
+    "pipeline-matmul": "pipeline_matmul",
     "rodinia-occupancy": "rodinia_occupancy",
     "sw26010-double-buffering": "sw26010_double_buffering",
     "sw26010-active-cpes": "sw26010_active_cpes",
