@@ -14,7 +14,7 @@ def test_best_per_cpe_count_is_the_fastest_variant_with_that_count(examples):
     result = tune(load_space(examples / "tune_matmul.yaml"), jobs=1, progress=False)
     rows = best_per_value(result)
     counts = [r["active_cpes"] for r in rows]
-    assert counts == sorted(set(int(c) for c in result.active_cpes))
+    assert counts == sorted({int(c) for c in result.active_cpes})
     for r in rows:
         same = [result.row(int(i))["us"]["t_total"] for i in range(result.variants_feasible)
                 if int(result.active_cpes[i]) == r["active_cpes"]]

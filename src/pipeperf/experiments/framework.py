@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: tables longer than this are linked from the README rather than shown in it
+INLINE_ROWS = 60
+#: and tables longer than this are written as CSV only (a Markdown copy of a long table helps no reader)
+MARKDOWN_ROWS = 400
 #: a comparison table's columns: the paper's printed number, ours, and the difference
 COMPARE_COLUMNS = ("quantity", "paper", "ours", "difference", "difference_pct", "note")
 
@@ -39,12 +43,14 @@ class Outcome:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def compare_row(quantity: str, paper: float | None, ours: float | None, note: str = "") -> tuple[Any, ...]:
+def compare_row(quantity: str, paper: float | None, ours: float | None, note: str = "",
+                comparable: bool = True) -> tuple[Any, ...]:
     """One row of a comparison table. ``paper=None``: the paper prints no number for it, and the
-    row says so instead of a difference."""
-    if paper is None or ours is None or not math.isfinite(ours):
-        return (quantity, "not printed" if paper is None else paper, ours, "", "",
-                note or ("the paper prints no number to compare" if paper is None else "no prediction"))
+    row says so instead of a difference; ``comparable=False``: it prints one, but for something else
+    (another batch, other kernels), so both stand without a difference and ``note`` says why."""
+    if paper is None or ours is None or not comparable or not math.isfinite(ours):
+        why = "the paper prints no number to compare" if paper is None else "no prediction"
+        return (quantity, "not printed" if paper is None else paper, ours, "", "", note or why)
     diff = ours - paper
     pct = 100 * diff / paper if paper else float("nan")
     return (quantity, paper, ours, diff, pct, note)
@@ -83,9 +89,15 @@ def write_outcome(name: str, title: str, source: str, outcome: Outcome, folder: 
             w = csv.writer(fh)
             w.writerow(t.columns)
             w.writerows([["" if v is None else v for v in row] for row in t.rows])
-        md = markdown(t)
-        (folder / f"{t.name}.md").write_text((f"{t.caption}\n\n" if t.caption else "") + md + "\n")
-        parts += [f"## {t.name}", ""] + ([t.caption, ""] if t.caption else []) + [md, ""]
+        parts += [f"## {t.name}", ""] + ([t.caption, ""] if t.caption else [])
+        if len(t.rows) <= MARKDOWN_ROWS:
+            md = markdown(t)
+            (folder / f"{t.name}.md").write_text((f"{t.caption}\n\n" if t.caption else "") + md + "\n")
+        if len(t.rows) <= INLINE_ROWS:
+            parts += [md, ""]
+        else:
+            also = f", [{t.name}.md]({t.name}.md)" if len(t.rows) <= MARKDOWN_ROWS else ""
+            parts += [f"{len(t.rows)} rows: [{t.name}.csv]({t.name}.csv){also}.", ""]
     for fig in outcome.figures:
         parts += [f"![{fig}]({fig})", ""]
     if outcome.notes:

@@ -51,4 +51,7 @@ def run(out: Path) -> Outcome:
         ("A difference in `throughput` means the database's cores or clock are not those Table 5's lambda was "
          "measured at (e.g. a boost clock), or the card differs from the paper's (Kepler, Tonga).",
          "The quantitative roofline needs a shared-memory class (T_ldst) and a DRAM bandwidth: GPUs whose "
-         "entries carry only Table 5's classes are reported unusable with the reason."))
+         "entries carry only Table 5's classes are reported unusable with the reason. B_mem of the Fermi, Kepler "
+         "and Tonga entries is Table 6's throughput itself (their `peaks:`), so their `throughput` rows and B_mem "
+         "are independent only through the lambda; the K620 entry is the base of the GTX Titan X entry, so it "
+         "gets no `peaks:` (they would be inherited) and stays unusable."))

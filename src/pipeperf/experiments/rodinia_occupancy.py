@@ -41,25 +41,27 @@ def run(out: Path) -> Outcome:
         for kd in _analyse(k, unsupported):
             sw = kd["sweep"]
             keep = [i for i, w in enumerate(sw["warps_per_sm"]) if lo <= w <= hi]
+            speedup: dict[str, float] = {}
             for m in MODELS:
                 secs = [sw["seconds"][m][i] for i in keep] if sw["seconds"].get(m) else []
                 if not secs or any(s is None for s in secs):
                     continue
                 for i, s in zip(keep, secs):
                     curves.append((k["name"], kd["gpu"], sw["warps_per_sm"][i], m, s, 100 * secs[0] / s))
-                summary.append((k["name"], k["app"], kd["gpu"], f"{lo}-{hi}",
-                                f"{sw['warps_per_sm'][keep[0]]}-{sw['warps_per_sm'][keep[-1]]}", m,
-                                secs[0] * 1e6, secs[-1] * 1e6, secs[0] / secs[-1]))
+                speedup[m] = secs[0] / secs[-1]
+            summary.append((k["name"], k["app"], kd["gpu"], f"{lo}-{hi}",
+                            f"{sw['warps_per_sm'][keep[0]]}-{sw['warps_per_sm'][keep[-1]]}",
+                            *(speedup.get(m) for m in MODELS)))
     figures = tuple(_plot(curves, gpu, out) for gpu in GPUS)
     avg = [compare_row(f"Pipeline model average MAPE / MAPE_shape on {g} (Tables 10-12)", mape, None,
                        f"MAPE_shape {shape}; a MAPE against the paper's measurements, which it does not publish")
            for g, (mape, shape) in PAPER_AVERAGE.items()]
     shipped = {k["name"] for k in launches()}
     return Outcome(
-        (Table("summary", ("kernel", "application", "gpu", "table9_warps", "swept_warps", "model",
-                           "us_at_min_warps", "us_at_max_warps", "speedup_min_to_max"), tuple(summary),
-               "Predicted kernel time at the lowest and highest occupancy of Table 9's range that the sweep "
-               "reaches (blocks per SM x warps per block; registers or shared memory may cap it lower)."),
+        (Table("summary", ("kernel", "application", "gpu", "table9_warps", "swept_warps", *MODELS), tuple(summary),
+               "Each model's predicted speed-up from the lowest to the highest occupancy of Table 9's range that "
+               "the sweep reaches (blocks per SM x warps per block; registers, shared memory or the grid may cap "
+               "it lower); times per occupancy are in `curves`."),
          Table("curves", ("kernel", "gpu", "warps", "model", "seconds", "throughput_pct_of_min_occupancy"),
                tuple(curves), "Every model's predicted time per occupancy; throughput normalised to 100 at "
                               "the lowest occupancy, as Figs. 17-18 plot it."),
