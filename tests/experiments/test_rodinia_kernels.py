@@ -46,3 +46,19 @@ def test_every_kernel_file_compiles(tmp_path):
         r = subprocess.run(["nvcc", "-ptx", str(path), "-o", str(tmp_path / f"{path.stem}.ptx")],
                            capture_output=True, text=True)
         assert r.returncode == 0, (path.name, r.stderr)
+
+
+def test_lavamd_host_data_is_rodinias_box_list():
+    """The launch of konstantinidis-lavamd rebuilds opencl/lavaMD/main.c's boxes: the struct sizes
+    match the kernel's parameters and every box lists its existing neighbours only."""
+    import numpy as np
+
+    from pipeperf.experiments.konstantinidis_lavamd import launch_args
+
+    par, dim, boxes, rv, qv, fv = launch_args(3)
+    assert par.nbytes == 4 and dim.nbytes == 56           # .param .b8 [4] and [56] in the PTX
+    assert boxes.nbytes == 27 * 656 and rv.size == fv.size == 4 * 2700 and qv.size == 2700
+    nn = np.frombuffer(boxes.tobytes(), "<i4").reshape(27, 164)[:, 6]     # box_str.nn at byte 24
+    # per axis a box at the edge sees 2 of the 3 offsets, the middle one 3: (2 + 3 + 2)^3 - 27 (itself)
+    assert nn[0] == 7 and nn[13] == 26 and nn.sum() == 7 ** 3 - 27
+    assert set(np.unique(rv).tolist()) <= {float(np.float32(x / 10)) for x in range(1, 11)}     # (rand() % 10 + 1) / 10

@@ -23,6 +23,7 @@ EXPERIMENTS: dict[str, str] = {
     "pipeline-barrier": "pipeline_barrier",
     "pipeline-matmul": "pipeline_matmul",
     "rodinia-occupancy": "rodinia_occupancy",
+    "konstantinidis-lavamd": "konstantinidis_lavamd",
     "sw26010-double-buffering": "sw26010_double_buffering",
     "sw26010-dma-granularity": "sw26010_dma_granularity",
     "sw26010-active-cpes": "sw26010_active_cpes",
