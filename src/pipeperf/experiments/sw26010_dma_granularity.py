@@ -3,8 +3,9 @@ processes 256 points, fetched in requests of 256 down to 16 points; the model's 
 request size, against the paper's "up to 20 % faster from 256 to 32 elements per request".
 
 The kernel description is a reconstruction from Rodinia's OpenMP K-Means (kmeans_clustering.c:
-find_nearest_point / euclid_dist_2), counted per loop body below; the paper prints neither its
-SWACC code nor its instruction counts."""
+find_nearest_point / euclid_dist_2): its loop bodies are written in the description and counted by
+pipeperf (instruction types, critical path, ILP); the paper prints neither its SWACC code nor its
+instruction counts."""
 
 from __future__ import annotations
 
@@ -33,14 +34,13 @@ def description(per_request: int) -> dict[str, Any]:
             {"name": "points", "direction": "in", "per": ["reqs"], "size": per_request * FEATURES * 4},
             {"name": "membership", "direction": "out", "per": ["reqs"], "size": per_request * 4},
         ],
-        "compute": {"blocks": [
-            # euclid_dist_2: ans += (p[i] - c[i]) * (p[i] - c[i]): sub, mul, add on one chain; two SPM loads
-            {"name": "distance", "per": ["reqs", "pts", "clusters", "features"], "floating": 3, "spm": 2,
-             "ilp": 1},
-            # if (dist < min_dist) {min_dist = dist; index = i;}: one compare, the loop counter
-            {"name": "nearest", "per": ["reqs", "pts", "clusters"], "floating": 1, "fixed": 1, "ilp": 1},
-            # membership[i] = index (SPM store), point loop counter and index arithmetic
-            {"name": "assign", "per": ["reqs", "pts"], "spm": 1, "fixed": 2, "ilp": 1},
+        "compute": {"blocks": [     # counted from each loop body (pipeperf.sw26010.body), not typed
+            {"name": "distance", "per": ["reqs", "pts", "clusters", "features"], "integers": ["f"],
+             "body": "ans += (p[f] - c[f]) * (p[f] - c[f])\nf = f + 1"},       # euclid_dist_2's loop
+            {"name": "nearest", "per": ["reqs", "pts", "clusters"], "integers": ["i"],
+             "body": "closer = ans < min_dist\nmin_dist = min(min_dist, ans)\ni = i + 1"},
+            {"name": "assign", "per": ["reqs", "pts"], "integers": ["pt", "index"],
+             "body": "membership[pt] = index\npt = pt + 1"},
         ]},
     }
 
