@@ -45,6 +45,6 @@ def run(out: Path) -> Outcome:
         ("Only the networks that are rows of Table II and analyse within this experiment's time budget are "
          "run; validation/results/network_table.md (benchmarks/network_table.py) has all nine built-ins.",
          "pipeperf's results cache (the tune/ folder of its cache directory) keeps each analysed launch, so a "
-         "re-run takes seconds; the first run about a minute on 2 cores.",
+         "re-run takes seconds; from an empty cache it took 1 to 3 minutes on the shared 2-core build machine.",
          "The kernels differ (HyPA analysed the cuDNN/TensorFlow kernels, we analyse pipeperf's direct "
          "convolution and GEMM kernels), so the differences measure the kernels as much as the analysis."))
