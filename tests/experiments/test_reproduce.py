@@ -60,3 +60,20 @@ def test_committed_results_exist_for_every_experiment():
     root = Path(__file__).resolve().parents[2] / "validation" / "results" / "reproduce"
     missing = [n for n in EXPERIMENTS if not (root / n / "README.md").exists()]
     assert not missing, f"run `pipeperf reproduce {' '.join(missing)}` and commit its output"
+
+
+def test_unwritable_out_is_one_line(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["reproduce", "pipeline-table6-throughput", "--out", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err
+
+
+def test_sw26010_double_buffering_end_to_end_reads_the_checkout_example(tmp_path):
+    """An experiment that reads examples/ from the checkout (pip install -e .) runs end to end and
+    puts Fig. 8's printed values beside the model's."""
+    assert main(["reproduce", "sw26010-double-buffering", "--out", str(tmp_path)]) == 0
+    rows = {r["quantity"]: r for r in csv.DictReader((tmp_path / "sw26010-double-buffering" / "fig8.csv").open())}
+    assert float(rows["NG_DMA"]["ours"]) == 8
+    assert float(rows["predicted benefit (us)"]["ours"]) == pytest.approx(43.4, abs=0.05)

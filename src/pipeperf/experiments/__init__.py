@@ -44,7 +44,11 @@ def run(name: str, out: Path) -> Path:
 
     mod = module(name)
     folder = out / name
-    folder.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    outcome = mod.run(folder)
-    return write_outcome(name, mod.TITLE, mod.SOURCE, outcome, folder, time.perf_counter() - t0)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        outcome = mod.run(folder)
+        return write_outcome(name, mod.TITLE, mod.SOURCE, outcome, folder, time.perf_counter() - t0)
+    except OSError as exc:           # an unwritable --out: one line, not a traceback
+        raise PipeperfError(f"cannot write the results of {name}: {exc.strerror or exc}",
+                            file=exc.filename or str(folder)) from None
