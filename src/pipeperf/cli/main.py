@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "campaign": "measure this GPU: calibrate, memory, dispatch, atomics, sweeps, validate",
     "tune": "rank a kernel's variants (macros, templates, launch shapes) by predicted time",
     "network": "predict a whole CNN (ONNX graph) per layer on GPUs",
+    "reproduce": "run the source papers' experiments; tables and figures beside the papers' numbers",
 }
 #: top-level options that may come before the command
 _LEADING = re.compile(r"-[vq]+|--verbose|--quiet|--")

@@ -47,6 +47,8 @@ def register(subparsers: Any) -> None:
     t.add_argument("--plot", metavar="FILE.png", help="breakdown of the top K variants")
     t.add_argument("--emit-best", metavar="FILE.yaml", help="write the best variant's kernel description")
     t.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    t.add_argument("--sweep", choices=("active_cpes",), metavar="active_cpes",
+                   help="print the best variant at each number of active CPEs (Fig. 9) instead of the top K")
     t.set_defaults(func=_tune)
 
 
@@ -125,7 +127,13 @@ def _tune(args: argparse.Namespace) -> int:
                 f" u{row['unroll']} c{row['active_cpes']}" + (" db" if row["double_buffer"] else "")
             bars.append(Bar(label, u["t_comp"], u["t_dma"], u["t_g"], u["t_overlap"], u["t_total"]))
         plot_breakdown(bars, args.plot, title=f"{space.name}: top {len(bars)} variants")
-    if args.json:
+    if args.sweep:
+        from pipeperf.sw26010.sweep import best_per_value, format_sweep
+
+        rows = best_per_value(result, args.sweep)
+        _emit(json.dumps({"kernel": space.name, "sweep": args.sweep, "rows": rows}, indent=2) if args.json
+              else format_sweep(rows, args.sweep))
+    elif args.json:
         _emit(json.dumps(result.to_dict(args.top), indent=2))
     else:
         _emit(format_tune(result, args.top))

@@ -252,14 +252,33 @@ def _parse_compute(spec: Fields, loops: dict[str, int], proc: ProcessorSpec) -> 
     blocks = []
     for i, item in enumerate(spec.items("blocks", required=True, nonempty=True)):
         b = item.fields()
-        b.check_keys(["name", "per", "count", "ilp"] + list(INSTRUCTION_TYPES))
-        ilp = b.number("ilp", default=avg_ilp, minimum=1, maximum=proc.max_ilp)
-        if ilp is None:
-            raise b.error("ilp", "missing required field (or give compute.avg_ilp for all blocks)")
-        counts = {t: b.number(t, default=0, minimum=0) for t in INSTRUCTION_TYPES}
+        b.check_keys(["name", "per", "count", "ilp", "body", "integers"] + list(INSTRUCTION_TYPES))
+        if b.has("body"):
+            counts, ilp = _counted(b, proc)
+        else:
+            ilp = b.number("ilp", default=avg_ilp, minimum=1, maximum=proc.max_ilp)
+            if ilp is None:
+                raise b.error("ilp", "missing required field (or give compute.avg_ilp for all blocks)")
+            counts = {t: b.number(t, default=0, minimum=0) for t in INSTRUCTION_TYPES}
         blocks.append(ComputeBlock(b.string("name", default=f"block{i}") or f"block{i}",
                                    _repeat(b, loops), ilp=float(ilp), **counts))
     return blocks
+
+
+def _counted(b: Fields, proc: ProcessorSpec) -> tuple[dict[str, Any], float]:
+    """A block's counts and ILP from its ``body`` (:mod:`pipeperf.sw26010.body`), which then may
+    not also be typed."""
+    from pipeperf.sw26010.body import count_body
+
+    typed = [k for k in ("ilp", *INSTRUCTION_TYPES) if b.has(k)]
+    if typed:
+        raise b.error(typed[0], "give either a 'body' (counted) or typed counts and ILP, not both")
+    body = b.string("body", required=True) or ""
+    raw = b.data.get("integers", [])
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise b.error("integers", "expected a list of variable and array names")
+    c = count_body(body, proc, raw, lambda msg: b.error("body", msg))
+    return {"floating": c.floating, "fixed": c.fixed, "spm": c.spm, "div_sqrt": c.div_sqrt}, c.ilp
 
 
 def require_positive_work(spec: KernelSpec) -> None:
