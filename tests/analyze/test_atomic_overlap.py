@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 KERNELS = r'''
 __device__ float block_sum(const float* x, int per_block)

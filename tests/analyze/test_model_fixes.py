@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 
 KERNELS = r'''

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeperf.analyze.results import Bound
+from pipeperf.analysis.results import Bound
 from pipeperf.report.headline import bound_words, format_seconds, headline
 
 

@@ -101,7 +101,7 @@ def test_an_in_place_update_larger_than_l2_writes_back_at_dram_bandwidth():
     Over 3 x 4 MB the dirty sectors stay in L2 to the kernel's end: the store is an L2 hit."""
     from pathlib import Path
 
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     cu = Path(__file__).resolve().parents[1] / "kernels" / "saxpy.cu"
     for n, hit in ((1 << 26, 0.0), (1 << 20, 1.0)):

@@ -18,7 +18,7 @@ ROOT = HERE.parents[1]
 
 
 def test_batch_matches_analyze_and_is_cached(cli, tmp_path):
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     batch = tmp_path / "launches.yaml"
     batch.write_text(f"""gpus: [ampere_a100]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pipeperf.analyze.options import AnalyzeOptions
+from pipeperf.analysis.options import AnalyzeOptions
 from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
 from pipeperf.cli.launch_options import (EPILOG, add_budget_option, add_launch_options, add_oob_option, launch_specs,
                                          shared_bytes)
@@ -98,7 +98,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.errors import PipeperfError
 
     if args.batch:

@@ -115,7 +115,7 @@ def _clip_note(bound: Any, key: str) -> str:
 
 
 def bound_words(bound: Any) -> str:
-    """What bounds the run in plain words, from a :class:`pipeperf.analyze.predict.Bound`, always
+    """What bounds the run in plain words, from a :class:`pipeperf.analysis.predict.Bound`, always
     with the numbers that justify it: ``memory bound: global memory (L2/DRAM) 91 % busy``,
     ``issue bound: 93 % of issue slots used``, ``latency bound: 12 % of issue slots used, 38 % of
     cycles issue nothing``, or, where issue slots or a subsystem are half used or more but none
@@ -149,11 +149,11 @@ def _max_warps(pred: Any) -> int:
 
 
 def headline(pred: Any) -> Headline:
-    """The headline of a :class:`pipeperf.analyze.GPUPrediction`. FLOPs and DRAM bytes are the
+    """The headline of a :class:`pipeperf.analysis.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
     multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
     ``pipeperf gpu peaks`` (its database entry), the DRAM one the bandwidth of the launch's
-    :class:`~pipeperf.analyze.floors.Floors` (the vendor peak where the database has it), else
+    :class:`~pipeperf.analysis.floors.Floors` (the vendor peak where the database has it), else
     the quantitative roofline's B_mem (an achievable figure where the database has one)."""
     from pipeperf.errors import PipeperfError
     from pipeperf.hardware.peaks import load_peaks
@@ -196,7 +196,7 @@ def headline(pred: Any) -> Headline:
 
 def _top_line(pred: Any) -> str | None:
     """``transpose.cu:18: 41% of the time (pipeline busy (lsu))``."""
-    from pipeperf.analyze.stalls import line_label
+    from pipeperf.analysis.stalls import line_label
 
     lines = getattr(pred, "source_lines", None)
     if not lines:

@@ -17,11 +17,11 @@ import math
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
-from pipeperf.analyze.results import Analysis, GPUPrediction
+from pipeperf.analysis.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
+from pipeperf.analysis.results import Analysis, GPUPrediction
 from pipeperf.errors import PipeperfError
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.progress import progress
@@ -35,27 +35,30 @@ log = logging.getLogger(__name__)
 TRACE_ENTRIES = 8_000_000
 
 
-def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
+def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
             options: AnalyzeOptions | None = None, compiled: Any = None, **kwargs: Any) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``: ``options`` (the defaults of
     :class:`AnalyzeOptions` if None) with ``kwargs`` replacing any of them (``what_if=False``, ...).
+    ``args``: the ``--arg`` strings, or values in parameter order, or a dict by parameter name
+    (:func:`pipeperf.emulate.launch.bind_args`); a NumPy array is a buffer's initial contents and
+    is never written (each emulation works on a copy).
 
     The Python cyclic garbage collector is paused throughout: the traces are a million small
     acyclic objects, and its repeated full scans of them cost ~12 % of an analysis. ``compiled``:
-    target -> (PTX, ptxas' resources) made already (:class:`pipeperf.analyze.builds.Builds`;
+    target -> (PTX, ptxas' resources) made already (:class:`pipeperf.analysis.builds.Builds`;
     ``pipeperf tune``'s compile task), built here otherwise."""
     opts = AnalyzeOptions.from_kwargs(options, **kwargs)
     with paused_gc():
         return _analyze(path, grid, block, args, gpus, opts, compiled)
 
 
-def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
+def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
              opts: AnalyzeOptions, compiled: Any = None) -> Analysis:
-    from pipeperf.analyze.advice import LaunchShape, explain
-    from pipeperf.analyze.builds import Builds
-    from pipeperf.analyze.floors import floors_of
-    from pipeperf.analyze.predict import predict_one
-    from pipeperf.analyze.roofline_counts import add_quantitative_roofline
+    from pipeperf.analysis.advice import LaunchShape, explain
+    from pipeperf.analysis.builds import Builds
+    from pipeperf.analysis.floors import floors_of
+    from pipeperf.analysis.predict import predict_one
+    from pipeperf.analysis.roofline_counts import add_quantitative_roofline
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.emulate.profile import hypa_metrics
@@ -157,7 +160,7 @@ def _spills_counted(pred: Any, build: Any, name: str, predict: Any, opts: Analyz
         a.how = (f"registers and spills from ptxas with -maxrregcount={cap} for {build.target or 'the target'}; "
                  f"re-predicted from that build's SASS (its spill loads and stores timed) at "
                  f"{p2.blocks_per_sm} blocks/SM")
-    from pipeperf.analyze.advice import min_gain
+    from pipeperf.analysis.advice import min_gain
 
     pred.advice = [a for a in pred.advice if a.change.get("max_registers") is None or a.gain >= min_gain(pred)]
 
@@ -196,7 +199,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     alternatives: dict[str, Any] = {}
     threads = math.prod(b3)
     if opts.memory:
-        from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
+        from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
         gpu, overrides, mem_rows, notes, alternatives, fills = launch_memory(prof, func, spec, wpb, res.blocks,
                                                                       n_blocks, g3, b3, opts.warm_l2,
@@ -205,7 +208,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
-        from pipeperf.analyze.sass_trace import wide_shared_classes
+        from pipeperf.analysis.sass_trace import wide_shared_classes
 
         local, local_notes = _local_classes(gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
                                             opts.shared, min(spec.cores, n_blocks))
@@ -217,7 +220,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     if spec.warp_size != 32:
         from dataclasses import replace
 
-        from pipeperf.analyze.wavefronts import wide_warp_traces
+        from pipeperf.analysis.wavefronts import wide_warp_traces
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
     return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
@@ -246,12 +249,12 @@ def _local_classes(gpu: Any, sass: Any, own: dict[str, int], blocks: int, thread
     return classes, [note]
 
 
-def check_device_memory(specs, args: Sequence[Any]) -> None:
+def check_device_memory(specs, args: Sequence[Any] | Mapping[str, Any]) -> None:
     """Refuse, in one line, a launch whose buffers exceed a GPU's device memory
     (``memory.dram_bytes``, the vendor's capacity): it cannot run there, so no time is predicted."""
     from pipeperf.util.launch_args import buffer_bytes
 
-    need = buffer_bytes(args)
+    need = buffer_bytes(args.values() if isinstance(args, Mapping) else args)
     for spec in specs:
         have = spec.memory.get("dram_bytes")
         if have and need > have:
@@ -265,7 +268,10 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
              max_steps: int | None = None, allow_dtype_mismatch: bool = False, oob: str = "error"):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
-    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
+    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``).
+    NumPy arrays (the API's buffers) are copied: the emulator writes its buffers, and each build
+    and the caller must see the launch's initial contents."""
+    args = _fresh(args)
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
@@ -273,23 +279,16 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 
+def _fresh(args: Sequence[Any] | Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
+    """``args`` with each NumPy array replaced by a copy of it (everything else as it is)."""
+    import numpy as np
 
-def _make_callable() -> None:
-    """``pipeperf.analyze(...)`` is the notebook API (:func:`pipeperf.api.analyze`), yet
-    ``pipeperf.analyze`` is this package too (importing a subpackage sets the parent's attribute
-    to it), so the package itself is made callable."""
-    import sys
-    import types
+    def fresh(v: Any) -> Any:
+        return v.copy() if isinstance(v, np.ndarray) else v
 
-    class _AnalyzePackage(types.ModuleType):
-        def __call__(self, *args, **kwargs):
-            from pipeperf.api import analyze as api_analyze
+    if isinstance(args, Mapping):
+        return {k: fresh(v) for k, v in args.items()}
+    return [fresh(v) for v in args]
 
-            return api_analyze(*args, **kwargs)
-
-    sys.modules[__name__].__class__ = _AnalyzePackage
-
-
-_make_callable()
 
 __all__ = ["FAST_FORWARD_ROUNDS", "TRACE_ENTRIES", "Analysis", "AnalyzeOptions", "GPUPrediction", "analyze"]

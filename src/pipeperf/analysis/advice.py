@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeperf.analyze.floors import TOLERANCE
+from pipeperf.analysis.floors import TOLERANCE
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -95,7 +95,7 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and, with ``advise``,
     its ``advice`` from its simulation context, then drop the context (the IDGs need not outlive
     the analysis)."""
-    from pipeperf.analyze.stalls import METHOD, line_times, pc_stalls
+    from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
 
     ctx: SimContext | None = pred.sim
     if ctx is None:
@@ -117,7 +117,7 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
 
 def min_gain(pred) -> float:
     """The smallest gain worth advising: MIN_GAIN, or the launch's own phase spread where its warps
-    run in lock step (analyze/lockstep.py): a gain inside that spread is not one the model resolves."""
+    run in lock step (analysis/lockstep.py): a gain inside that spread is not one the model resolves."""
     ps = getattr(pred, "phase_sensitivity", None)
     return max(MIN_GAIN, ps.spread) if ps is not None and not ps.smooth else MIN_GAIN
 
@@ -131,7 +131,7 @@ def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
 
 
 def _physical(pred, a: Advice) -> bool:
-    """Advice rests on the Pipeline's times only where they are physical (analyze/floors.py): none
+    """Advice rests on the Pipeline's times only where they are physical (analysis/floors.py): none
     while the launch's own time is below a floor, and no item whose changed time is below the issue
     floor (a change keeps the warp instructions; it may cut DRAM traffic, so that floor is not applied)."""
     floors = getattr(pred, "floors", None)

@@ -25,7 +25,7 @@ from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
 
 if TYPE_CHECKING:
-    from pipeperf.analyze.sass_trace import SassView
+    from pipeperf.analysis.sass_trace import SassView
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
@@ -144,7 +144,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
     ignores some ``%ctaid`` dimension count the CTAs of a wave that share them
-    (:mod:`pipeperf.analyze.cta_sharing`). DRAM requests cost the launch's share of the achievable
+    (:mod:`pipeperf.analysis.cta_sharing`). DRAM requests cost the launch's share of the achievable
     bandwidth for its read/write mix, shared by ``active_sms`` SMs; same-address atomics
     serialise over the launch (``launch_scale`` CTAs per sampled CTA). ``warm_l2``: the launch
     finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
@@ -178,11 +178,11 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
                       block: tuple[int, int, int], params: dict, wave_ctas: int, warps_per_cta: int | None,
                       traced_ctas: int) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
-    (:func:`~pipeperf.analyze.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
+    (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
     address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
     when the CTAs launched in between touch less than the L2 holds (each touches what a traced
     CTA touches, its own re-touches left out). CTAs are taken to run in launch order."""
-    from pipeperf.analyze.cta_sharing import cta_keys, reuse_within
+    from pipeperf.analysis.cta_sharing import cta_keys, reuse_within
 
     glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
     if not glob:

@@ -62,7 +62,7 @@ class Floors:
 
 
 def floors_of(pred: Any, spec: Any) -> Floors:
-    """The floors of ``pred`` (a :class:`~pipeperf.analyze.results.GPUPrediction` with its
+    """The floors of ``pred`` (a :class:`~pipeperf.analysis.results.GPUPrediction` with its
     quantitative-roofline metrics) on GPU ``spec`` (:class:`~pipeperf.hardware.spec.GPUSpec`)."""
     metrics = (pred.quantitative or {}).get("metrics")
     dram = inst = None
