@@ -132,9 +132,9 @@ def analyze(path: str | Path, *, grid: Any, block: Any,
 
     ``grid``/``block``: an int, a tuple of up to three ints or an ``"X,Y"`` string; ``args``: a
     dict by parameter name, each value a number, a tuple of numbers (a ``float4`` passed by value),
-    a NumPy array (a buffer's contents, never written; its dtype must be the pointer's element type
-    unless ``allow_dtype_mismatch=True``) or a spec string (``"rand:f32:1024"``, ``"f16:2.0"``);
-    or a list of ``--arg`` strings (``"n=512"``, ``"x=rand:f32:1024"``), or of values in
+    a NumPy array (a buffer's contents, its dtype the pointer's element type unless
+    ``allow_dtype_mismatch=True``; with ``mode="full"`` it receives the kernel's writes) or a spec
+    string (``"rand:f32:1024"``, ``"f16:2.0"``); or a list of ``--arg`` strings (``"n=512"``, ``"x=rand:f32:1024"``), or of values in
     parameter order; ``gpus``: database names. ``sweep`` (default on, as the HTML report shows
     it) adds the occupancy sweep; other keywords are the fields of
     :class:`pipeperf.analysis.options.AnalyzeOptions` (``kernel``, ``arch``, ``nvcc_flags``,

@@ -40,14 +40,14 @@ def test_dict_of_arrays_is_the_npy_files(tmp_path):
 
 def test_array_contents_drive_the_emulation():
     """All ones (no Collatz step) against all 27s (111 steps each): the array is the buffer's
-    contents, and the caller's arrays are not written (each emulation works on a copy)."""
+    contents, and an output array receives the writes of a full emulation (every CTA is traced here)."""
+    short = pipeperf.analyze(KERNEL, args={"start": np.ones(N, np.uint32), "steps": np.zeros(N, np.uint32),
+                                           "n": N, "max_steps": 200}, mode="full", **LAUNCH)
     steps = np.zeros(N, np.uint32)
-    short = pipeperf.analyze(KERNEL, args={"start": np.ones(N, np.uint32), "steps": steps, "n": N,
-                                           "max_steps": 200}, **LAUNCH)
     long = pipeperf.analyze(KERNEL, args={"start": np.full(N, 27, np.uint32), "steps": steps, "n": N,
-                                          "max_steps": 200}, **LAUNCH)
+                                          "max_steps": 200}, mode="full", **LAUNCH)
     assert _pipeline(long) > 5 * _pipeline(short)
-    assert not steps.any()
+    assert (steps == 111).all()
 
 
 def test_grid_and_block_as_ints_tuples_or_strings():

@@ -41,7 +41,8 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mappi
     :class:`AnalyzeOptions` if None) with ``kwargs`` replacing any of them (``what_if=False``, ...).
     ``args``: the ``--arg`` strings, or values in parameter order, or a dict by parameter name
     (:func:`pipeperf.emulate.launch.bind_args`); a NumPy array is a buffer's initial contents and
-    is never written (each emulation works on a copy).
+    receives the first emulation's writes (those of the emulated CTAs only, where a sample runs);
+    the emulations of other builds start from a copy of the initial contents.
 
     The Python cyclic garbage collector is paused throughout: the traces are a million small
     acyclic objects, and its repeated full scans of them cost ~12 % of an analysis. ``compiled``:
@@ -86,13 +87,15 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapp
     cap = None if opts.exact else max(1024, TRACE_ENTRIES // traced)
     run_opts = opts.resolved(cap)
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
+    pristine = _fresh(args) if len({b.code_key for b in per_gpu}) > 1 else None   # (the first one writes args)
     out: Analysis | None = None
     for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
             t_emulate = time.perf_counter()
             log.info("emulating %s (grid %s, block %s) for %s", func.name, g3, b3, spec.name)
-            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, opts.mode,
+            launch_args = args if pristine is None or not i else _fresh(pristine)
+            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, launch_args, opts.mode,
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact,
                                              max_steps=opts.max_steps,    # errors at their source line
@@ -268,10 +271,7 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
              max_steps: int | None = None, allow_dtype_mismatch: bool = False, oob: str = "error"):
     """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
     at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
-    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``).
-    NumPy arrays (the API's buffers) are copied: the emulator writes its buffers, and each build
-    and the caller must see the launch's initial contents."""
-    args = _fresh(args)
+    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
@@ -280,7 +280,8 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
 
 
 def _fresh(args: Sequence[Any] | Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
-    """``args`` with each NumPy array replaced by a copy of it (everything else as it is)."""
+    """``args`` with each NumPy array replaced by a copy of it (everything else as it is): the
+    emulator writes its buffers, and each build's emulation must start from the launch's contents."""
     import numpy as np
 
     def fresh(v: Any) -> Any:
