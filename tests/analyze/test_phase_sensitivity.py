@@ -125,9 +125,9 @@ args: ["m={{N}}", "n={{N}}", "k={{N}}", alpha=0.5, "A=zeros:f32:{{N*N}}", "B=zer
        "C=zeros:f32:{{N*N}}"]
 gpus: [ada_rtx4090]
 """)
-    rc, out, err = cli("tune", str(space), "--phase-check", "--scheduler", "none", "--no-cache")
+    rc, out, err = cli("tune", str(space), "--phase-check", "--cluster", "none", "--no-cache")
     assert rc == 0, err
     assert "phase spread" in out and "%*" in out and "run in lock step" in out
-    rc, out, err = cli("tune", str(space), "--scheduler", "none", "--no-cache")
+    rc, out, err = cli("tune", str(space), "--cluster", "none", "--no-cache")
     assert rc == 0, err
     assert "phase spread" not in out
