@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pipeperf.analysis.results import Bound
-from pipeperf.report.headline import bound_words, format_seconds, headline
+from pipeperf.report.headline import bound_words, headline
+from pipeperf.util.units import format_seconds
 
 
 @pytest.mark.parametrize("bound, words", [

@@ -52,7 +52,7 @@ class Floors:
                 worst = (name, floor)
         if worst is None:
             return None
-        from pipeperf.report.headline import format_seconds
+        from pipeperf.util.units import format_seconds
 
         name, floor = worst
         return f"below the {name} floor {format_seconds(floor)} by {1.0 - seconds / floor:.0%}"

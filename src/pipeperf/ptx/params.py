@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.cuda_names import base_name, cuda_param_names, cuda_param_types
 from pipeperf.ptx.ir import TYPE_BYTES, Function, Param
+from pipeperf.ptx.provenance import accesses_through
 from pipeperf.util.launch_args import ELEMENTS, SEE, TYPES, ArgSpec, typed_value
 
 #: CUDA's vector and 16-bit float types (vector_types.h, cuda_fp16.h, cuda_bf16.h), which PTX
@@ -231,8 +232,6 @@ def ptx_element(func: Function, param: str) -> tuple[str, int, str] | None:
     floating-point of one width: an ``extern "C"`` kernel's only evidence. Integer and untyped
     accesses say nothing (PTX moves ``__half`` as ``.u16``, ``half2`` and packed bytes as
     ``.u32``), and neither do several widths: None."""
-    from pipeperf.emulate.sampling import accesses_through
-
     types = {x.types[-1] for x in accesses_through(func, param) if x.types}
     if len(types) != 1 or not next(iter(types)).startswith("f"):
         return None

@@ -118,7 +118,7 @@ ROOFLIKE_WHY = ("why the roofline-like rows differ: 'roofline' is Eq. 1 over map
 
 def floor_lines(p: Any) -> list[str]:
     """The launch's physical floors (analysis/floors.py) and what each is made of."""
-    from pipeperf.report.headline import format_seconds
+    from pipeperf.util.units import format_seconds
 
     f = getattr(p, "floors", None)
     if f is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pipeperf.util.units import format_seconds
+
 #: subsystem of the GPU database -> (kind of bound, what it is in plain words)
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
     "mem": ("memory", "global memory (L2/DRAM)"),
@@ -92,16 +94,6 @@ def _share(x: float | None, peak: float | None) -> float | None:
 
 def _of(share: float | None, peak: float | None, unit: str) -> str:
     return "" if share is None or peak is None else f" ({share:.0%} of {peak:,.0f} {unit})"
-
-
-def format_seconds(seconds: float | None) -> str:
-    """A time with the unit that keeps it readable: ``812 ns``, ``53.1 us``, ``4.2 ms``."""
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.4g} {unit}"
-    return f"{seconds / 1e-9:.4g} ns"
 
 
 #: below this share of issue slots and of every subsystem's time the run is called latency bound
