@@ -104,15 +104,15 @@ def switch_off(fixes: set[str]) -> None:
     if "l1waves" in fixes:
         import numpy as np
 
-        import pipeperf.hardware.memory as mem_mod
+        import pipeperf.hardware.memory as mem_mod      # (its _global_stats calls banks' l1_load_wavefronts)
 
         mem_mod.l1_load_wavefronts = lambda acc, reqs: np.zeros(len(acc))   # 0: sectors / 4 per L1 hit
     if "returnbw" in fixes:
         import numpy as np
 
-        import pipeperf.hardware.memory as mem_mod
+        import pipeperf.hardware.banks as banks_mod
 
-        mem_mod.return_wavefronts = lambda acc, reqs: np.ones(len(acc), np.int64)   # banks alone
+        banks_mod.return_wavefronts = lambda acc, reqs: np.ones(len(acc), np.int64)   # banks alone
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ import pytest
 
 from pipeperf.analysis.cta_sharing import address_cta_dims, ctas_sharing, sharing_by_pc
 from pipeperf.emulate import load_module, select_kernel
-from pipeperf.hardware.memory import PcMemory
+from pipeperf.hardware.accesses import PcMemory
 from pipeperf.ptx.defuse import DefUse
 
 

@@ -4,7 +4,7 @@ faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given
 and, where the launch's warps run in lock step, at least its phase spread (:func:`min_gain`).
 
 * bank conflicts, uncoalesced global accesses, serialised same-address atomics (combined per warp): mapper g's
-  what-ifs (:data:`pipeperf.hardware.memory.WHAT_IF`), the same IDGs simulated with the fixed
+  what-ifs (:data:`pipeperf.hardware.memory_classes.WHAT_IF`), the same IDGs simulated with the fixed
   access pattern's lambda/Lambda, naming the source line of the worst instruction;
 * occupancy / block size: the launch simulated at other block sizes (the same warps, grouped in
   blocks of the new size, the grid resized to the same threads; resident blocks from the
@@ -175,7 +175,7 @@ _MEMORY = {
 
 def _memory_advice(pred) -> list[Advice]:
     """Mapper g's what-ifs, which already re-simulated the fixed access pattern."""
-    from pipeperf.hardware.memory import WHAT_IF
+    from pipeperf.hardware.memory_classes import WHAT_IF
 
     out = []
     for what, v in pred.what_if.items():
