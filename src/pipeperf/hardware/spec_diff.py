@@ -8,7 +8,7 @@ from pipeperf.hardware.spec import GPUSpec
 
 def spec_diff(a: GPUSpec, b: GPUSpec, everything: bool = False, common: bool = False) -> list[tuple[str, str, str, str]]:
     """(key, A, B, B/A) for every number of either spec that differs (all of them with ``everything``)."""
-    def numbers(g: GPUSpec) -> dict[str, float]:
+    def numbers(g: GPUSpec) -> dict[str, float | None]:
         d = {"clock_ghz": g.clock_ghz, "sustained_clock_ghz": g.sustained_clock_ghz, "issue_limit": g.issue_limit,
              "cores": g.cores, **g.fields()}
         for c in g.classes.values():
