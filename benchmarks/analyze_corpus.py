@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "kernels"
 
 from kernel_corpus import load_manifest, make_case
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 from pipeperf.errors import PipeperfError
 
 

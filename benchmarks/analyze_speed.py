@@ -30,7 +30,7 @@ ARGS = [f"A=rand:f32:{N * N}", f"B=rand:f32:{N * N}", f"C=zeros:f32:{N * N}", f"
 CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 gpus, all_ctas = json.loads(sys.argv[1]), sys.argv[2] == "1"
 opts = json.loads(sys.argv[7])
 a = analyze(sys.argv[3], sys.argv[4], sys.argv[5], json.loads(sys.argv[6]), gpus, all_ctas=all_ctas, **opts)

@@ -1,5 +1,5 @@
 """Wall time of a 200-variant ``pipeperf tune`` with 1 and 2 Dask workers, and the per-variant
-overhead of Dask over the plain in-process loop (``--scheduler none``). Run explicitly, not by pytest:
+overhead of Dask over the plain in-process loop (``--cluster none``). Run explicitly, not by pytest:
 
     PYTHONPATH=src python3 benchmarks/tune_scaling.py [--workers 1 2] [--gpu hopper_h100] [--size 64]
 
@@ -60,7 +60,7 @@ def main() -> None:
     plain = tune(s, "none")
     figures["plain"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     assert plain.result.computed == n
-    print(f"plain loop (--scheduler none): {figures['plain']['seconds']:.1f} s wall, "
+    print(f"plain loop (--cluster none): {figures['plain']['seconds']:.1f} s wall, "
           f"{figures['plain']['cpu_seconds']:.1f} s CPU, {figures['plain']['seconds'] / n * 1000:.0f} ms/variant")
     for w in args.workers:
         t0, cc0, c0 = time.perf_counter(), _children_cpu(), time.process_time()

@@ -89,8 +89,8 @@ def switch_off(fixes: set[str]) -> None:
 
         sampling.sample_weights = lambda ctas, grid: {int(b): 1.0 for b in ctas}
     if "reuse" in fixes:
-        import pipeperf.analyze.memory_trace as mt
-        from pipeperf.analyze.cta_sharing import sharing_by_pc
+        import pipeperf.analysis.memory_trace as mt
+        from pipeperf.analysis.cta_sharing import sharing_by_pc
 
         def dims_rule(stats, func, gpu, grid, block, params, wave_ctas, warps_per_cta, traced_ctas):
             glob = [pc for pc, st in stats.items() if st.space == "global"]
@@ -98,21 +98,21 @@ def switch_off(fixes: set[str]) -> None:
                 stats[pc].shared_by = share
         mt.share_across_ctas = dims_rule
     if "warm" in fixes:
-        import pipeperf.analyze.memory_trace as mt
+        import pipeperf.analysis.memory_trace as mt
 
         mt.warm_start = lambda stats, gpu, launch_scale: False
     if "l1waves" in fixes:
         import numpy as np
 
-        import pipeperf.hardware.memory as mem_mod
+        import pipeperf.hardware.memory as mem_mod      # (its _global_stats calls banks' l1_load_wavefronts)
 
         mem_mod.l1_load_wavefronts = lambda acc, reqs: np.zeros(len(acc))   # 0: sectors / 4 per L1 hit
     if "returnbw" in fixes:
         import numpy as np
 
-        import pipeperf.hardware.memory as mem_mod
+        import pipeperf.hardware.banks as banks_mod
 
-        mem_mod.return_wavefronts = lambda acc, reqs: np.ones(len(acc), np.int64)   # banks alone
+        banks_mod.return_wavefronts = lambda acc, reqs: np.ones(len(acc), np.int64)   # banks alone
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ during the latency). To reproduce:
 
 The patched engine reads the PS pipelines from PIPEPERF_PS (a bit mask over the GPU's
 subsystems); this script sets it per GPU from the pipelines that share the named bandwidths
-(:func:`pipeperf.analyze.lockstep.bandwidth_pipelines`) and runs the given script.
+(:func:`pipeperf.analysis.lockstep.bandwidth_pipelines`) and runs the given script.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def install(shares: set[str]) -> None:
     """Make every engine run set PIPEPERF_PS to the GPU's pipelines sharing ``shares``."""
-    from pipeperf.analyze.lockstep import bandwidth_pipelines
+    from pipeperf.analysis.lockstep import bandwidth_pipelines
     import pipeperf.simulate.simulator as sim
 
     run = sim.PreparedKernel._engine

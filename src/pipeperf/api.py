@@ -1,8 +1,10 @@
 """The notebook API: ``pipeperf.analyze(...)`` returns an :class:`AnalysisReport`.
 
+    import numpy as np
     import pipeperf
+    a = np.random.default_rng(0).random(512 * 512, np.float32)
     r = pipeperf.analyze("examples/analyze/matmul_tiled.cu", grid=(32, 32), block=(16, 16),
-                         args=["A=rand:f32:262144", "B=rand:f32:262144", "C=zeros:f32:262144", "n=512"],
+                         args={"A": a, "B": "rand:f32:262144", "C": "zeros:f32:262144", "n": 512},
                          gpus=["volta_v100", "ampere_a100"])
     print(r.summary())      # the headline per GPU, as the terminal report prints it
     r.to_dict()             # the JSON of ``pipeperf analyze --json``
@@ -19,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from pipeperf.errors import PipeperfError
 
 #: the DataFrame's columns, units in their names
 DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_overhead_us", "gflop_per_s",
@@ -29,7 +33,7 @@ DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_over
 
 @dataclass
 class AnalysisReport:
-    """One analysed launch (``analysis``, a :class:`pipeperf.analyze.Analysis`) and what its
+    """One analysed launch (``analysis``, a :class:`pipeperf.analysis.Analysis`) and what its
     reports need besides: the launch file and build options for the source view."""
 
     analysis: Any
@@ -65,12 +69,10 @@ class AnalysisReport:
         try:
             import pandas as pd
         except ImportError:
-            from pipeperf.errors import PipeperfError
-
             raise PipeperfError("to_dataframe() needs pandas: pip install pandas") from None
         rows = []
         for p, h in zip(self.predictions, self.headlines()):
-            flags = p.not_physical        # a time below a physical floor (analyze/floors.py): why
+            flags = p.not_physical        # a time below a physical floor (analysis/floors.py): why
             for model, v in p.predictions.items():
                 s = v.get("seconds")
                 gflops = h.flop / s / 1e9 if h.flop is not None and s else None
@@ -123,20 +125,35 @@ def _pct(x: float | None, peak: float | None) -> float | None:
     return 100 * x / peak if x is not None and peak else None
 
 
-def analyze(path: str | Path, *, grid: Any, block: Any, args: Sequence[Any] = (),
-            gpus: str | Sequence[str], sweep: bool = True, **options: Any) -> AnalysisReport:
+def analyze(path: str | Path, *, grid: Any, block: Any,
+            args: Mapping[str, Any] | Sequence[Any] = (), gpus: str | Sequence[str],
+            sweep: bool = True, **options: Any) -> AnalysisReport:
     """Analyse one launch as ``pipeperf analyze`` does and return its :class:`AnalysisReport`.
 
-    ``grid``/``block``: ints, tuples or ``"X,Y"`` strings; ``args``: the ``--arg`` values
-    (``"n=512"``, ``"x=rand:f32:1024"``, ``"alpha=2.0"`` for a ``__half``), or numbers, tuples of
-    numbers (a ``float4`` passed by value) and NumPy arrays (buffers); ``gpus``: database names. ``sweep`` (default on, as
-    the HTML report shows it) adds the occupancy sweep; other keywords are the fields of
-    :class:`pipeperf.analyze.options.AnalyzeOptions` (``kernel``, ``arch``, ``nvcc_flags``,
+    ``grid``/``block``: an int, a tuple of up to three ints or an ``"X,Y"`` string; ``args``: a
+    dict by parameter name, each value a number, a tuple of numbers (a ``float4`` passed by value),
+    a NumPy array (a buffer's contents, its dtype the pointer's element type unless
+    ``allow_dtype_mismatch=True``; with ``mode="full"`` it receives the kernel's writes) or a spec
+    string (``"rand:f32:1024"``, ``"f16:2.0"``); or a list of ``--arg`` strings (``"n=512"``, ``"x=rand:f32:1024"``), or of values in
+    parameter order; ``gpus``: database names. ``sweep`` (default on, as the HTML report shows
+    it) adds the occupancy sweep; other keywords are the fields of
+    :class:`pipeperf.analysis.options.AnalyzeOptions` (``kernel``, ``arch``, ``nvcc_flags``,
     ``trace_warps``, ``what_if``, ``warm_l2``, ...), whose defaults the command line shares."""
-    from pipeperf.analyze import analyze as run
-    from pipeperf.analyze.options import AnalyzeOptions
+    from pipeperf.analysis import analyze as run
+    from pipeperf.analysis.options import AnalyzeOptions
 
     opts = AnalyzeOptions.from_kwargs(sweep=sweep, **options)
     names = [gpus] if isinstance(gpus, str) else list(gpus)
-    a = run(path, grid, block, list(args), names, opts)
+    a = run(path, grid, block, launch_args(args), names, opts)
     return AnalysisReport(a, str(path), opts.arch, opts.nvcc_flags)
+
+
+def launch_args(args: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any] | list[Any]:
+    """``args`` as the analysis takes them: a dict by name (its keys strings) or a list; a lone
+    string or anything else is refused in one line (a string would be read letter by letter)."""
+    if isinstance(args, Mapping):
+        return {str(k): v for k, v in args.items()}
+    if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+        raise PipeperfError(f"args: a dict by parameter name ({{'n': 512, 'x': array}}) or a list of "
+                            f"'name=spec' strings, not {type(args).__name__} {args!r:.60}")
+    return list(args)

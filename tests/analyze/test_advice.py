@@ -7,8 +7,8 @@ long dependency chain (one accumulator / two)."""
 
 import pytest
 
-from pipeperf.analyze import analyze
-from pipeperf.analyze.advice import MIN_GAIN
+from pipeperf.analysis import analyze
+from pipeperf.analysis.advice import MIN_GAIN
 
 K = "tests/analyze/kernels/"
 

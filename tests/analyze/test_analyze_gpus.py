@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pipeperf.analyze import analyze
-from pipeperf.analyze.wavefronts import wide_warp_traces
+from pipeperf.analysis import analyze
+from pipeperf.analysis.wavefronts import wide_warp_traces
 from pipeperf.cli.main import main
 from pipeperf.hardware.spec import load_gpu
 

@@ -5,7 +5,7 @@ uncoalesced accesses cost more global-memory bandwidth (Sec. 6.3's R rule)."""
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 N = 1024                   # 1024 blocks: several per SM even on V100's 80 SMs
 ARGS = [f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"]

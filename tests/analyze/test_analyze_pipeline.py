@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 from pipeperf.cli.main import main
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import load_gpu

@@ -1,13 +1,13 @@
 """Same-address atomics serialise at their L2 slice's atomic unit, beside the DRAM stream: a
 reduction whose one atomicAdd per block takes less time than the reads it follows costs about
-what storing the block sums would (hardware/memory.ATOMIC_SUBSYSTEM)."""
+what storing the block sums would (hardware/memory_classes.ATOMIC_SUBSYSTEM)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 KERNELS = r'''
 __device__ float block_sum(const float* x, int per_block)

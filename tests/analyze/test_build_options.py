@@ -95,7 +95,7 @@ def test_launch_bounds_on_a_v100_built_for_sm75(cli, tmp_path):
 
 def test_register_cap_advice_on_the_sass_path_times_the_spills(poly, monkeypatch):
     """With isa="sass" the capped build's own SASS (its LDL/STL spill code) is timed."""
-    from pipeperf.analyze import advice, analyze
+    from pipeperf.analysis import advice, analyze
 
     monkeypatch.setattr(advice, "MIN_GAIN", -1.0)        # keep the advice whatever its gain
     a = analyze(poly, 1024, 256, [f"rand:f32:{16 * N}", f"zeros:f32:{N}", str(N)], ["a100"], isa="sass",

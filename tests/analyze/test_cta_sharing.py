@@ -4,9 +4,9 @@ slices, and how many CTAs of a wave therefore read the same sectors."""
 
 import pytest
 
-from pipeperf.analyze.cta_sharing import address_cta_dims, ctas_sharing, sharing_by_pc
+from pipeperf.analysis.cta_sharing import address_cta_dims, ctas_sharing, sharing_by_pc
 from pipeperf.emulate import load_module, select_kernel
-from pipeperf.hardware.memory import PcMemory
+from pipeperf.hardware.accesses import PcMemory
 from pipeperf.ptx.defuse import DefUse
 
 

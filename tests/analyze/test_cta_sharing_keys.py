@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeperf.analyze.cta_sharing import cta_keys, random_replacement_hit_rate, reuse_within
+from pipeperf.analysis.cta_sharing import cta_keys, random_replacement_hit_rate, reuse_within
 from pipeperf.ptx import parse_ptx
 from pipeperf.ptx.compile import compile_cu
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 
 CU = r"""
@@ -117,7 +117,7 @@ def test_cut_traces_extrapolate_to_the_whole_simulation(cu, name, grid, block, a
 def test_the_emulator_keeps_a_bounded_trace_and_counts_the_rest(cu, name, grid, block, args, monkeypatch):
     """With room for 4096 entries per warp the emulator keeps that much of each trace, counts the
     rest, and the prediction is the whole traces' within 1 %; the report says what it kept."""
-    import pipeperf.analyze as A
+    import pipeperf.analysis as A
 
     kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32, skip_loops=False)
     whole = analyze(cu, grid, block, args, ["ampere_a100"], **kw)

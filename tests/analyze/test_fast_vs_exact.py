@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 
 ROOT = Path(__file__).resolve().parents[2]

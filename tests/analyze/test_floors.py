@@ -1,4 +1,4 @@
-"""Physical floors (analyze/floors.py): a model's time below the launch's DRAM-traffic or issue floor
+"""Physical floors (analysis/floors.py): a model's time below the launch's DRAM-traffic or issue floor
 is "not physical" and never feeds advice; the DRAM floor uses the vendor peak and says when it cannot;
 shares of the simulated run are clipped to 100 % with the raw value kept."""
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from pipeperf.analyze.advice import Advice, _physical
-from pipeperf.analyze.floors import Floors, floors_of, not_physical
-from pipeperf.analyze.predict import bound_of
+from pipeperf.analysis.advice import Advice, _physical
+from pipeperf.analysis.floors import Floors, floors_of, not_physical
+from pipeperf.analysis.predict import bound_of
 from pipeperf.hardware.spec import load_gpu
 
 #: 1 GB at 1,000 GB/s: a 1 ms DRAM floor; 1.6e8 warp instructions on 100 SMs x 4 at 1 GHz: 0.4 ms

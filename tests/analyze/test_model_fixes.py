@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 
 KERNELS = r'''
@@ -166,7 +166,7 @@ def test_read_write_mix_picks_the_bandwidth_between_the_published_points(cu, tmp
 def test_a_missing_dram_figure_is_named_with_what_stands_in(cu, tmp_path):
     """Only a copy figure: a copy runs at it without a word, a write-only stream takes it for the
     missing write figure and says so; no figure at all: the classes' lambda from the vendor peak."""
-    from pipeperf.hardware.memory import dram_rate_note
+    from pipeperf.hardware.memory_classes import dram_rate_note
     from pipeperf.hardware.spec import load_gpu
 
     n = 1 << 16
@@ -346,7 +346,7 @@ def test_the_clock_follows_the_arithmetic_load(tmp_path):
 def test_an_l1_only_load_uses_the_l1_pipeline(cu, tmp_path):
     """The stencil's loads that hit L1 alone go to the L1/shared pipeline (lsu), the one that
     brings the sectors from DRAM stays on the memory pipeline."""
-    from pipeperf.hardware.memory import ONE_LEVEL
+    from pipeperf.hardware.memory_classes import ONE_LEVEL
 
     n = 1 << 20
     a = analyze(cu, [n // 256], [256], [f"in=zeros:f32:{n}", f"out=zeros:f32:{n}", f"n={n}"], ["volta_v100"],

@@ -3,7 +3,7 @@ Python API takes the same names (an unknown one is a one-line error)."""
 
 import pytest
 
-from pipeperf.analyze.options import AnalyzeOptions
+from pipeperf.analysis.options import AnalyzeOptions
 from pipeperf.cli.analyze import options_from_args
 from pipeperf.cli.main import build_parser
 from pipeperf.errors import PipeperfError

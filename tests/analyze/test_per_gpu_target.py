@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import pipeperf.analyze as analyze_mod
-from pipeperf.analyze import analyze
+import pipeperf.analysis as analyze_mod
+from pipeperf.analysis import analyze
 from pipeperf.ptx.compile import ptxas_resources, compile_cu
 
 

@@ -1,5 +1,5 @@
 """The lock-step check: a launch whose Pipeline time moves more with a 1 % bandwidth change than
-bandwidth can move it is reported as phase-bound (analyze/lockstep.py, DESIGN "lock-step warps")."""
+bandwidth can move it is reported as phase-bound (analysis/lockstep.py, DESIGN "lock-step warps")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze.lockstep import STEP, PhaseSensitivity, bandwidth_pipelines, scaled_pipelines
+from pipeperf.analysis.lockstep import STEP, PhaseSensitivity, bandwidth_pipelines, scaled_pipelines
 from pipeperf.hardware.spec import load_gpu
 
 KERNELS = Path(__file__).resolve().parents[2] / "validation" / "kernels"
@@ -84,7 +84,7 @@ def test_a_smooth_launch_gets_no_note_and_no_check_without_what_ifs(cli):
 def test_advice_inside_the_phase_spread_is_not_given():
     from types import SimpleNamespace
 
-    from pipeperf.analyze.advice import MIN_GAIN, min_gain
+    from pipeperf.analysis.advice import MIN_GAIN, min_gain
 
     rough = PhaseSensitivity(103.2e-6, 91.85e-6, 100.6e-6, ("DRAM",))
     assert min_gain(SimpleNamespace(phase_sensitivity=rough)) == pytest.approx(rough.spread)
@@ -125,9 +125,9 @@ args: ["m={{N}}", "n={{N}}", "k={{N}}", alpha=0.5, "A=zeros:f32:{{N*N}}", "B=zer
        "C=zeros:f32:{{N*N}}"]
 gpus: [ada_rtx4090]
 """)
-    rc, out, err = cli("tune", str(space), "--phase-check", "--scheduler", "none", "--no-cache")
+    rc, out, err = cli("tune", str(space), "--phase-check", "--cluster", "none", "--no-cache")
     assert rc == 0, err
     assert "phase spread" in out and "%*" in out and "run in lock step" in out
-    rc, out, err = cli("tune", str(space), "--scheduler", "none", "--no-cache")
+    rc, out, err = cli("tune", str(space), "--cluster", "none", "--no-cache")
     assert rc == 0, err
     assert "phase spread" not in out

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 
 N = 1024
 ARGS = [f"in=rand:f32:{N * N}", f"out=zeros:f32:{N * N}", f"rows={N}", f"cols={N}"]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pipeperf.hardware.memory import PcMemory, global_class, ideal_stats, l1_class
+from pipeperf.hardware.accesses import PcMemory
+from pipeperf.hardware.memory_classes import global_class, ideal_stats, l1_class
 from pipeperf.hardware.spec import load_gpu
 
 KERNELS = Path(__file__).with_name("kernels") / "column_access.cu"

@@ -1,11 +1,11 @@
-"""A shared-memory wmma.load/store costs its fragment's wavefronts (analyze/memory_trace.py)."""
+"""A shared-memory wmma.load/store costs its fragment's wavefronts (analysis/memory_trace.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze.memory_trace import _wmma_space_classes
+from pipeperf.analysis.memory_trace import _wmma_space_classes
 from pipeperf.emulate.wmma import fragment_bytes
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.ptx.parser import parse_ptx

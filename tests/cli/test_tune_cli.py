@@ -45,16 +45,21 @@ def _one_line_error(rc, err, *expected):
 ])
 def test_tune_space_errors(cli, tmp_path, text, expected):
     path = _write(tmp_path, text)
-    rc, out, err = cli("tune", path, "--scheduler", "none", "--no-cache")
+    rc, out, err = cli("tune", path, "--cluster", "none", "--no-cache")
     _one_line_error(rc, err, *([path] if "unknown GPU" not in expected[0] else []), *expected)
 
 
 def test_tune_command_line_errors(cli, tmp_path):
     rc, _, err = cli("tune", str(KERNEL), "--size", "N=64", "-D", "TILE=8,16", "--grid", "N / TILES",
-                     "--block", "TILE", "--gpu", "hopper_h100", "--scheduler", "none")
+                     "--block", "TILE", "--gpu", "hopper_h100", "--cluster", "none")
     _one_line_error(rc, err, "--grid: 'N / TILES': unknown name 'TILES'")
-    rc, _, err = cli("tune", str(KERNEL), "--grid", "1", "--block", "1", "--gpu", "hopper_h100", "--scheduler", "nowhere")
-    _one_line_error(rc, err, "--scheduler 'nowhere': expected local, none or tcp://HOST:PORT")
+    rc, _, err = cli("tune", str(KERNEL), "--grid", "1", "--block", "1", "--gpu", "hopper_h100", "--cluster", "nowhere")
+    _one_line_error(rc, err, "--cluster 'nowhere': expected local, none or tcp://HOST:PORT")
+    rc, _, err = cli("tune", str(KERNEL), "--grid", "1", "--block", "1", "--gpu", "hopper_h100",
+                     "--scheduler", "tcp://head:8786")
+    _one_line_error(rc, err, "--scheduler tcp://head:8786: the Dask cluster is now --cluster tcp://head:8786")
+    rc, _, err = cli("analyze", "--batch", "x.yaml", "--dask-scheduler", "none")
+    _one_line_error(rc, err, "--dask-scheduler none: the Dask cluster is now --cluster none")
     rc, _, err = cli("tune", _write(tmp_path, GOOD), "--out", str(tmp_path / "x.txt"))
     _one_line_error(rc, err, "expected a .csv or .parquet file")
     rc, _, err = cli("tune", str(KERNEL), "--block", "1", "--gpu", "hopper_h100")
@@ -82,7 +87,7 @@ launches:
 ])
 def test_batch_errors(cli, tmp_path, text, expected):
     path = _write(tmp_path, text, "launches.yaml")
-    rc, _, err = cli("analyze", "--batch", path, "--dask-scheduler", "none", "--no-cache")
+    rc, _, err = cli("analyze", "--batch", path, "--cluster", "none", "--no-cache")
     _one_line_error(rc, err, path + expected)
 
 
@@ -94,5 +99,5 @@ def test_analyze_needs_a_launch_or_a_batch(cli, tmp_path):
 
 
 def test_a_define_conflicting_with_the_space_is_one_line(cli, tmp_path):
-    rc, _, err = cli("tune", _write(tmp_path, GOOD), "-D", "TILE=N/8", "--scheduler", "none", "--no-cache")
+    rc, _, err = cli("tune", _write(tmp_path, GOOD), "-D", "TILE=N/8", "--cluster", "none", "--no-cache")
     _one_line_error(rc, err, "-D TILE=N/8: TILE=N/8 conflicts with the space's parameter TILE", "space.yaml:3")

@@ -86,15 +86,3 @@ def test_experiment_files_are_dated():
     assert names
     undated = [n for n in names if not re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9.-]+\.md", n)]
     assert not undated, undated
-
-
-def test_layer_order_names_every_package_once():
-    text = (DOCS / "ARCHITECTURE.md").read_text()
-    rows = re.findall(r"^layer (\d+): (.+)$", text, re.M)
-    assert [int(n) for n, _ in rows] == list(range(len(rows)))
-    named = [name for _, names in rows for name in names.split()]
-    assert len(named) == len(set(named)), "a package in two layers"
-    src = ROOT / "src" / "pipeperf"
-    packages = {p.name for p in src.iterdir() if (p / "__init__.py").is_file()}
-    modules = {p.stem for p in src.glob("*.py") if p.stem != "__init__"}
-    assert packages | modules == set(named)

@@ -198,7 +198,7 @@ def test_progress_shows_at_a_terminal_and_is_cleared(monkeypatch):
 
 
 def test_analyze_and_tune_take_the_budget(tmp_path):
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.cli.main import build_parser
     from pipeperf.errors import PipeperfError
 

@@ -102,7 +102,7 @@ def test_mixed_radix_rule_by_hand():
 
 def test_sampled_prediction_equals_the_full_run(mod, tmp_path):
     """The guard kernel, analysed from 32 sampled CTAs and from every CTA, predicts the same."""
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     src = tmp_path / "guard.cu"
     src.write_text(CU)

@@ -194,7 +194,7 @@ def fuzz_ptx(count: int, seed: int, workdir: Path, analyze_every: int = 10, star
     """Emulate ``count`` mutated corpus PTX files with their kernel's launch; every
     ``analyze_every``-th one that emulates is also analysed (IDGs, simulation, models). Case n
     draws from its own generator (seed, n), so ``start=n, count=1`` replays it alone."""
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.emulate import run_kernel
 
     kernels = corpus_kernels()

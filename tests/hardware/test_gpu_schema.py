@@ -3,7 +3,7 @@
 
 import pytest
 
-import pipeperf
+import pipeperf._version
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware import schema
 from pipeperf.hardware.spec import GPU_DIR, available_gpus, load_gpu, spec_yaml
@@ -87,7 +87,7 @@ def test_the_spec_cache_is_keyed_by_schema_and_pipeperf_versions(cache, monkeypa
     assert len(list(cache.glob("*.json"))) == 1
     load_gpu("pascal_gtx1060")
     assert len(list(cache.glob("*.json"))) == 1          # a hit
-    monkeypatch.setattr(pipeperf, "__version__", "99.0")
+    monkeypatch.setattr(pipeperf._version, "__version__", "99.0")
     load_gpu("pascal_gtx1060")
     assert len(list(cache.glob("*.json"))) == 2          # another pipeperf: a miss, parsed again
     monkeypatch.setattr(schema, "SCHEMA_VERSION", schema.SCHEMA_VERSION + 1)

@@ -1,12 +1,14 @@
-"""Mapper g (hardware/memory.py): coalescing, bank conflicts, the L2 cache model and the R rule,
-on hand-made address patterns whose answers are computed by hand."""
+"""Mapper g (hardware/memory.py, accesses.py, banks.py, memory_classes.py): coalescing, bank
+conflicts, the L2 cache model and the R rule, on hand-made address patterns whose answers are computed by hand."""
 
 import numpy as np
 import pytest
 
-from pipeperf.hardware.memory import (REF_SECTORS, Accesses, PcMemory, analyze_accesses, global_class,
-                                      l1_load_wavefronts, l2_capacity_sectors, l2_hits, map_memory,
-                                      per_pc_sample, shared_class)
+from pipeperf.hardware.accesses import Accesses, PcMemory, REF_SECTORS
+from pipeperf.hardware.banks import l1_load_wavefronts
+from pipeperf.hardware.cache_model import l2_hits
+from pipeperf.hardware.memory import analyze_accesses, l2_capacity_sectors, per_pc_sample
+from pipeperf.hardware.memory_classes import global_class, map_memory, shared_class
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.spec import InstrClass, load_gpu
 
@@ -190,7 +192,7 @@ def test_intra_cta_hits_count_only_a_ctas_own_earlier_sectors():
 
 
 def test_ideal_stats_fix_only_what_is_broken():
-    from pipeperf.hardware.memory import ideal_stats
+    from pipeperf.hardware.memory_classes import ideal_stats
 
     rows = [req(0, "shared", range(0, 32 * 128, 128)),            # D = 31
             req(1, "global", range(0, 32 * 128, 128), step=1),     # 32 sectors where 4 would do
@@ -211,7 +213,7 @@ def test_a_hit_on_the_same_warps_earlier_load_names_that_load_as_its_fill():
     """Warp 0 loads the r of 32 16-B structs (pc 0: 16 sectors from DRAM), then their g (pc 1: the
     same sectors, L1 hits on the fill pc 0 is bringing); warp 1 of the same CTA then loads the
     same b words (pc 2): hits too, but on warp 0's sectors, which its IDG cannot wait for."""
-    from pipeperf.hardware.memory import KINDS
+    from pipeperf.hardware.accesses import KINDS
 
     base = np.arange(WARP) * 16
     addrs = [base, base + 4, base + 8]
@@ -228,7 +230,8 @@ def test_wide_loads_take_a_cycle_per_register_unless_lane_pairs_share_addresses(
     LDS.128 of 32 distinct 16-byte chunks takes 4 cycles, and still 4 where 8 chunks repeat across
     the warp (lane % 8: neighbours differ), but 2 where lane pairs share an address (lane // 8) or
     all lanes do; 64-bit loads 2 or 1; 32-bit loads keep their bank count (1 for a broadcast)."""
-    from pipeperf.hardware.memory import Accesses, bank_wavefronts
+    from pipeperf.hardware.accesses import Accesses
+    from pipeperf.hardware.banks import bank_wavefronts
 
     lane = np.arange(32)
     rows = [(lane * 16, 16), ((lane % 8) * 16, 16), ((lane // 8) * 16, 16), (np.zeros(32, int), 16),

@@ -1,5 +1,5 @@
 """``analyze --batch`` reports what ``pipeperf network`` does per launch (one implementation,
-pipeperf.network.totals): HyPA's metrics, the launch overhead, energy, totals per GPU, the
+pipeperf.tune.totals): HyPA's metrics, the launch overhead, energy, totals per GPU, the
 ranking by time and by energy."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ launches:
     block: 256
     args: [x=rand:f32:16384, y=zeros:f32:16384, total=16384, act=1, lo=0.0, hi=0.0]
 """)
-    rc, out, err = cli("analyze", "--batch", str(batch), "--dask-scheduler", "none", "--no-cache", "--json")
+    rc, out, err = cli("analyze", "--batch", str(batch), "--cluster", "none", "--no-cache", "--json")
     assert rc == 0, err
     d = json.loads(out)
     rec = {r["gpu"]: r for r in d["launches"]}
@@ -35,5 +35,5 @@ launches:
     t = d["totals"]["hopper_h100"]
     assert t["seconds"] == pytest.approx(t["kernel_seconds"] + 2.43e-6) and t["launches"] == 1
     assert {x["gpu"] for x in d["ranking"]} == {"volta_v100", "hopper_h100"}
-    rc, out, err = cli("analyze", "--batch", str(batch), "--dask-scheduler", "none", "--no-cache")
+    rc, out, err = cli("analyze", "--batch", str(batch), "--cluster", "none", "--no-cache")
     assert rc == 0 and "ranking by time:" in out and "ranking by energy:" in out and "overheads (us)" in out

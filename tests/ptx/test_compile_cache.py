@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze import analyze
+from pipeperf.analysis import analyze
 from pipeperf.ptx import toolkit
 from pipeperf.ptx.compile import compile_cu, ptxas_resources
 from pipeperf.util import cache

@@ -19,17 +19,21 @@ SRC = str(Path(pipeperf.__file__).parents[1])
 
 def test_import_pipeperf_is_cheap():
     """``import pipeperf`` loads none of the analysis (nor NumPy); ``pipeperf.analyze`` does on use."""
-    code = ("import sys, pipeperf; print('numpy' in sys.modules, 'pipeperf.analyze' in sys.modules); "
-            "f = pipeperf.analyze; print(callable(f), 'pipeperf.analyze' in sys.modules)")
+    code = ("import sys, pipeperf; print('numpy' in sys.modules, 'pipeperf.analysis' in sys.modules); "
+            "f = pipeperf.analyze; print(callable(f), 'pipeperf.api' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"}).stdout.split()
     assert out == ["False", "False", "True", "True"]
 
 
-def test_package_import_keeps_it_callable():
-    import pipeperf.analyze as package                   # the subpackage rebinds the attribute
+def test_pipeperf_analyze_is_one_thing():
+    """``pipeperf.analyze`` is the API's function whatever was imported before: the analysis
+    package is :mod:`pipeperf.analysis`, so importing it rebinds nothing."""
+    import pipeperf.analysis
+    import pipeperf.api
 
-    assert pipeperf.analyze is package and callable(pipeperf.analyze)
+    assert pipeperf.analyze is pipeperf.api.analyze
+    assert not hasattr(pipeperf.analyze, "analyze")
     with pytest.raises(AttributeError):
         pipeperf.no_such_thing                           # noqa: B018
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeperf.analyze.results import Bound
-from pipeperf.report.headline import bound_words, format_seconds, headline
+from pipeperf.analysis.results import Bound
+from pipeperf.report.headline import bound_words, headline
+from pipeperf.util.units import format_seconds
 
 
 @pytest.mark.parametrize("bound, words", [

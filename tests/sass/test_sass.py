@@ -1,5 +1,5 @@
 """The SASS front end (sass/: nvdisasm listings, blocks, CFG, registers; the SASS class mapper)
-and the SASS-aware IDGs of analyze --isa sass (analyze/sass_trace.py), on real ptxas/nvdisasm
+and the SASS-aware IDGs of analyze --isa sass (analysis/sass_trace.py), on real ptxas/nvdisasm
 output of small kernels (recorded in tests/fixtures/compiled for machines without CUDA)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeperf.analyze import analyze
-from pipeperf.analyze.sass_trace import SassTranslator, build_view, walk
+from pipeperf.analysis import analyze
+from pipeperf.analysis.sass_trace import SassTranslator, build_view, walk
 from pipeperf.emulate import run_kernel
 from pipeperf.hardware.mapper import map_instruction
 from pipeperf.hardware.sass_mapper import access_bytes, sass_class_of
@@ -282,7 +282,7 @@ def test_a_stack_array_that_outgrows_the_l1_costs_l2_and_dram_trips(cu):
 def test_the_ldsm_of_a_wmma_fragment_costs_its_wavefronts(sm80):
     """ptxas loads a 16x16 f16 fragment from shared memory with LDSM (ldmatrix): mapper g has no
     addresses of it, so its class is the shared load's times its 128-byte wavefronts (x4: 4)."""
-    from pipeperf.analyze.sass_trace import wide_shared_class_name, wide_shared_classes
+    from pipeperf.analysis.sass_trace import wide_shared_class_name, wide_shared_classes
 
     module, funcs = sm80
     func = next(f for f in module.functions if f.name == "wmma_shared")

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from pipeperf.hardware.mapper import resolve
-from pipeperf.hardware.memory import ONE_LEVEL, PcMemory, global_class
+from pipeperf.hardware.accesses import PcMemory
+from pipeperf.hardware.memory_classes import ONE_LEVEL, global_class
 from pipeperf.hardware.spec import InstrClass, available_gpus, load_gpu
 from pipeperf.idg.io import load_kernel
 from pipeperf.simulate.simulator import PreparedKernel
@@ -83,7 +84,7 @@ def test_l2_hits_do_not_queue_behind_dram_requests(tmp_path):
 def test_l2_hits_share_the_measured_l2_bandwidth_among_active_sms():
     """A100: 3833 B/clk measured (memory.l2_bandwidth_bytes_per_clk): a 128-B request per SM costs
     128 / (3833 / 108) = 3.61 cycles with every SM busy, 128 / (3833 / 64) = 2.14 with 64."""
-    from pipeperf.hardware.memory import l2_class
+    from pipeperf.hardware.memory_classes import l2_class
 
     g = load_gpu("ampere_a100")
     assert l2_class(g, 108).cpi == pytest.approx(128 / (3833 / 108))
@@ -101,7 +102,7 @@ def test_an_in_place_update_larger_than_l2_writes_back_at_dram_bandwidth():
     Over 3 x 4 MB the dirty sectors stay in L2 to the kernel's end: the store is an L2 hit."""
     from pathlib import Path
 
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     cu = Path(__file__).resolve().parents[1] / "kernels" / "saxpy.cu"
     for n, hit in ((1 << 26, 0.0), (1 << 20, 1.0)):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analyze.lockstep import bandwidth_pipelines
+from pipeperf.analysis.lockstep import bandwidth_pipelines
 from pipeperf.hardware.spec import load_gpu
 
 ROOT = Path(__file__).resolve().parents[2]

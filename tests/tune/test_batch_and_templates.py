@@ -18,7 +18,7 @@ ROOT = HERE.parents[1]
 
 
 def test_batch_matches_analyze_and_is_cached(cli, tmp_path):
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     batch = tmp_path / "launches.yaml"
     batch.write_text(f"""gpus: [ampere_a100]
@@ -39,7 +39,7 @@ launches:
     args: [A=rand:f32:1024, B=rand:f32:1024, C=zeros:f32:1024, n=32]
 """)
     out = tmp_path / "launches.csv"
-    argv = ["analyze", "--batch", str(batch), "--dask-scheduler", "none", "--cache-dir", str(tmp_path / "c"),
+    argv = ["analyze", "--batch", str(batch), "--cluster", "none", "--cache-dir", str(tmp_path / "c"),
             "--out", str(out)]
     rc, text, err = cli(*argv)
     assert rc == 0, err
@@ -85,7 +85,7 @@ def test_tune_json_on_the_command_line(cli, tmp_path):
     rc, out, err = cli("tune", str(HERE / "kernels" / "scale_template.cu"), "--kernel", "scale", "--template", "PER=1,2",
                        "--template", "T=float", "--size", "N=2048", "--grid", "cdiv(N, 64 * PER)", "--block", "64",
                        "--arg", "x=rand:f32:{N}", "--arg", "y=zeros:f32:{N}", "--arg", "a=2", "--arg", "n={N}",
-                       "--gpu", "hopper_h100", "--trace-warps", "4", "--scheduler", "none",
+                       "--gpu", "hopper_h100", "--trace-warps", "4", "--cluster", "none",
                        "--cache-dir", str(tmp_path), "--json")
     assert rc == 0, err
     doc = json.loads(out)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from pipeperf.analyze.options import AnalyzeOptions
+from pipeperf.analysis.options import AnalyzeOptions
 from pipeperf.cli.check_ptxas import add_check_ptxas_option, check_ptxas
+from pipeperf.cli.execution import add_execution_options, check_execution, check_output, open_cache
 from pipeperf.cli.launch_options import (EPILOG, add_budget_option, add_launch_options, add_oob_option, launch_specs,
                                          shared_bytes)
 from pipeperf.cli.nvcc_options import add_nvcc_options, nvcc_flags
@@ -37,9 +38,7 @@ def register(subparsers) -> None:
                    help="analyse every launch of the file (file, kernel, grid, block, args, defines, gpus; README "
                         "'Tuning') on its GPUs and --gpu's: a table, --out FILE.csv|.parquet, results cached")
     b.add_argument("--out", metavar="FILE.csv|FILE.parquet", help="with --batch: one row per launch x GPU")
-    from pipeperf.cli.tune import add_execution_options
-
-    add_execution_options(p, scheduler_flag="--dask-scheduler", group=b)
+    add_execution_options(p, group=b, old=("--dask-scheduler",))
     p.add_argument("--mode", choices=("full", "hybrid"), default=DEFAULTS.mode,
                    help=f"emulation mode (default {DEFAULTS.mode})")
     p.add_argument("--trace-warps", type=int, default=DEFAULTS.trace_warps, metavar="N",
@@ -98,9 +97,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.errors import PipeperfError
 
+    check_execution(args)
     if args.batch:
         return run_batch(args)
     _single_launch(args)
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot and not args.sweep_occupancy:
         raise PipeperfError("--plot draws the occupancy sweep: add --sweep-occupancy")
     for option, path in (("--html", args.html), ("--csv", args.csv), ("--plot", args.plot)):
-        _check_output(option, path)
+        check_output(option, path)
     launch_specs(args)
     check_ptxas(args, args.file)
     a = analyze(args.file, args.grid, args.block, args.arg, args.gpu, options_from_args(args))
@@ -163,8 +163,8 @@ def _single_launch(args: argparse.Namespace) -> None:
                               ("--gpu", args.gpu)) if not v]
     if missing:
         raise PipeperfError(f"analyze needs {', '.join(missing)} (or --batch LAUNCHES.yaml)")
-    if args.out or args.dask_scheduler != "local" or args.workers or args.cache_dir or args.no_cache:
-        raise PipeperfError("--out, --dask-scheduler, --workers, --cache-dir and --no-cache go with --batch")
+    if args.out or args.cluster != "local" or args.workers or args.cache_dir or args.no_cache:
+        raise PipeperfError("--out, --cluster, --workers, --cache-dir and --no-cache go with --batch")
 
 
 #: options of one launch that a batch file sets per launch (or not at all), refused with --batch
@@ -179,9 +179,8 @@ def run_batch(args: argparse.Namespace) -> int:
     """``analyze --batch``: the launches of a file on their GPUs (:mod:`pipeperf.tune.batch`)."""
     from pathlib import Path
 
-    from pipeperf.cli.tune import check_execution, open_cache
     from pipeperf.errors import PipeperfError
-    from pipeperf.network.totals import ranking
+    from pipeperf.tune.totals import ranking
     from pipeperf.tune.batch import batch_records, batch_totals, format_batch, run_batch as run
     from pipeperf.tune.report import write_records
 
@@ -192,13 +191,12 @@ def run_batch(args: argparse.Namespace) -> int:
         given.append("--scheduler/--no-what-if/--no-memory-analysis")
     if given:
         raise PipeperfError(f"--batch: {given[0]} is not for a batch (each launch's file sets it, or analyze one launch)")
-    check_execution(args, "--dask-scheduler")
-    _check_output("--out", args.out)
+    check_output("--out", args.out)
     if args.out and Path(args.out).suffix.lower() not in (".csv", ".parquet"):
         raise PipeperfError(f"--out {args.out}: expected a .csv or .parquet file")
     options = {k: getattr(args, k) for k in ("trace_warps", "mode", "max_nodes", "fast_forward", "max_steps")
                if getattr(args, k) != getattr(DEFAULTS, k)}          # given: they override the file's
-    result = run(args.batch, args.gpu or [], args.dask_scheduler, args.workers, open_cache(args), options)
+    result = run(args.batch, args.gpu or [], args.cluster, args.workers, open_cache(args), options)
     records = batch_records(result)
     if args.out:
         write_records(records, args.out)
@@ -228,18 +226,3 @@ def _models(spec: str, a) -> list[str] | None:
     if bad:
         raise PipeperfError(f"--models: unknown model {bad[0]!r}: expected 'all' or some of {', '.join(known)}")
     return names
-
-
-def _check_output(option: str, path: str | None) -> None:
-    """Refuse an output file in a folder that does not exist before the analysis, not after it."""
-    from pathlib import Path
-
-    from pipeperf.errors import PipeperfError
-
-    if path is None:
-        return
-    parent = Path(path).parent
-    if not parent.is_dir():
-        raise PipeperfError(f"{option}: no such folder {str(parent)!r} for {path}")
-    if Path(path).is_dir():
-        raise PipeperfError(f"{option}: {path} is a folder, not a file")

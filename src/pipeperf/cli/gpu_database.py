@@ -10,6 +10,7 @@ import argparse
 import json
 
 from pipeperf.hardware.spec import all_gpus, load_gpu, shadowed_user_gpus
+from pipeperf.hardware.spec_diff import spec_diff
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,26 +74,6 @@ def run(args: argparse.Namespace) -> int:
         est = " (estimate)" if c.estimate else ""
         print(f"{c.name:<24} {c.subsystem:<9} {c.cpi:>7g} {c.latency:>7g}  {c.source}{est}")
     return 0
-
-
-def spec_diff(a, b, everything: bool = False, common: bool = False) -> list[tuple[str, str, str, str]]:
-    """(key, A, B, B/A) for every number of either spec that differs (all of them with ``everything``)."""
-    def numbers(g) -> dict[str, float]:
-        d = {"clock_ghz": g.clock_ghz, "sustained_clock_ghz": g.sustained_clock_ghz, "issue_limit": g.issue_limit,
-             "cores": g.cores, **g.fields()}
-        for c in g.classes.values():
-            d[f"classes.{c.name}.cpi"], d[f"classes.{c.name}.latency"] = c.cpi, c.latency
-        return d
-
-    na, nb = numbers(a), numbers(b)
-    rows = []
-    for key in sorted(set(na) | set(nb)):
-        x, y = na.get(key), nb.get(key)
-        if (x == y and not everything) or (common and (x is None or y is None)):
-            continue
-        ratio = f"{y / x:.3f}" if x and y is not None else ""
-        rows.append((key, "-" if x is None else f"{x:g}", "-" if y is None else f"{y:g}", ratio))
-    return rows
 
 
 def run_diff(args: argparse.Namespace) -> int:

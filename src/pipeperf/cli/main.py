@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-from pipeperf import __version__
+from pipeperf._version import __version__
 from pipeperf.errors import PipeperfError
 
 #: every command (a module of this package with ``register(subparsers)``) and its line in the top-level

@@ -7,19 +7,19 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeperf.cli.execution import add_execution_options, check_execution, check_output, open_cache
+
 DESCRIPTION = """Predict a whole CNN inference on GPUs with no GPU: read the ONNX graph (shapes from
 onnx.shape_inference; weights are never read), map each node to launches of pipeperf's own CUDA
 kernel library by a documented rule, analyse each distinct launch once (pipeperf analyze's hybrid
 emulation of a CTA sample and the Pipeline model), and report per layer and in total: the predicted
 time with launch overheads, HyPA's metrics (inst_executed, flop_count_sp/hp/dp, branch_efficiency,
 share of instructions emulated), the bound, the top layers, and the GPUs ranked by time and by
-energy per inference. With --scheduler local (the default) the Dask cluster starts only for 24 or
+energy per inference. With --cluster local (the default) the Dask cluster starts only for 24 or
 more launch x GPU analyses; fewer run in this process."""
 
 
 def register(subparsers) -> None:
-    from pipeperf.cli.tune import add_execution_options
-
     p = subparsers.add_parser("network", help="predict a whole CNN (ONNX graph) per layer on GPUs",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", nargs="?", metavar="MODEL.onnx", help="an ONNX model file")
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--html", metavar="FILE.html", help="also write the report as one self-contained HTML page")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one row per layer x GPU")
     p.add_argument("--rows", type=int, metavar="N", help="layers in the text report's table (default: all)")
-    add_execution_options(p)
+    add_execution_options(p, auto=True)
     from pipeperf.cli.main import add_verbosity
 
     add_verbosity(p)
@@ -55,8 +55,6 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pipeperf.cli.analyze import _check_output
-    from pipeperf.cli.tune import open_cache
     from pipeperf.errors import PipeperfError
     from pipeperf.network.api import analyze_network
 
@@ -68,11 +66,10 @@ def run(args: argparse.Namespace) -> int:
         raise PipeperfError(f"--batch {args.batch}: expected a batch size >= 1")
     if args.trace_warps < 1:
         raise PipeperfError(f"--trace-warps {args.trace_warps}: expected a number of warps >= 1")
-    s = args.scheduler
-    if s not in ("local", "none", "auto") and "://" not in s:
-        raise PipeperfError(f"--scheduler {s!r}: expected auto, local, none or tcp://HOST:PORT")
+    check_execution(args, auto=True)
+    s = args.cluster
     for option, path in (("--html", args.html), ("--csv", args.csv)):
-        _check_output(option, path)
+        check_output(option, path)
     r = analyze_network(args.model or args.builtin, builtin=bool(args.builtin), gpus=args.gpu, batch=args.batch,
                         dtype=args.dtype, fold_bn=args.fold_bn, fuse=args.fuse, warm_l2=args.warm_l2,
                         trace_warps=args.trace_warps, scheduler="auto" if s == "local" and args.workers is None else s,

@@ -96,12 +96,12 @@ def _load_kernels(args: argparse.Namespace) -> list[KernelMetrics]:
 
 def _analyze_source(args: argparse.Namespace, gpus: list) -> tuple[list[KernelMetrics], list]:
     """KERNEL.cu on each GPU: for a GPU of the database, the counts of ``analyze``'s emulation and
-    the DRAM traffic of that GPU's cache model (:mod:`pipeperf.analyze.roofline_counts`), so this
+    the DRAM traffic of that GPU's cache model (:mod:`pipeperf.analysis.roofline_counts`), so this
     command and ``analyze``'s quantitative_roofline row are one number (a user's GPU file or
     folder GPU alike); for a GPU with only Table 3
     peaks (no caches to model), the emulator's whole-launch profile with its global sectors as
     the DRAM traffic (an upper bound, said in the notes)."""
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.hardware.peaks import has_spec
 
     if not args.grid or not args.block:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+
+from pipeperf.cli.execution import add_execution_options, check_execution, check_output, open_cache
 import json
 
 from pipeperf.cli.launch_options import add_budget_option
@@ -74,46 +76,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def add_execution_options(p: argparse.ArgumentParser, scheduler_flag: str = "--scheduler", group=None) -> None:
-    """Where the work runs and the results cache: shared by ``tune`` and ``analyze --batch`` (whose
-    --scheduler is the simulator's, so there the Dask one is --dask-scheduler)."""
-    e = group or p.add_argument_group("execution")
-    flags = [scheduler_flag] + (["--dask-scheduler"] if scheduler_flag != "--dask-scheduler" else [])
-    e.add_argument(*flags, dest=scheduler_flag.lstrip("-").replace("-", "_"), default="local",
-                   metavar="local|none|tcp://HOST:PORT",
-                   help="local: a Dask cluster of this machine's cores (default); none: a plain loop in this "
-                        "process; tcp://HOST:PORT: an existing Dask scheduler")
-    e.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
-    e.add_argument("--cache-dir", metavar="DIR",
-                   help="the results cache's folder (default: the pipeperf cache folder's tune/)")
-    e.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache")
-
-
-def open_cache(args: argparse.Namespace):
-    from pipeperf.tune.cache import ResultCache
-    from pipeperf.util.cache import cache_dir
-
-    if args.no_cache:
-        return ResultCache(None)
-    return ResultCache(args.cache_dir or cache_dir() / "tune")
-
-
-def check_execution(args: argparse.Namespace, flag: str = "--scheduler") -> None:
-    from pipeperf.errors import PipeperfError
-
-    s = getattr(args, flag.lstrip("-").replace("-", "_"))
-    if s not in ("local", "none") and "://" not in s:
-        raise PipeperfError(f"{flag} {s!r}: expected local, none or tcp://HOST:PORT")
-    if args.workers is not None and args.workers < 1:
-        raise PipeperfError(f"--workers {args.workers}: expected a number of processes >= 1")
-    if args.workers is not None and s == "none":
-        raise PipeperfError(f"--workers sets the local cluster's size: not with {flag} none")
-
-
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pipeperf.cli.analyze import _check_output
     from pipeperf.errors import PipeperfError
     from pipeperf.tune import tune
     from pipeperf.tune.report import format_tune, plot_tune, write_records
@@ -123,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise PipeperfError(f"--top {args.top}: expected a number of variants >= 1")
     for option, path in (("--out", args.out), ("--plot", args.plot)):
-        _check_output(option, path)
+        check_output(option, path)
     if args.out and Path(args.out).suffix.lower() not in (".csv", ".parquet"):
         raise PipeperfError(f"--out {args.out}: expected a .csv or .parquet file")
     is_space = Path(args.file).suffix.lower() in (".yaml", ".yml")
@@ -135,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                                                                  "phase_check": args.phase_check,
                                                                  "max_steps": args.max_steps})
     space = load_space(args.file if is_space else args.space, cli)
-    result = tune(space, args.scheduler, args.workers, open_cache(args))
+    result = tune(space, args.cluster, args.workers, open_cache(args))
     written = []
     if args.out:
         write_records(result.records(), args.out)

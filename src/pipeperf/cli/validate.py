@@ -7,7 +7,7 @@ import json
 
 from pipeperf.cli.models import add_kernel_arguments, load_kernel_arg, resolve_gpu
 from pipeperf.errors import PipeperfError
-from pipeperf.measure.validate import plot_validation, validate
+from pipeperf.measure.validate import validate
 from pipeperf.models.compare import parse_models
 from pipeperf.models.curve import jsonable
 
@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         results.append(v)
         if args.plot:
             out = args.plot if len(args.measured) == 1 else args.plot.replace(".png", f"-{v.measured.name}.png")
+            from pipeperf.report.model_plots import plot_validation   # matplotlib: only to plot
+
             plot_validation(v, out)
     if args.json:
         print(json.dumps(jsonable({"models": models, "kernels": [

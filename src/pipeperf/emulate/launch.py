@@ -14,7 +14,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Function
-from pipeperf.ptx.params import ParamNames, bind, fit
+from pipeperf.ptx.params import ParamNames, bind, fit, fit_array
 from pipeperf.util.launch_args import (BLOCK_LIMITS, GRID_LIMITS, MAX_BLOCK_THREADS, SYNONYMS, TYPES,  # noqa: F401
                                        ArgSpec, check_cuda_limits, dim3, element_bytes, parse_arg)
 
@@ -151,7 +151,8 @@ def bind_args(func: Function, args: Any, file: str | None = None,
     when ``names`` has them, PTX name or position); each spec, number or tuple of numbers (a
     vector such as ``float2`` passed by value) is checked against its parameter's type, and a
     vector's numbers become its bytes; a ``.npy`` file must hold its pointer's element type unless
-    ``allow_dtype_mismatch`` (:func:`pipeperf.ptx.params.check_npy_dtype`). Returns the values in parameter order and the PTX names."""
+    ``allow_dtype_mismatch`` (:func:`pipeperf.ptx.params.check_dtype`; a NumPy array likewise,
+    :func:`~pipeperf.ptx.params.fit_array`). Returns the values in parameter order and the PTX names."""
     names = names or ParamNames.of(func)
     if isinstance(args, dict):
         items: list[tuple[Any, Any]] = [(str(k), v) for k, v in args.items()]
@@ -172,6 +173,8 @@ def bind_args(func: Function, args: Any, file: str | None = None,
             numbers = tuple(x.item() if isinstance(x, np.number) else x for x in v)
             text = ",".join(map(repr, numbers))
             v = ArgSpec(text, "", "scalar", value=text, numbers=numbers)
+        elif isinstance(v, np.ndarray):      # the API's buffers, checked as a .npy file is
+            fit_array(v, p, names.label(k), names.kernel, file, names.type(k), func, allow_dtype_mismatch)
         if isinstance(v, ArgSpec):
             spec = fit(v, p, names.label(k), names.kernel, file, names.type(k), func, allow_dtype_mismatch)
             if spec.kind == "scalar" and p.dims:     # a vector passed by value: its bytes

@@ -120,7 +120,7 @@ class LoopSkipper:
         key = (prog.func.name, t, p)
         lp = self.loops.get(key)
         if lp is None:
-            from pipeperf.emulate.machine import BAR, BRA, BRX, CALL, EXIT, RET
+            from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, RET
             from pipeperf.ptx.ir import registers_in
 
             ins = prog.func.instructions

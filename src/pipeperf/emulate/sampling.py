@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeperf.ptx.ir import Address, Function, Instruction, Module, Symbol, registers_in
+from pipeperf.ptx.ir import Function, Instruction, Module
 from pipeperf.ptx.slices import (
     READ_ONLY_SPACES,
     READS_MEMORY,
@@ -36,6 +36,7 @@ from pipeperf.ptx.slices import (
     space_of,
     written_registers,
 )
+from pipeperf.ptx.provenance import UNKNOWN, address_provenance, operand_provenance, provenance
 from pipeperf.ptx.source_map import SourceMap
 
 #: Address spaces private to one CTA (or thread): other CTAs never write them.
@@ -175,83 +176,14 @@ def warps_of(ctas: np.ndarray, warps_per_cta: int) -> np.ndarray:
     return (c[:, None] * warps_per_cta + np.arange(warps_per_cta)[None, :]).reshape(-1)
 
 
-_UNKNOWN = "*"
-
-
-def _provenance(func: Function) -> dict[str, set[str]]:
-    """Which pointer kernel parameters (64-bit ``.param``) or named variables each register's
-    value may derive from, flow-insensitively; ``"*"``: possibly any pointer (a 64-bit value
-    loaded from memory). Lets a load of ``in[i]`` and a store to ``out[i]`` be told apart:
-    the emulator gives every pointer argument its own allocation."""
-    from pipeperf.ptx.ir import TYPE_BYTES
-
-    names = {p.name for p in func.params}
-    pointers = {p.name for p in func.params if TYPE_BYTES.get(p.type, 8) == 8 and not p.dims}
-    prov: dict[str, set[str]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for x in func.instructions:
-            outs = written_registers(x)
-            if not outs:
-                continue
-            r = x.op.root
-            wide = TYPE_BYTES.get(x.types[-1], 8) >= 8 if x.types else True
-            if r in READS_MEMORY:
-                a = next((o for o in x.srcs if type(o) is Address), None)
-                if (space_of(x) == "param" and a is not None and type(a.base) is Symbol
-                        and a.base.name in names):
-                    new = {a.base.name} if a.base.name in pointers and wide else set()
-                else:
-                    new = {_UNKNOWN} if wide else set()
-            else:
-                new = set()
-                for o in x.srcs:
-                    if type(o) is Symbol:
-                        new.add(o.name)
-                    for reg in registers_in(o):
-                        new |= prov.get(reg.name, set())
-            for out in outs:
-                cur = prov.setdefault(out, set())
-                if not new <= cur:
-                    cur |= new
-                    changed = True
-    return prov
-
-
-def accesses_through(func: Function, param: str) -> list[Instruction]:
-    """The global/generic loads, stores and atomics of ``func`` whose address derives from
-    pointer parameter ``param`` alone (:func:`_provenance`): what tells an ``extern "C"``
-    kernel's pointer element type (:func:`pipeperf.ptx.params.ptx_element`)."""
-    prov = _provenance(func)
-    return [x for x in func.instructions
-            if x.op.root in ("ld", "st", "atom", "red") and space_of(x) in ("global", "generic")
-            and _address_provenance(x, prov) == {param}]
-
-
-def _operand_provenance(o, prov: dict[str, set[str]]) -> set[str]:
-    """Allocations an address operand may point into; ``{"*"}`` when unknown."""
-    if type(o) is not Address or o.base is None:
-        return {_UNKNOWN}
-    if type(o.base) is Symbol:
-        return {o.base.name}
-    p = prov.get(o.base.name, set())
-    return p if p and _UNKNOWN not in p else {_UNKNOWN}
-
-
-def _address_provenance(x, prov: dict[str, set[str]]) -> set[str]:
-    """Allocations ``x``'s (first) address may point into."""
-    return _operand_provenance(next((o for o in x.operands if type(o) is Address), None), prov)
-
-
 def _copy_source_conflict(copy, writers, prov: dict[str, set[str]]):
     """A global writer that may write what ``cp.async`` ``copy`` reads (its second operand)."""
-    src = _operand_provenance(copy.srcs[1] if len(copy.srcs) > 1 else None, prov)
+    src = operand_provenance(copy.srcs[1] if len(copy.srcs) > 1 else None, prov)
     for w in writers:
         if space_of(w) in _PRIVATE or space_of(w) in READ_ONLY_SPACES or w.op.root == "cp.async":
             continue                 # (plain cp.async writes shared memory)
-        pw = _address_provenance(w, prov)
-        if _UNKNOWN in src or _UNKNOWN in pw or src & pw:
+        pw = address_provenance(w, prov)
+        if UNKNOWN in src or UNKNOWN in pw or src & pw:
             return w
     return None
 
@@ -259,8 +191,8 @@ def _copy_source_conflict(copy, writers, prov: dict[str, set[str]]):
 def _may_alias(x, w, prov: dict[str, set[str]]) -> bool:
     if not may_alias(x, w):
         return False
-    px, pw = _address_provenance(x, prov), _address_provenance(w, prov)
-    return _UNKNOWN in px or _UNKNOWN in pw or bool(px & pw)
+    px, pw = address_provenance(x, prov), address_provenance(w, prov)
+    return UNKNOWN in px or UNKNOWN in pw or bool(px & pw)
 
 
 def sampling_safe(func: Function, module: Module | None = None,
@@ -273,7 +205,7 @@ def sampling_safe(func: Function, module: Module | None = None,
     atomic) of global/generic memory that some store or atomic of the kernel may write (same
     or generic space, not provably distinct named variables) is unsafe. Device function calls
     are judged whole: any global read in a callee against any global write. Accesses through
-    different pointer parameters (provenance, :func:`_provenance`) or distinct named variables
+    different pointer parameters (provenance, :func:`pipeperf.ptx.provenance.provenance`) or distinct named variables
     do not alias: the emulator gives each pointer argument its own buffer (an index running
     from one buffer into another is undefined behaviour in CUDA too). With the ``launch``
     (grid, block, argument values), a global read and a write whose addresses are affine in the
@@ -284,7 +216,7 @@ def sampling_safe(func: Function, module: Module | None = None,
         return _whole_module_rule(func, module)
     sources = SourceMap(module) if module is not None else None
     writers = [x for x in ins if x.op.root in WRITES_MEMORY]
-    prov = _provenance(func)
+    prov = provenance(func)
     pc_of = {id(x): k for k, x in enumerate(ins)}
     own = _OwnSlices(func, launch) if launch is not None else None
     own_slices: dict[int, Instruction] = {}

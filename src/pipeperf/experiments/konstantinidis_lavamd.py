@@ -61,12 +61,12 @@ def launch_args(boxes1d: int) -> list[Any]:
 
 
 def run(out: Path) -> Outcome:
-    import pipeperf
+    from pipeperf.api import analyze
     from pipeperf.hardware.peaks import load_peaks
     from pipeperf.models.quantitative import predict
 
     n = BOXES1D ** 3
-    rep = pipeperf.analyze(KERNEL, grid=(n,), block=(THREADS,), args=launch_args(BOXES1D), gpus=list(PIPELINE_GPUS),
+    rep = analyze(KERNEL, grid=(n,), block=(THREADS,), args=launch_args(BOXES1D), gpus=list(PIPELINE_GPUS),
                            kernel="kernel_gpu_opencl", what_if=False, sweep=False)
     a = rep.analysis
     metrics = a.predictions[0].quantitative["metrics"]           # one launch: the same counts on every GPU

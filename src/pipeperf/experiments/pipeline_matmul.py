@@ -28,12 +28,12 @@ TABLE3 = {
 
 
 def run(out: Path) -> Outcome:
-    import pipeperf
+    from pipeperf.api import analyze
 
     curves: list[tuple[Any, ...]] = []
     lat_rows = []
     for name, b in (("mmul_08", 8), ("mmul_16", 16)):
-        rep = pipeperf.analyze(KERNEL, grid=(N // b, N // b), block=(b, b), what_if=False, kernel=name,
+        rep = analyze(KERNEL, grid=(N // b, N // b), block=(b, b), what_if=False, kernel=name,
                                args=[f"C=zeros:f32:{N * N}", f"A=rand:f32:{N * N}", f"B=rand:f32:{N * N}",
                                      f"WA={N}", f"WB={N}"], gpus=list(GPUS))
         for kd in rep.to_dict()["kernels"]:

@@ -82,11 +82,11 @@ def run(out: Path) -> Outcome:
 def _analyse(k: dict[str, Any], unsupported: list[str]) -> list[dict[str, Any]]:
     """``pipeperf analyze`` with the occupancy sweep on every GPU at once (one emulation); where a GPU
     cannot run the kernel (e.g. no fp64 division class), on each GPU alone, naming those that cannot."""
-    import pipeperf
+    from pipeperf.api import analyze
     from pipeperf.errors import PipeperfError
 
     def one(gpus: list[str]) -> list[dict[str, Any]]:
-        rep = pipeperf.analyze(HERE / "kernels" / k["file"], grid=tuple(k["grid"]), block=tuple(k["block"]),
+        rep = analyze(HERE / "kernels" / k["file"], grid=tuple(k["grid"]), block=tuple(k["block"]),
                                args=k["args"], gpus=gpus, kernel=k["name"], what_if=False)
         return list(rep.to_dict()["kernels"])
 

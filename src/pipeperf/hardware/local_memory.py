@@ -12,7 +12,7 @@ the SM's L1 left over by shared memory streams them through L2 and, past the L2,
 The hit rates are capacity shares: the L1 keeps ``L1 free / (slots x resident threads)`` of the
 SM's local footprint, the L2 ``L2 / (the same x active SMs)`` of the GPU's (every resident thread
 touches its own slots; other data competing for the caches is not counted, so these are upper
-bounds). A request then costs what :func:`~pipeperf.hardware.memory.global_class` charges a global
+bounds). A request then costs what :func:`~pipeperf.hardware.memory_classes.global_class` charges a global
 access of those hit rates, so spills compete for the same L2 and DRAM bandwidth.
 """
 
@@ -22,8 +22,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pipeperf.hardware.memory import (REF_SECTORS, SECTOR, PcMemory, dram_request_cpi, global_class, l1_class,
-                                      l2_class, l2_reach_bytes)
+from pipeperf.hardware.accesses import PcMemory, REF_SECTORS, SECTOR
+from pipeperf.hardware.memory import l2_reach_bytes
+from pipeperf.hardware.memory_classes import dram_request_cpi, global_class, l1_class, l2_class
 from pipeperf.hardware.spec import GPUSpec, InstrClass
 
 _STACK_SLOT = re.compile(r"^\[R1(?:\+(0x[0-9a-f]+|\d+))?\]$")

@@ -28,7 +28,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pipeperf.hardware.mapper import ALU, resolve
-from pipeperf.sass.listing import SassInstr
+from pipeperf.sass.listing import SassInstr, mma_shape
 
 _F32 = {"FFMA": "fma_f32", "FMUL": "mul_f32", "FADD": "add_f32", "FMNMX": "add_f32", "FSETP": "add_f32",
         "FSEL": "add_f32", "FSWZADD": "add_f32", "FSET": "add_f32", "FCHK": "add_f32"}
@@ -79,17 +79,6 @@ def access_bytes(x: SassInstr) -> int:
     if x.opcode == "LDSM":                                # ldmatrix .x1/.x2/.x4: 4 B per matrix per lane
         return 4 * int(next((m for m in x.modifiers if m in ("1", "2", "4")), "1"))
     return 4
-
-
-def mma_shape(x: SassInstr) -> tuple[int, int, int] | None:
-    """(m, n, k) of an HMMA/IMMA/DMMA from its shape modifier: ``16816`` m16 n8 k16, ``1684`` m16 n8
-    k4, ``884`` m8 n8 k4, ``8816`` m8 n8 k16 (n is always one digit)."""
-    shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), "")
-    if not shape:
-        return None
-    m = 16 if shape.startswith("16") else int(shape[0])
-    rest = shape[len(str(m)):]
-    return m, int(rest[0]), int(rest[1:])
 
 
 def _mma(x: SassInstr) -> str:

@@ -42,7 +42,7 @@ KEY = "schema_version"
 
 def cache_tag() -> str:
     """What a cached parse of a GPU file depends on besides its text."""
-    from pipeperf import __version__
+    from pipeperf._version import __version__
 
     return f"gpu-schema {SCHEMA_VERSION}, pipeperf {__version__}"
 

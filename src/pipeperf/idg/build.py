@@ -315,7 +315,7 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
     ``fraction``: each warp's trace cut to that share of its length (emulator traces only);
     ``fills``: mapper g's fill sources (:func:`warp_idg`); ``translate``: each warp class's
-    entries re-expressed before its IDG is built (the SASS the GPU runs: analyze/sass_trace.py).
+    entries re-expressed before its IDG is built (the SASS the GPU runs: analysis/sass_trace.py).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""

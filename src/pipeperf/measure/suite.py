@@ -2,7 +2,7 @@
 
 A suite is a folder (``validation/``) of case files (``cases/*.yaml``, schema in its README): each
 case is one launch of a kernel on one GPU with a time a third party measured. ``run_suite``
-analyses every distinct launch once for all the GPUs it was measured on (``pipeperf.analyze``),
+analyses every distinct launch once for all the GPUs it was measured on (:mod:`pipeperf.analysis`),
 and ``summarise`` gives each model's absolute percentage error per case and MAPE overall, per GPU
 and per kernel family, plus whether every ``order_group`` of variants is predicted in the
 measured order.
@@ -300,7 +300,7 @@ def run_suite(cases: Sequence[Case], jobs: int = 1, progress: Callable[[int, int
     groups: dict[Launch, list[Case]] = defaultdict(list)
     for c in cases:
         groups[c.launch].append(c)
-    # launches of order-group cases are also simulated at +-1 % bandwidth (analyze/lockstep.py): a
+    # launches of order-group cases are also simulated at +-1 % bandwidth (analysis/lockstep.py): a
     # pair the model puts out of order within that spread is a limit of the model, said as such
     work = [(launch, sorted({c.gpu_ref for c in cs}), any(c.order_group for c in cs), isa)
             for launch, cs in groups.items()]
@@ -389,7 +389,7 @@ SUITE_STEPS = 10**15
 
 
 def _analyze_launch(launch: Launch, gpus: list[str], phase_check: bool = False, isa: str = "ptx") -> dict[str, Any]:
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
 
     a = analyze(launch.kernel_file, list(launch.grid), list(launch.block), list(launch.args), gpus,
                 kernel=launch.kernel, shared=launch.shared, arch=launch.arch,

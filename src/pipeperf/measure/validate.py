@@ -81,36 +81,3 @@ def validate(path: str | Path, kernel: KernelGraph, gpu: GPUSpec, models: Sequen
     meas = read_measurement(path, gpu, total_warps)
     ev = evaluate(kernel, gpu, meas.warps, models, scheduler, runs)
     return Validation(meas, ev, accuracy(meas.name, ev, meas.warps_per_cycle))
-
-
-def plot_validation(v: Validation, path: str | Path) -> None:
-    """Measured points and every model's curve on one chart."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from pipeperf.report.model_plots import STYLE
-
-    fig, ax = plt.subplots(figsize=(7, 4.4), dpi=120)
-    top = 1.3 * float(np.max(v.measured.warps_per_cycle))
-    for name, curve in v.evaluation.curves.items():
-        if curve.warps_per_cycle is None:
-            continue
-        mape = v.accuracy.mape.get(name)
-        label = f"{curve.label} (MAPE {mape:.1f}%)" if mape is not None else curve.label
-        ax.plot(v.evaluation.warps, np.minimum(curve.warps_per_cycle, top * 1.5), label=label, **STYLE.get(name, {}))
-    ax.plot(v.measured.warps, v.measured.warps_per_cycle, "ko", ms=5, label="measured", zorder=5)
-    ax.set_ylim(0, top)
-    ax.set_xlabel("occupancy (warps per core)")
-    ax.set_ylabel("warps per cycle per core")
-    ax.set_title(f"{v.measured.name}: {v.evaluation.kernel} on {v.evaluation.gpu}")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right", ncol=2)
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise PipeperfError(f"cannot write the chart: {exc}", file=path) from None
-    finally:
-        plt.close(fig)

@@ -9,7 +9,8 @@ Stages, each its own module with frozen records between them:
   to launches of the bundled kernel library (``kernels/*.cu``) by a documented rule;
 * :mod:`.run` analyses each distinct launch once on every GPU (``pipeperf analyze``'s engine,
   the one ``tune`` and ``analyze --batch`` use), cold or with a warm L2;
-* :mod:`.power` is the energy model, :mod:`.report` the per-layer and network totals, ranking
+* :mod:`pipeperf.hardware.power` is the energy model (:mod:`pipeperf.tune.totals` the launches' energy and
+  the ranking, shared with `analyze --batch`), :mod:`.report` the per-layer and network totals
   and the text/JSON/CSV/HTML outputs.
 
 Python: ``pipeperf.network.analyze_network("resnet50", builtin=True, gpus=["hopper_h100"])`` returns

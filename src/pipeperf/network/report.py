@@ -45,8 +45,8 @@ class NetworkResult:
 
 def assemble(plan: Plan, run: Analysed, gpus: tuple[str, ...], trace_warps: int, arch: str | None = None) -> NetworkResult:
     """The per-layer and network records from the plan and the analysed launches."""
-    from pipeperf.network.power import board_power
-    from pipeperf.network.totals import launch_energy, ranking
+    from pipeperf.hardware.power import board_power
+    from pipeperf.tune.totals import launch_energy, ranking
     from pipeperf.tune.work import OK
 
     layers = []
@@ -161,7 +161,7 @@ def _totals(layers: list[LayerResult], gpus: tuple[str, ...], batch: int, unsupp
 
 
 def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_warps: int) -> list[str]:
-    from pipeperf.network.power import board_power
+    from pipeperf.hardware.power import board_power
 
     notes = [
         f"BatchNormalization {'folded into the preceding convolution (scale into the weights, shift into the bias)' if plan.fold_bn else 'run as its own kernel'}; "
@@ -174,7 +174,7 @@ def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_
         "with its buffers in L2 (weights too: optimistic for layers with large weights)",
         "energy: activity-based board power, idle + (TDP - idle) x max(FLOP-rate share, DRAM-bandwidth share) over each kernel, "
         "idle power over launch overheads (Hong and Kim, ISCA 2010, one unit); TDP x time given as the upper bound "
-        "(network/power.yaml cites each board's figures)",
+        "(hardware/power.yaml cites each board's figures)",
     ]
     from pipeperf.hardware.spec import load_gpu
 
@@ -194,7 +194,7 @@ def _notes(plan: Plan, gpus: tuple[str, ...], missing_overhead: set[str], trace_
         notes.append(f"{g} has no launch.overhead_us in the GPU database: its launch overheads are left out")
     for g in gpus:
         if board_power(g) is None:
-            notes.append(f"{g}: no board power in network/power.yaml, so no energy")
+            notes.append(f"{g}: no board power in hardware/power.yaml, so no energy")
     if plan.unsupported:
         notes.append(f"{len(plan.unsupported)} node(s) not supported and left out of every total: "
                      + ", ".join(f"{u.name} ({u.op})" for u in plan.unsupported[:8]) + (" ..." if len(plan.unsupported) > 8 else ""))
@@ -267,7 +267,7 @@ def format_text(r: NetworkResult, rows: int | None = None) -> str:
                      "-" if t["inferences_per_second"] is None else f"{t['inferences_per_second']:,.0f}"])
     lines += _table(head, body)
     lines.append("")
-    from pipeperf.network.totals import ranking_lines
+    from pipeperf.tune.totals import ranking_lines
 
     lines += ranking_lines(r.ranking)
     for g in r.gpus:

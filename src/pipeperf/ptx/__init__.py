@@ -30,10 +30,11 @@ from pipeperf.ptx.ir import (
     Symbol,
     Variable,
     Vector,
+    format_instruction,
 )
 from pipeperf.ptx.opcodes import decode_opcode
 from pipeperf.ptx.parser import parse_file, parse_ptx
-from pipeperf.ptx.printer import format_instruction, print_module
+from pipeperf.ptx.printer import print_module
 from pipeperf.ptx.slices import Slice, Slicer
 
 __all__ = [

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.cuda_names import base_name, cuda_param_names, cuda_param_types
 from pipeperf.ptx.ir import TYPE_BYTES, Function, Param
+from pipeperf.ptx.provenance import accesses_through
 from pipeperf.util.launch_args import ELEMENTS, SEE, TYPES, ArgSpec, typed_value
 
 #: CUDA's vector and 16-bit float types (vector_types.h, cuda_fp16.h, cuda_bf16.h), which PTX
@@ -231,8 +232,6 @@ def ptx_element(func: Function, param: str) -> tuple[str, int, str] | None:
     floating-point of one width: an ``extern "C"`` kernel's only evidence. Integer and untyped
     accesses say nothing (PTX moves ``__half`` as ``.u16``, ``half2`` and packed bytes as
     ``.u32``), and neither do several widths: None."""
-    from pipeperf.emulate.sampling import accesses_through
-
     types = {x.types[-1] for x in accesses_through(func, param) if x.types}
     if len(types) != 1 or not next(iter(types)).startswith("f"):
         return None
@@ -241,19 +240,10 @@ def ptx_element(func: Function, param: str) -> tuple[str, int, str] | None:
 
 
 def check_npy_dtype(spec: ArgSpec, where: str, ctype: str, func: Function | None, param: str) -> None:
-    """Refuse a ``.npy`` whose dtype is not the pointer's element type, as a runtime with typed
-    arrays would (a float64 file for a ``float*`` would be read as pairs of floats): the element
-    type from the C++ type ``ctype`` (mangled name or ``.cu``), else from how ``func``'s PTX
-    accesses ``param`` (:func:`ptx_element`); accepted where neither says. Integers of either
-    signedness and the element's width pass; a big-endian file never does (its bytes are read
-    as they are)."""
+    """Refuse a ``.npy`` whose dtype is not the pointer's element type (:func:`check_dtype`); only
+    the file's header is read, not the array."""
     import numpy as np
 
-    expected = pointer_element(ctype) if ctype else None
-    what = ctype
-    if expected is None and func is not None:
-        expected = ptx_element(func, param)
-        what = f"accessed as .{expected[2]} in the PTX" if expected else ""
     try:
         with open(spec.value, "rb") as f:          # the header only, not the array
             version = np.lib.format.read_magic(f)
@@ -263,6 +253,24 @@ def check_npy_dtype(spec: ArgSpec, where: str, ctype: str, func: Function | None
     except (OSError, ValueError) as exc:
         raise PipeperfError(f"--arg '{spec.text}': cannot read it as a .npy array "
                             f"({getattr(exc, 'strerror', None) or exc})", file=spec.value) from None
+    check_dtype(dtype, f"--arg '{spec.text}': ", "the .npy", "--allow-dtype-mismatch", where, ctype, func, param,
+                spec.value)
+
+
+def check_dtype(dtype: Any, subject: str, holder: str, escape: str, where: str, ctype: str,
+                func: Function | None, param: str, file: str | None = None) -> None:
+    """Refuse a buffer of NumPy ``dtype`` that is not the pointer's element type, as a runtime with
+    typed arrays would (a float64 array for a ``float*`` would be read as pairs of floats): the
+    element type from the C++ type ``ctype`` (mangled name or ``.cu``), else from how ``func``'s PTX
+    accesses ``param`` (:func:`ptx_element`); accepted where neither says. Integers of either
+    signedness and the element's width pass; a big-endian buffer never does (its bytes are read as
+    they are). ``subject`` begins the message, ``holder`` names the buffer ("the .npy"), ``escape``
+    is how to take it anyway."""
+    expected = pointer_element(ctype) if ctype else None
+    what = ctype
+    if expected is None and func is not None:
+        expected = ptx_element(func, param)
+        what = f"accessed as .{expected[2]} in the PTX" if expected else ""
     if expected is None or dtype.hasobject:
         return
     kind, size, _ = expected
@@ -274,9 +282,25 @@ def check_npy_dtype(spec: ArgSpec, where: str, ctype: str, func: Function | None
         want = {"f": f"float{bits}", "i": f"int{bits} or uint{bits}", "h": "bfloat16 bits (uint16)"}[kind]
         hint = f"e.g. array.astype(np.{want.split()[0]})" if kind in "fi" else "its elements"
         order = " (big-endian)" if dtype.byteorder == ">" else ""
-        raise PipeperfError(f"--arg '{spec.text}': {where} is {what}: it takes {want} elements, but the .npy "
-                            f"holds {dtype.name}{order}; convert it ({hint}) or pass --allow-dtype-mismatch",
-                            file=spec.value)
+        raise PipeperfError(f"{subject}{where} is {what}: it takes {want} elements, but {holder} "
+                            f"holds {dtype.name}{order}; convert it ({hint}) or pass {escape}", file=file)
+
+
+def fit_array(array: Any, p: Param, label: str, kernel: str, file: str | None = None, ctype: str = "",
+              func: Function | None = None, allow_dtype_mismatch: bool = False) -> None:
+    """A NumPy array given as parameter ``p``'s buffer (the Python API) checked as :func:`fit`
+    checks a ``.npy`` file: a pointer parameter, and the pointer's element type unless
+    ``allow_dtype_mismatch`` (:func:`check_dtype`). A struct passed by value takes the array as its
+    bytes (their count checked where the parameter is written)."""
+    size = param_bytes(p)
+    if p.dims:
+        return
+    where = f"parameter {label} of {kernel}"
+    if size != 8:
+        raise PipeperfError(f"{where} is .{p.type}, not a pointer, but got a {array.dtype.name} array of "
+                            f"{array.size} elements", file=file)
+    if not allow_dtype_mismatch:
+        check_dtype(array.dtype, "", "the array", "allow_dtype_mismatch=True", where, ctype, func, p.name, file)
 
 
 def fit_vector(spec: ArgSpec, size: int, where: str, decl: str, ctype: str, file: str | None) -> ArgSpec:

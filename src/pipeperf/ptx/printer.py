@@ -24,32 +24,8 @@ from pipeperf.ptx.ir import (
     ScopeEnd,
     Section,
     Variable,
+    format_instruction,
 )
-
-
-def _operand(op) -> str:
-    if type(op) is tuple:  # %r|%p destination pair
-        return "|".join(map(str, op))
-    return str(op)
-
-
-def format_instruction(ins: Instruction) -> str:
-    """One instruction without indentation, e.g. ``@!%p1 bra $L__BB0_2;``."""
-    guard = ""
-    if ins.guard is not None:
-        guard = ("@!" if ins.guard_neg else "@") + ins.guard.name + " "
-    ops = ins.dsts + ins.srcs
-    if ins.op.root == "call":
-        # call's operand list: (rets), func, (args), prototype
-        text = ", ".join(_operand(o) for o in ops)
-    else:
-        text = ", ".join(_operand(o) for o in ins.dsts) if len(ins.dsts) != 2 else \
-            "|".join(_operand(o) for o in ins.dsts)
-        if ins.srcs:
-            text = (text + ", " if text else "") + ", ".join(_operand(o) for o in ins.srcs)
-    if text:
-        return f"{guard}{ins.op.text} \t{text};"
-    return f"{guard}{ins.op.text};"
 
 
 def format_variable(v: Variable) -> str:

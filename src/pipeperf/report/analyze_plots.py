@@ -20,7 +20,7 @@ SHOWN = ("pipeline", "volkov", "roofline", "mwp_cwp_corr", "wfg_corr", "gpumech_
 
 
 def plot_sweep(analysis: Any, path: str | Path) -> Path:
-    """Write the occupancy-sweep chart of an :class:`pipeperf.analyze.Analysis` (PNG, PDF, SVG)."""
+    """Write the occupancy-sweep chart of an :class:`pipeperf.analysis.Analysis` (PNG, PDF, SVG)."""
     fig = sweep_figure(analysis)
     out = Path(path)
     try:

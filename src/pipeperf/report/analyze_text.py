@@ -37,7 +37,7 @@ def oob_lines(rows: list[dict]) -> list[str]:
 
 
 def format_analysis(a: Any, models: list[str] | None = None) -> str:
-    """``a`` is a :class:`pipeperf.analyze.Analysis`; ``models``: the table's rows (None: every
+    """``a`` is a :class:`pipeperf.analysis.Analysis`; ``models``: the table's rows (None: every
     model the analysis predicted)."""
     from pipeperf.ptx.cuda_names import display_name
 
@@ -117,8 +117,8 @@ ROOFLIKE_WHY = ("why the roofline-like rows differ: 'roofline' is Eq. 1 over map
 
 
 def floor_lines(p: Any) -> list[str]:
-    """The launch's physical floors (analyze/floors.py) and what each is made of."""
-    from pipeperf.report.headline import format_seconds
+    """The launch's physical floors (analysis/floors.py) and what each is made of."""
+    from pipeperf.util.units import format_seconds
 
     f = getattr(p, "floors", None)
     if f is None:
@@ -159,7 +159,7 @@ def _advice_lines(preds: list) -> list[str]:
 
 def _top_lines(p: Any) -> list[str]:
     """The source lines with the largest shares of the simulated time and their top reasons."""
-    from pipeperf.analyze.stalls import line_label
+    from pipeperf.analysis.stalls import line_label
 
     tops = (getattr(p, "source_lines", None) or [])[:TOP_LINES]
     if not tops:

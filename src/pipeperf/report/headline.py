@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pipeperf.util.units import format_seconds
+
 #: subsystem of the GPU database -> (kind of bound, what it is in plain words)
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
     "mem": ("memory", "global memory (L2/DRAM)"),
@@ -94,16 +96,6 @@ def _of(share: float | None, peak: float | None, unit: str) -> str:
     return "" if share is None or peak is None else f" ({share:.0%} of {peak:,.0f} {unit})"
 
 
-def format_seconds(seconds: float | None) -> str:
-    """A time with the unit that keeps it readable: ``812 ns``, ``53.1 us``, ``4.2 ms``."""
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.4g} {unit}"
-    return f"{seconds / 1e-9:.4g} ns"
-
-
 #: below this share of issue slots and of every subsystem's time the run is called latency bound
 #: (the warps mostly wait); between it and the 90 % of ``bound_of`` no single resource bounds it
 LATENCY_SHARE = 0.5
@@ -115,7 +107,7 @@ def _clip_note(bound: Any, key: str) -> str:
 
 
 def bound_words(bound: Any) -> str:
-    """What bounds the run in plain words, from a :class:`pipeperf.analyze.predict.Bound`, always
+    """What bounds the run in plain words, from a :class:`pipeperf.analysis.predict.Bound`, always
     with the numbers that justify it: ``memory bound: global memory (L2/DRAM) 91 % busy``,
     ``issue bound: 93 % of issue slots used``, ``latency bound: 12 % of issue slots used, 38 % of
     cycles issue nothing``, or, where issue slots or a subsystem are half used or more but none
@@ -149,11 +141,11 @@ def _max_warps(pred: Any) -> int:
 
 
 def headline(pred: Any) -> Headline:
-    """The headline of a :class:`pipeperf.analyze.GPUPrediction`. FLOPs and DRAM bytes are the
+    """The headline of a :class:`pipeperf.analysis.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
     multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
     ``pipeperf gpu peaks`` (its database entry), the DRAM one the bandwidth of the launch's
-    :class:`~pipeperf.analyze.floors.Floors` (the vendor peak where the database has it), else
+    :class:`~pipeperf.analysis.floors.Floors` (the vendor peak where the database has it), else
     the quantitative roofline's B_mem (an achievable figure where the database has one)."""
     from pipeperf.errors import PipeperfError
     from pipeperf.hardware.peaks import load_peaks
@@ -196,7 +188,7 @@ def headline(pred: Any) -> Headline:
 
 def _top_line(pred: Any) -> str | None:
     """``transpose.cu:18: 41% of the time (pipeline busy (lsu))``."""
-    from pipeperf.analyze.stalls import line_label
+    from pipeperf.analysis.stalls import line_label
 
     lines = getattr(pred, "source_lines", None)
     if not lines:

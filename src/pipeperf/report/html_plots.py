@@ -40,7 +40,7 @@ def roofline_svg(analysis: Any) -> str | None:
     """The GPUs' rooflines with the kernel's points: the quantitative roofline's prediction (filled
     marker, as ``pipeperf roofline`` draws it) and the throughput the Pipeline model's time implies
     (W_comp / predicted time, a star); None when no GPU has the quantitative roofline's counts."""
-    from pipeperf.report.headline import format_seconds
+    from pipeperf.util.units import format_seconds
     from pipeperf.report.roofline_plots import KERNEL_COLORS, roofline_figure, unique_in_order
 
     pairs = [(p, p.quantitative["prediction"]) for p in analysis.predictions

@@ -270,7 +270,7 @@ def _models(preds: list) -> str:
 
 
 def _advice(preds: list) -> str:
-    from pipeperf.analyze.advice import MIN_GAIN
+    from pipeperf.analysis.advice import MIN_GAIN
 
     out = []
     for p in preds:

@@ -3,7 +3,8 @@ Figs. 2 and 14 of analytical-models-and-pipeline-model.txt.
 
 Left panel (Fig. 2): the models as published (Sec. 2). Right panel (Fig. 14): the
 corrected models, which take the same aspects into account, with the Pipeline
-simulator. Panels without any available curve are left out.
+simulator. Panels without any available curve are left out. And a measured sweep beside every
+model's curve (``pipeperf validate --plot``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from pipeperf.errors import PipeperfError
+from pipeperf.measure.validate import Validation
 from pipeperf.models.compare import Evaluation
 
 FIG2 = ("roofline", "volkov", "transit", "mwp_cwp", "wfg", "gpumech_rr", "gpumech_gto")
@@ -91,3 +93,29 @@ def _y_top(ev: Evaluation) -> float:
               if c.warps_per_cycle is not None and math.isfinite(c.warps_per_cycle.max())]
     highest = max(finite) if finite else 1.0
     return 1.6 * roof if roof and highest > 1.6 * roof else 1.08 * highest
+
+
+def plot_validation(v: Validation, path: str | Path) -> None:
+    """Measured points and every model's curve on one chart."""
+    fig, ax = plt.subplots(figsize=(7, 4.4), dpi=120)
+    top = 1.3 * float(np.max(v.measured.warps_per_cycle))
+    for name, curve in v.evaluation.curves.items():
+        if curve.warps_per_cycle is None:
+            continue
+        mape = v.accuracy.mape.get(name)
+        label = f"{curve.label} (MAPE {mape:.1f}%)" if mape is not None else curve.label
+        ax.plot(v.evaluation.warps, np.minimum(curve.warps_per_cycle, top * 1.5), label=label, **STYLE.get(name, {}))
+    ax.plot(v.measured.warps, v.measured.warps_per_cycle, "ko", ms=5, label="measured", zorder=5)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("occupancy (warps per core)")
+    ax.set_ylabel("warps per cycle per core")
+    ax.set_title(f"{v.measured.name}: {v.evaluation.kernel} on {v.evaluation.gpu}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise PipeperfError(f"cannot write the chart: {exc}", file=path) from None
+    finally:
+        plt.close(fig)

@@ -153,7 +153,7 @@ def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
         yield own, f"pipeperf__advice_{slug}.time_duration", "nsecond", a.seconds_after * 1e9
         yield own, f"pipeperf__advice_{slug}.text", "", a.text
     if getattr(pred, "source_lines", None):
-        from pipeperf.analyze.stalls import line_label
+        from pipeperf.analysis.stalls import line_label
 
         t = pred.source_lines[0]
         yield own, "pipeperf__top_source_line", "", line_label(t)

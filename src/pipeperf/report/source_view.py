@@ -5,7 +5,7 @@ Every PTX instruction of the kernel is placed on its CUDA line by nvcc's ``.loc`
 (:class:`pipeperf.ptx.source_map.SourceMap`); a line gets its static PTX instructions and, per
 GPU, mapper g's memory rows of that line (dynamic: requests, sectors, conflicts, DRAM bytes)
 and its share of the simulated time with its top stall reasons (the analysis' per-line
-attribution, :mod:`pipeperf.analyze.stalls`; nothing is estimated here).
+attribution, :mod:`pipeperf.analysis.stalls`; nothing is estimated here).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch:
                 nvcc_flags: Sequence[str] = ()) -> SourceView:
     """The source view of ``kernel`` (its PTX entry) in ``path`` (.cu or .ptx), from the default
     build (nvcc's cache makes it free after ``analyze``) and each prediction's memory rows."""
-    from pipeperf.analyze.builds import Builds
+    from pipeperf.analysis.builds import Builds
     from pipeperf.emulate import select_kernel
     from pipeperf.ptx.source_map import SourceMap
 

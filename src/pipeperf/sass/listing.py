@@ -201,3 +201,14 @@ def _with_cfg(name: str, instrs: tuple[SassInstr, ...], labels: dict[str, int],
         for i in range(s, e):
             block_of[i] = k
     return SassFunction(name, instrs, tuple(blocks), "", tuple(block_of), tuple(calls.items()))
+
+
+def mma_shape(x: SassInstr) -> tuple[int, int, int] | None:
+    """(m, n, k) of an HMMA/IMMA/DMMA from its shape modifier: ``16816`` m16 n8 k16, ``1684`` m16 n8
+    k4, ``884`` m8 n8 k4, ``8816`` m8 n8 k16 (n is always one digit)."""
+    shape = next((m for m in x.modifiers if m.isdigit() and len(m) >= 3), "")
+    if not shape:
+        return None
+    m = 16 if shape.startswith("16") else int(shape[0])
+    rest = shape[len(str(m)):]
+    return m, int(rest[0]), int(rest[1:])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pipeperf.sass.listing import SassInstr
+from pipeperf.sass.listing import SassInstr, mma_shape
 
 _REG = re.compile(r"(?<![\w.])(U?R)(\d+)(?:\.(64|128))?")
 _PRED = re.compile(r"(?<![\w.])(U?P)([0-6])\b")
@@ -40,8 +40,6 @@ def _width(x: SassInstr) -> int:
 def _mma_lengths(x: SassInstr) -> tuple[int, int, int, int] | None:
     """(D, A, B, C) register counts of an HMMA/IMMA from its shape (``16816``: m16 n8 k16) and
     accumulator type: A holds m*k, B k*n, C and D m*n elements over 32 lanes."""
-    from pipeperf.hardware.sass_mapper import mma_shape
-
     mnk = mma_shape(x)
     if mnk is None:
         return None

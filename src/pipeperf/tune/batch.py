@@ -38,7 +38,8 @@ def load_batch(path: str, extra_gpus: Sequence[str] = ()) -> tuple[list[Item], d
     """The launches of a batch file as engine items (GPUs: the launch's, else the file's, plus
     ``extra_gpus``), and its analysis options."""
     from pipeperf.tune.spacefile import _analysis_option
-    from pipeperf.util.yamlio import LineList, LineMap, load_lines
+    from pipeperf.util.yamlio import load_lines
+    from pipeperf.util.yamllines import LineList, LineMap
 
     doc = load_lines(path, "batch file", strict=True)
     if not isinstance(doc, LineMap):
@@ -68,7 +69,7 @@ _At = Callable[..., Where]
 
 def _locator(path: str) -> _At:
     """``at(node, key=None)``: the Where of a key of a mapping (else of the node) in ``path``."""
-    from pipeperf.util.yamlio import LineMap
+    from pipeperf.util.yamllines import LineMap
 
     def at(m: Any, key: Any = None) -> Where:
         return Where(path, m.key_lines.get(key, m.line) if isinstance(m, LineMap) else getattr(m, "line", None))
@@ -116,7 +117,7 @@ def _launch_item(i: int, entry: Any, where: Where, at: _At, base: Path,
 def _launch_file(entry: Any, where: Where, at: _At, base: Path) -> Path:
     """A launch's keys checked (known ones; file, grid and block present), and its source file:
     a .cu or .ptx file that exists, relative to the batch file's folder."""
-    from pipeperf.util.yamlio import LineMap
+    from pipeperf.util.yamllines import LineMap
 
     if not isinstance(entry, LineMap):
         raise where.error("a launch: expected a mapping with file, grid, block, args, ...")
@@ -139,7 +140,7 @@ def _launch_file(entry: Any, where: Where, at: _At, base: Path) -> Path:
 def _launch_args(entry: Any, path: str | None, at: _At) -> list[str]:
     """A launch's kernel arguments as text, each checked by parse_arg (errors at its own line)."""
     from pipeperf.util.launch_args import parse_arg
-    from pipeperf.util.yamlio import LineList
+    from pipeperf.util.yamllines import LineList
 
     args = []
     for j, a in enumerate(_list(entry.get("args", []))):
@@ -187,8 +188,8 @@ HYPA_FIELDS = ("inst_executed", "flop_count_sp", "flop_count_hp", "flop_count_dp
 
 def batch_records(result: EngineResult) -> list[dict[str, Any]]:
     """One flat record per launch x GPU (the --out file's rows): the prediction, the launch
-    overhead, HyPA's metrics and the energy (:mod:`pipeperf.network.totals`, as ``pipeperf network``)."""
-    from pipeperf.network.totals import launch_energy
+    overhead, HyPA's metrics and the energy (:mod:`pipeperf.tune.totals`, as ``pipeperf network``)."""
+    from pipeperf.tune.totals import launch_energy
 
     out = []
     for r in result.rows:
@@ -234,7 +235,7 @@ def format_batch(result: EngineResult) -> str:
     lines += _table(["launch", "gpu", "time (us)", "occupancy", "bound"], body)
     totals = batch_totals(result)
     if totals:
-        from pipeperf.network.totals import ranking, ranking_lines
+        from pipeperf.tune.totals import ranking, ranking_lines
 
         lines.append("")
         lines += _table(["gpu", "launches", "kernels (us)", "overheads (us)", "total (us)", "energy (J)", "J (TDP x t)",
@@ -245,7 +246,7 @@ def format_batch(result: EngineResult) -> str:
                           f"{t['branch_efficiency']:.2f}"] for g, t in totals.items()])
         lines += ranking_lines(ranking(totals, list(totals)))
         lines.append("(totals over the predicted launches; time = kernels + each launch's overhead (launch.overhead_us); "
-                     "energy: pipeperf network's model, network/power.py)")
+                     "energy: pipeperf network's model, hardware/power.py)")
     return "\n".join(lines)
 
 
@@ -256,7 +257,7 @@ def _g(x: float | None) -> str:
 def batch_totals(result: EngineResult) -> dict[str, dict[str, Any]]:
     """Per GPU over its predicted launches: kernel and overhead time, energy, HyPA's metrics summed
     (branch efficiency over all branches); the ``totals`` of ``--json``."""
-    from pipeperf.network.totals import launch_energy
+    from pipeperf.tune.totals import launch_energy
     from pipeperf.tune.work import OK
 
     totals: dict[str, dict[str, Any]] = {}

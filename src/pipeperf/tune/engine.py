@@ -63,7 +63,7 @@ class EngineResult:
 def run_items(items: Sequence[Item], options: dict[str, Any] | None = None, scheduler: str = "local",
               workers: int | None = None, cache: ResultCache | None = None) -> EngineResult:
     """Every item on each of its GPUs: from the cache where it is there, else computed."""
-    from pipeperf import __version__
+    from pipeperf._version import __version__
 
     opts = {**DEFAULT_OPTIONS, **(options or {})}
     cache = ResultCache(None) if cache is None else cache      # (an empty cache is falsy: len 0)

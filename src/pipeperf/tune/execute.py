@@ -1,6 +1,6 @@
-"""Running the compile and analysis tasks: in this process (``--scheduler none``), on a local
+"""Running the compile and analysis tasks: in this process (``--cluster none``), on a local
 Dask cluster of worker processes (the default, one per core), or on an existing Dask cluster
-(``--scheduler tcp://HOST:PORT``).
+(``--cluster tcp://HOST:PORT``).
 
 On Dask each distinct compile is one task and each launch's analysis (all its GPUs) one task
 that depends on it, so a compile runs once, before its analyses, and its result travels to
@@ -79,7 +79,7 @@ def _run_dask(jobs: Sequence[Job], scheduler: str, workers: int | None, on_resul
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise PipeperfError("Dask is not installed: pip install 'pipeperf[tune]' (dask[distributed]), "
-                            "or --scheduler none for the in-process loop") from None
+                            "or --cluster none for the in-process loop") from None
     t0 = time.perf_counter()
     cluster = None
     if scheduler == "local":
@@ -101,7 +101,7 @@ def _run_dask(jobs: Sequence[Job], scheduler: str, workers: int | None, on_resul
         try:
             client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError, ValueError) as e:
-            raise PipeperfError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({e}); "
+            raise PipeperfError(f"--cluster {scheduler}: cannot reach a Dask scheduler there ({e}); "
                                 "expected tcp://HOST:PORT of a running 'dask scheduler', 'local' or 'none'") from None
         n = len(client.scheduler_info().get("workers", {}))
         where = f"Dask at {scheduler} ({n} worker{'s' if n != 1 else ''} at the start)"

@@ -67,7 +67,7 @@ def format_tune(t, top: int = 5) -> str:
 
 def _spread(s: float | None) -> str:
     """A variant's phase spread, starred where it is lock-step (lockstep.SMOOTH_SPREAD exceeded)."""
-    from pipeperf.analyze.lockstep import SMOOTH_SPREAD
+    from pipeperf.analysis.lockstep import SMOOTH_SPREAD
 
     return "-" if s is None else f"{100 * s:.1f}%" + ("*" if s > SMOOTH_SPREAD else "")
 
@@ -76,7 +76,7 @@ def unresolved_note(ranked: Sequence[Any]) -> str:
     """Which of the leading ranks the Pipeline model does not tell apart: those within the lock-step
     spread (over lockstep.SMOOTH_SPREAD) of theirs or the best's. A smooth run's spread is only the
     bandwidth's share in its time, not an uncertainty, and ties nothing."""
-    from pipeperf.analyze.lockstep import SMOOTH_SPREAD
+    from pipeperf.analysis.lockstep import SMOOTH_SPREAD
 
     def rough(o) -> float:
         return o.phase_spread if o.phase_spread is not None and o.phase_spread > SMOOTH_SPREAD else 0.0

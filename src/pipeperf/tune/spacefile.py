@@ -100,7 +100,8 @@ def load_space(space_file: str | None, cli: CliSpace) -> Space:
 # ------------------------------------------------------------------------------------- YAML
 
 def _from_yaml(path: str) -> _Raw:
-    from pipeperf.util.yamlio import LineList, LineMap, load_lines
+    from pipeperf.util.yamlio import load_lines
+    from pipeperf.util.yamllines import LineList, LineMap
 
     doc = load_lines(path, "tuning space", strict=True)
     if not isinstance(doc, LineMap):

@@ -102,7 +102,7 @@ def warm_up() -> int:
     tasks do not pay for the imports and the start-up time says what starting cost); the pid."""
     import os
 
-    import pipeperf.analyze
+    import pipeperf.analysis
     import pipeperf.emulate
     import pipeperf.idg.build
     import pipeperf.report.headline
@@ -114,7 +114,7 @@ def warm_up() -> int:
 def compile_unit(unit: CompileUnit) -> Compiled:
     """PTX and ptxas' resources for each target of ``unit`` (nvcc's own on-disk cache makes a
     repeated compile free); a target that fails keeps nvcc's message."""
-    from pipeperf.analyze.builds import ptx_resources
+    from pipeperf.analysis.builds import ptx_resources
     from pipeperf.ptx.compile import compile_cu, ptxas_options
     from pipeperf.tune.sources import materialize
 
@@ -211,7 +211,7 @@ def _overhead(gpu: str) -> float | None:
 
 def _analyze(job: Job, compiled: Compiled, path: Path, gpus: list[str],
              targets: dict[str, str]) -> dict[str, Outcome]:
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     from pipeperf.report.headline import headline
 
     unit = job.unit

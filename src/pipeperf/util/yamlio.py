@@ -28,26 +28,7 @@ from collections.abc import Iterable, Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.util.files import read_text
-
-
-class LineMap(dict):
-    """A dict that remembers the YAML line of itself and of each key."""
-
-    line: int | None = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.key_lines: dict[Any, int] = {}
-
-
-class LineList(list):
-    """A list that remembers the YAML line of itself and of each item."""
-
-    line: int | None = None
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.item_lines: list[int] = []
+from pipeperf.util.yamllines import LineMap
 
 
 def load_lines(path: str | Path, what: str = "file", *, strict: bool = False) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from pipeperf.errors import PipeperfError
-from pipeperf.util.yamlio import LineList, LineMap
+from pipeperf.util.yamllines import LineList, LineMap
 
 #: PyYAML's loader in C where it was built with libyaml; the same constructors as SafeLoader
 _FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

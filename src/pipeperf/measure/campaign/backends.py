@@ -77,7 +77,7 @@ class SimBackend:
         self.gpu = gpu
 
     def run(self, launch: Launch, out: Path, sweep: bool = False, timeout: float = 300) -> Path:
-        from pipeperf.analyze import analyze
+        from pipeperf.analysis import analyze
         a = analyze(launch.cu, launch.grid, launch.block, list(launch.args), [self.gpu], kernel=launch.kernel,
                     what_if=False, sweep=sweep)
         p = a.predictions[0]

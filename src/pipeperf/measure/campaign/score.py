@@ -16,7 +16,7 @@ from pipeperf.measure.campaign.launches import sweep_launches
 
 
 def score_sweeps(c, sweeps: list[Path], box: float) -> tuple[list[Path], str]:
-    from pipeperf.analyze import analyze
+    from pipeperf.analysis import analyze
     by_name = {l.name: l for l in sweep_launches(c.sweep_factor)}
     rows: list[tuple[str, str, int, float]] = []
     errors: dict[str, list[float]] = {}

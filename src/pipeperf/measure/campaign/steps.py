@@ -119,9 +119,10 @@ def _calibrate(c: Campaign, box: float) -> tuple[list[Path], str]:
 def _fit(c: Campaign, box: float) -> tuple[list[Path], str]:
     """The GPU file of the campaign (what 'calibrate --from-raw FOLDER' writes) and its diff
     against the published entry."""
-    from pipeperf.cli.gpu_database import spec_diff
     from pipeperf.hardware.spec import load_gpu
+    from pipeperf.hardware.spec_diff import spec_diff
     from pipeperf.measure.campaign.fitted import fitted_yaml
+
     name = f"{c.manifest.gpu}_measured"
     text, cal = fitted_yaml(c.folder, name, f"pipeperf calibrate --from-raw {c.folder}")
     fitted = c.folder / f"{name}.yaml"

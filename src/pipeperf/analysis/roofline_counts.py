@@ -66,7 +66,7 @@ def quantitative_roofline(counts: Mapping[str, Any], memory_rows: Sequence[Mappi
 def add_quantitative_roofline(pred, counts, memory_rows, path: str, gpu: str) -> None:
     """Konstantinidis' roofline of this launch on ``gpu`` as a model row, from the same counts and
     rates as ``pipeperf roofline KERNEL.cu`` (:func:`quantitative_roofline`); ``pred`` is the
-    :class:`~pipeperf.analyze.results.GPUPrediction` it is added to."""
+    :class:`~pipeperf.analysis.results.GPUPrediction` it is added to."""
     from pipeperf.errors import PipeperfError
 
     try:

@@ -32,7 +32,7 @@ class AnalyzeOptions:
     resident blocks (:meth:`PreparedKernel.run`); None simulates every block. ``what_if`` also
     simulates the launch with its bank conflicts removed and its global accesses coalesced,
     where it has any (mapper g's what-ifs), to say what fixing them would gain, and re-simulates
-    the other changes :mod:`pipeperf.analyze.advice` weighs (block size, registers, tail, chains).
+    the other changes :mod:`pipeperf.analysis.advice` weighs (block size, registers, tail, chains).
     ``max_blocks_per_sm`` caps the resident blocks below the occupancy rules' limit, as a
     program does with the shared-memory carve-out or a launch bound; ``nvcc_flags`` go to nvcc.
     ``warm_l2``: the launch follows one over the same buffers (back-to-back launches), so data
@@ -43,9 +43,9 @@ class AnalyzeOptions:
     ``skip_loops=False`` turns only the periodic-loop skipping off. ``models=False`` evaluates the
     Pipeline model only, not the analytical ones (a third of a small launch's time; ``pipeperf
     tune`` ranks by the Pipeline time). ``phase_check`` re-simulates the launch with the DRAM and L2
-    pipelines 1 % faster and slower (:mod:`pipeperf.analyze.lockstep`): by default where the
+    pipelines 1 % faster and slower (:mod:`pipeperf.analysis.lockstep`): by default where the
     what-ifs run; ``pipeperf tune --phase-check`` turns it on without them. ``isa="sass"`` builds
-    the IDGs from the SASS ptxas makes for each GPU's target (:mod:`pipeperf.analyze.sass_trace`)
+    the IDGs from the SASS ptxas makes for each GPU's target (:mod:`pipeperf.analysis.sass_trace`)
     instead of the PTX, the emulation's paths and addresses kept."""
 
     kernel: str | None = None
@@ -60,14 +60,14 @@ class AnalyzeOptions:
     all_ctas: bool = False
     fast_forward: int | None = FAST_FORWARD_ROUNDS
     what_if: bool = True
-    phase_check: bool | None = None     # the lock-step check (analyze/lockstep.py); None: with what_if
+    phase_check: bool | None = None     # the lock-step check (analysis/lockstep.py); None: with what_if
     max_blocks_per_sm: int | None = None
     nvcc_flags: tuple[str, ...] = ()
     warm_l2: bool = False
     exact: bool = False
     skip_loops: bool = True
     models: bool = True                 # the analytical models besides the Pipeline model
-    isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analyze/sass_trace.py)
+    isa: str = "ptx"                    # the instructions the IDGs hold: "ptx", or "sass" (analysis/sass_trace.py)
     max_steps: int = DEFAULT_STEPS      # the emulation's step budget (emulate/budget.py): stops a runaway loop
     allow_dtype_mismatch: bool = False  # take a .npy whose dtype is not its pointer's element type
     oob: str = "error"                  # out-of-bounds global accesses: "error" stops, "warn" counts and goes on

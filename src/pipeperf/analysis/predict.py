@@ -6,7 +6,7 @@ the Pipeline model's N = ceil(N_total / P)), so a model's time is N / WPC(omega)
 Pipeline model is the simulation of the whole launch on one core (tail effects included).
 
 :func:`predict_one` is the whole step for one GPU: build the IDGs from the emulation's traces
-with that GPU's classes, simulate (and extrapolate, :mod:`pipeperf.analyze.extrapolate`),
+with that GPU's classes, simulate (and extrapolate, :mod:`pipeperf.analysis.extrapolate`),
 evaluate every analytical model, the occupancy sweep and mapper g's what-ifs.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pipeperf.analyze.results import Bound
+from pipeperf.analysis.results import Bound
 from pipeperf.hardware.occupancy import Residency
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.idg.kernel_graph import KernelGraph
@@ -25,8 +25,8 @@ from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
-    from pipeperf.analyze.options import AnalyzeOptions
-    from pipeperf.analyze.results import GPUPrediction
+    from pipeperf.analysis.options import AnalyzeOptions
+    from pipeperf.analysis.results import GPUPrediction
 
 PIPELINE = "pipeline"
 
@@ -82,7 +82,7 @@ def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: i
                   scheduler: str = "rr", fast_forward: int | None = None,
                   attribute: bool = False) -> list[SimResult]:
     """Simulations of the launch with each number of resident groups (blocks) per core
-    (``attribute``: with every slot cycle charged to an instruction, :mod:`pipeperf.analyze.stalls`)."""
+    (``attribute``: with every slot cycle charged to an instruction, :mod:`pipeperf.analysis.stalls`)."""
     from pipeperf.util.progress import progress
 
     return [prep.run(wpb, g, n_blocks, scheduler, check_limits=False, fast_forward=fast_forward,
@@ -118,13 +118,13 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
     IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut).
     ``fills``: the loads whose L1 hits wait for an earlier load's fill (mapper g's, :func:`warp_idg`).
-    ``sass``: the kernel's :class:`~pipeperf.analyze.sass_trace.SassView`: the IDGs hold its SASS."""
-    from pipeperf.analyze.advice import SimContext
-    from pipeperf.analyze.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
+    ``sass``: the kernel's :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS."""
+    from pipeperf.analysis.advice import SimContext
+    from pipeperf.analysis.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
-    from pipeperf.analyze.lockstep import phase_sensitivity
-    from pipeperf.analyze.results import GPUPrediction
-    from pipeperf.analyze.stalls import name_producers
+    from pipeperf.analysis.lockstep import phase_sensitivity
+    from pipeperf.analysis.results import GPUPrediction
+    from pipeperf.analysis.stalls import name_producers
     from pipeperf.emulate.sampling import sample_weights
     from pipeperf.idg.build import kernel_graph_from_profile
 
@@ -135,7 +135,7 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
 
     translator = None
     if sass is not None:
-        from pipeperf.analyze.sass_trace import SassTranslator
+        from pipeperf.analysis.sass_trace import SassTranslator
         from pipeperf.hardware.mapper import map_instruction
 
         def ptx_class(pc: int) -> str:

@@ -1,5 +1,5 @@
 """What ``pipeperf network`` and ``analyze --batch`` both report for a set of launches on each GPU:
-a launch's energy from its :class:`~pipeperf.tune.work.Outcome` (:mod:`.power`'s model) and the
+a launch's energy from its :class:`~pipeperf.tune.work.Outcome` (:mod:`pipeperf.hardware.power`'s model) and the
 GPUs ranked by total time and by total energy. One implementation for both commands."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 def launch_energy(o: Any) -> tuple[float | None, float | None]:
     """(activity-based joules, TDP x time joules) of one predicted launch, its overhead at idle
     power; (None, None) without a prediction or without the GPU's board power."""
-    from pipeperf.network.power import activity, board_power, launch_joules
+    from pipeperf.hardware.power import activity, board_power, launch_joules
 
     bp = board_power(o.gpu)
     if bp is None or o.seconds is None:

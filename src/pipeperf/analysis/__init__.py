@@ -17,11 +17,11 @@ import math
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from pipeperf.analyze.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
-from pipeperf.analyze.results import Analysis, GPUPrediction
+from pipeperf.analysis.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
+from pipeperf.analysis.results import Analysis, GPUPrediction
 from pipeperf.errors import PipeperfError
 from pipeperf.sass.listing import ABSOLUTE_CALL
 from pipeperf.util.gcpause import paused_gc
@@ -36,27 +36,31 @@ log = logging.getLogger(__name__)
 TRACE_ENTRIES = 8_000_000
 
 
-def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
+def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
             options: AnalyzeOptions | None = None, compiled: Any = None, **kwargs: Any) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``: ``options`` (the defaults of
     :class:`AnalyzeOptions` if None) with ``kwargs`` replacing any of them (``what_if=False``, ...).
+    ``args``: the ``--arg`` strings, or values in parameter order, or a dict by parameter name
+    (:func:`pipeperf.emulate.launch.bind_args`); a NumPy array is a buffer's initial contents and
+    receives the first emulation's writes (those of the emulated CTAs only, where a sample runs);
+    the emulations of other builds start from a copy of the initial contents.
 
     The Python cyclic garbage collector is paused throughout: the traces are a million small
     acyclic objects, and its repeated full scans of them cost ~12 % of an analysis. ``compiled``:
-    target -> (PTX, ptxas' resources) made already (:class:`pipeperf.analyze.builds.Builds`;
+    target -> (PTX, ptxas' resources) made already (:class:`pipeperf.analysis.builds.Builds`;
     ``pipeperf tune``'s compile task), built here otherwise."""
     opts = AnalyzeOptions.from_kwargs(options, **kwargs)
     with paused_gc():
         return _analyze(path, grid, block, args, gpus, opts, compiled)
 
 
-def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus: Sequence[str],
+def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
              opts: AnalyzeOptions, compiled: Any = None) -> Analysis:
-    from pipeperf.analyze.advice import LaunchShape, explain
-    from pipeperf.analyze.builds import Builds
-    from pipeperf.analyze.floors import floors_of
-    from pipeperf.analyze.predict import predict_one
-    from pipeperf.analyze.roofline_counts import add_quantitative_roofline
+    from pipeperf.analysis.advice import LaunchShape, explain
+    from pipeperf.analysis.builds import Builds
+    from pipeperf.analysis.floors import floors_of
+    from pipeperf.analysis.predict import predict_one
+    from pipeperf.analysis.roofline_counts import add_quantitative_roofline
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.emulate.profile import hypa_metrics
@@ -84,13 +88,15 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any], gpus:
     cap = None if opts.exact else max(1024, TRACE_ENTRIES // traced)
     run_opts = opts.resolved(cap)
     profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
+    pristine = _fresh(args) if len({b.code_key for b in per_gpu}) > 1 else None   # (the first one writes args)
     out: Analysis | None = None
     for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
         func = select_kernel(build.module, func.name)
         if build.code_key not in profs:
             t_emulate = time.perf_counter()
             log.info("emulating %s (grid %s, block %s) for %s", func.name, g3, b3, spec.name)
-            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, args, opts.mode,
+            launch_args = args if pristine is None or not i else _fresh(pristine)
+            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, launch_args, opts.mode,
                                              opts.trace_warps, opts.shared, opts.all_ctas, cap,
                                              fast_loops=opts.skip_loops and not opts.exact,
                                              max_steps=opts.max_steps,    # errors at their source line
@@ -158,7 +164,7 @@ def _spills_counted(pred: Any, build: Any, name: str, predict: Any, opts: Analyz
         a.how = (f"registers and spills from ptxas with -maxrregcount={cap} for {build.target or 'the target'}; "
                  f"re-predicted from that build's SASS (its spill loads and stores timed) at "
                  f"{p2.blocks_per_sm} blocks/SM")
-    from pipeperf.analyze.advice import min_gain
+    from pipeperf.analysis.advice import min_gain
 
     pred.advice = [a for a in pred.advice if a.change.get("max_registers") is None or a.gain >= min_gain(pred)]
 
@@ -206,7 +212,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     alternatives: dict[str, Any] = {}
     threads = math.prod(b3)
     if opts.memory:
-        from pipeperf.analyze.memory_trace import launch_memory, memory_coverage_note
+        from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
         gpu, overrides, mem_rows, notes, alternatives, fills = launch_memory(prof, func, spec, wpb, res.blocks,
                                                                       n_blocks, g3, b3, opts.warm_l2,
@@ -215,7 +221,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
             alternatives = {}
         notes = notes + memory_coverage_note(prof.traces, cap)
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
-        from pipeperf.analyze.sass_trace import wide_shared_classes
+        from pipeperf.analysis.sass_trace import wide_shared_classes
 
         local, local_notes = _local_classes(gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
                                             opts.shared, min(spec.cores, n_blocks))
@@ -227,7 +233,7 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
     if spec.warp_size != 32:
         from dataclasses import replace
 
-        from pipeperf.analyze.wavefronts import wide_warp_traces
+        from pipeperf.analysis.wavefronts import wide_warp_traces
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
     return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
@@ -256,12 +262,12 @@ def _local_classes(gpu: Any, sass: Any, own: dict[str, int], blocks: int, thread
     return classes, [note]
 
 
-def check_device_memory(specs, args: Sequence[Any]) -> None:
+def check_device_memory(specs, args: Sequence[Any] | Mapping[str, Any]) -> None:
     """Refuse, in one line, a launch whose buffers exceed a GPU's device memory
     (``memory.dram_bytes``, the vendor's capacity): it cannot run there, so no time is predicted."""
     from pipeperf.util.launch_args import buffer_bytes
 
-    need = buffer_bytes(args)
+    need = buffer_bytes(args.values() if isinstance(args, Mapping) else args)
     for spec in specs:
         have = spec.memory.get("dram_bytes")
         if have and need > have:
@@ -283,23 +289,17 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 
+def _fresh(args: Sequence[Any] | Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
+    """``args`` with each NumPy array replaced by a copy of it (everything else as it is): the
+    emulator writes its buffers, and each build's emulation must start from the launch's contents."""
+    import numpy as np
 
-def _make_callable() -> None:
-    """``pipeperf.analyze(...)`` is the notebook API (:func:`pipeperf.api.analyze`), yet
-    ``pipeperf.analyze`` is this package too (importing a subpackage sets the parent's attribute
-    to it), so the package itself is made callable."""
-    import sys
-    import types
+    def fresh(v: Any) -> Any:
+        return v.copy() if isinstance(v, np.ndarray) else v
 
-    class _AnalyzePackage(types.ModuleType):
-        def __call__(self, *args, **kwargs):
-            from pipeperf.api import analyze as api_analyze
+    if isinstance(args, Mapping):
+        return {k: fresh(v) for k, v in args.items()}
+    return [fresh(v) for v in args]
 
-            return api_analyze(*args, **kwargs)
-
-    sys.modules[__name__].__class__ = _AnalyzePackage
-
-
-_make_callable()
 
 __all__ = ["FAST_FORWARD_ROUNDS", "TRACE_ENTRIES", "Analysis", "AnalyzeOptions", "GPUPrediction", "analyze"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pipeperf.hardware.memory import L2_CLASS
+from pipeperf.hardware.memory_classes import L2_CLASS
 from pipeperf.hardware.spec import GPUSpec
 
 #: the base class whose subsystem is the DRAM bandwidth share (mapper g's DRAM-served requests)

@@ -39,8 +39,8 @@ import numpy as np
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class_name
 from pipeperf.hardware.mapper import resolve
-from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space, mma_shape
-from pipeperf.sass.listing import SassFunction, SassInstr
+from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space
+from pipeperf.sass.listing import SassFunction, SassInstr, mma_shape
 from pipeperf.sass.registers import registers
 
 LineKey = tuple[str, int]

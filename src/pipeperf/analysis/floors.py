@@ -52,7 +52,7 @@ class Floors:
                 worst = (name, floor)
         if worst is None:
             return None
-        from pipeperf.report.headline import format_seconds
+        from pipeperf.util.units import format_seconds
 
         name, floor = worst
         return f"below the {name} floor {format_seconds(floor)} by {1.0 - seconds / floor:.0%}"
@@ -62,7 +62,7 @@ class Floors:
 
 
 def floors_of(pred: Any, spec: Any) -> Floors:
-    """The floors of ``pred`` (a :class:`~pipeperf.analyze.results.GPUPrediction` with its
+    """The floors of ``pred`` (a :class:`~pipeperf.analysis.results.GPUPrediction` with its
     quantitative-roofline metrics) on GPU ``spec`` (:class:`~pipeperf.hardware.spec.GPUSpec`)."""
     metrics = (pred.quantitative or {}).get("metrics")
     dram = inst = None

@@ -1,5 +1,5 @@
 """From the emulator's traces to mapper g: the traced warps' memory requests as
-:class:`pipeperf.hardware.memory.Accesses`, and each GPU's adjusted memory classes.
+:class:`pipeperf.hardware.accesses.Accesses`, and each GPU's adjusted memory classes.
 
 This is wiring (the analysis itself is :mod:`pipeperf.hardware.memory`): it resolves generic
 addresses to their state space with the emulator's address windows and takes each request's
@@ -17,15 +17,16 @@ import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, block_head
-from pipeperf.hardware.memory import KINDS, SECTOR, SPACES, WHAT_IF, Accesses, MemoryMapping, PcMemory, \
-    analyze_accesses, combine_atomic_lanes, dram_rate_note, dram_request_cpi, fuse_requests, ideal_stats, \
-    l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes, map_memory, warp_combined
+from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
+from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
+from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
+                                              map_memory, warp_combined)
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
 
 if TYPE_CHECKING:
-    from pipeperf.analyze.sass_trace import SassView
+    from pipeperf.analysis.sass_trace import SassView
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
@@ -144,7 +145,7 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
     the traced share of a wave, the L1 to a CTA's share of its SM) and classes named after the
     PTX line. With the launch's ``grid`` and the CTAs of one wave, global accesses whose address
     ignores some ``%ctaid`` dimension count the CTAs of a wave that share them
-    (:mod:`pipeperf.analyze.cta_sharing`). DRAM requests cost the launch's share of the achievable
+    (:mod:`pipeperf.analysis.cta_sharing`). DRAM requests cost the launch's share of the achievable
     bandwidth for its read/write mix, shared by ``active_sms`` SMs; same-address atomics
     serialise over the launch (``launch_scale`` CTAs per sampled CTA). ``warm_l2``: the launch
     finds its data in L2 (a previous launch touched the same buffers, as in back-to-back launches),
@@ -178,11 +179,11 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
                       block: tuple[int, int, int], params: dict, wave_ctas: int, warps_per_cta: int | None,
                       traced_ctas: int) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
-    (:func:`~pipeperf.analyze.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
+    (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
     address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
     when the CTAs launched in between touch less than the L2 holds (each touches what a traced
     CTA touches, its own re-touches left out). CTAs are taken to run in launch order."""
-    from pipeperf.analyze.cta_sharing import cta_keys, reuse_within
+    from pipeperf.analysis.cta_sharing import cta_keys, reuse_within
 
     glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
     if not glob:
@@ -246,7 +247,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
                   ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec], dict[int, int]]:
     """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
     class name overrides for the IDG builder, one report row per memory PC, notes, per
-    applicable what-if of :data:`~pipeperf.hardware.memory.WHAT_IF` the GPU with the classes
+    applicable what-if of :data:`~pipeperf.hardware.memory_classes.WHAT_IF` the GPU with the classes
     that fixed access pattern would get, under the same names, and the loads' fill sources for
     the IDG builder: {load pc: pc whose in-flight fill its L1 hits wait for}).
 
@@ -311,14 +312,14 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
 
 def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str]) -> dict:
     """Classes of wmma.load/store, which mapper g has no addresses of: a generic one takes the class
-    of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory.resolved_class`:
+    of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory_classes.resolved_class`:
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
     shared-memory one its fragment's wavefronts: the banks deliver 128 B per cycle, so a 16x16 f16
     fragment (512 B) takes 4 and an f32 accumulator (1 KiB) 8, as mapper g charges a vector load of
     those bytes (bank conflicts of the fragment's layout are not known without its addresses)."""
     from pipeperf.emulate.wmma import fragment_bytes
     from pipeperf.hardware.mapper import map_instruction
-    from pipeperf.hardware.memory import resolved_class
+    from pipeperf.hardware.memory_classes import resolved_class
 
     names, classes = set(spec.classes), {}
     for pc, x in enumerate(func.instructions):

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pipeperf.analyze.advice import Advice, SimContext
-    from pipeperf.analyze.floors import Floors
-    from pipeperf.analyze.lockstep import PhaseSensitivity
-    from pipeperf.analyze.stalls import LineTime
+    from pipeperf.analysis.advice import Advice, SimContext
+    from pipeperf.analysis.floors import Floors
+    from pipeperf.analysis.lockstep import PhaseSensitivity
+    from pipeperf.analysis.stalls import LineTime
 
 
 @dataclass
@@ -71,8 +71,8 @@ class GPUPrediction:
 
     @property
     def not_physical(self) -> dict[str, str]:
-        """{model: why its time is below a physical floor} (:mod:`pipeperf.analyze.floors`)."""
-        from pipeperf.analyze.floors import not_physical
+        """{model: why its time is below a physical floor} (:mod:`pipeperf.analysis.floors`)."""
+        from pipeperf.analysis.floors import not_physical
 
         return not_physical(self)
 

@@ -40,8 +40,8 @@ class Build:
 
     def sass_view(self, func):
         """The SASS of kernel ``func`` for this build's target against its PTX
-        (:class:`~pipeperf.analyze.sass_trace.SassView`); a PipeperfError says why there is none."""
-        from pipeperf.analyze.sass_trace import build_view
+        (:class:`~pipeperf.analysis.sass_trace.SassView`); a PipeperfError says why there is none."""
+        from pipeperf.analysis.sass_trace import build_view
         from pipeperf.sass.disassemble import sass_listing
         from pipeperf.sass.listing import parse_listing
 

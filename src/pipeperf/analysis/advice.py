@@ -4,7 +4,7 @@ faster"). Only advice whose predicted gain is at least :data:`MIN_GAIN` is given
 and, where the launch's warps run in lock step, at least its phase spread (:func:`min_gain`).
 
 * bank conflicts, uncoalesced global accesses, serialised same-address atomics (combined per warp): mapper g's
-  what-ifs (:data:`pipeperf.hardware.memory.WHAT_IF`), the same IDGs simulated with the fixed
+  what-ifs (:data:`pipeperf.hardware.memory_classes.WHAT_IF`), the same IDGs simulated with the fixed
   access pattern's lambda/Lambda, naming the source line of the worst instruction;
 * occupancy / block size: the launch simulated at other block sizes (the same warps, grouped in
   blocks of the new size, the grid resized to the same threads; resident blocks from the
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeperf.analyze.floors import TOLERANCE
+from pipeperf.analysis.floors import TOLERANCE
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -95,7 +95,7 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
     """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and, with ``advise``,
     its ``advice`` from its simulation context, then drop the context (the IDGs need not outlive
     the analysis)."""
-    from pipeperf.analyze.stalls import METHOD, line_times, pc_stalls
+    from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
 
     ctx: SimContext | None = pred.sim
     if ctx is None:
@@ -117,7 +117,7 @@ def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> No
 
 def min_gain(pred) -> float:
     """The smallest gain worth advising: MIN_GAIN, or the launch's own phase spread where its warps
-    run in lock step (analyze/lockstep.py): a gain inside that spread is not one the model resolves."""
+    run in lock step (analysis/lockstep.py): a gain inside that spread is not one the model resolves."""
     ps = getattr(pred, "phase_sensitivity", None)
     return max(MIN_GAIN, ps.spread) if ps is not None and not ps.smooth else MIN_GAIN
 
@@ -131,7 +131,7 @@ def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
 
 
 def _physical(pred, a: Advice) -> bool:
-    """Advice rests on the Pipeline's times only where they are physical (analyze/floors.py): none
+    """Advice rests on the Pipeline's times only where they are physical (analysis/floors.py): none
     while the launch's own time is below a floor, and no item whose changed time is below the issue
     floor (a change keeps the warp instructions; it may cut DRAM traffic, so that floor is not applied)."""
     floors = getattr(pred, "floors", None)
@@ -175,7 +175,7 @@ _MEMORY = {
 
 def _memory_advice(pred) -> list[Advice]:
     """Mapper g's what-ifs, which already re-simulated the fixed access pattern."""
-    from pipeperf.hardware.memory import WHAT_IF
+    from pipeperf.hardware.memory_classes import WHAT_IF
 
     out = []
     for what, v in pred.what_if.items():

@@ -1,0 +1,218 @@
+"""The records of mapper g: the traced memory accesses (:class:`Accesses`, per-request columns
+and the lanes' addresses, built by :mod:`pipeperf.analysis.memory_trace` from the emulator's
+traces) and the statistics of each memory instruction (:class:`PcMemory`) that the memory
+analysis (:mod:`pipeperf.hardware.memory`) computes from them and the mapping
+(:mod:`pipeperf.hardware.memory_classes`) turns into lambda/Lambda."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
+REF_SECTORS = 4             # Table 5's ld.global.s32 by a full warp: 32 lanes x 4 B = 128 B
+SPACES = ("global", "shared", "local")
+KINDS = ("load", "store", "atomic")
+
+
+@dataclass
+class Accesses:
+    """The traced memory accesses: per-request columns and the lanes' addresses in CSR layout."""
+
+    pc: np.ndarray          # per request: instruction index in the kernel
+    warp: np.ndarray        # per request: global warp id
+    step: np.ndarray        # per request: position in its warp's trace (cache-model order)
+    space: np.ndarray       # per request: index into SPACES
+    nbytes: np.ndarray      # per request: bytes per lane (element size x vector width)
+    lane_start: np.ndarray  # per request + 1: offset of its first lane in addr (CSR layout)
+    addr: np.ndarray        # per lane row: byte address (uint64)
+    kind: np.ndarray | None = None   # per request: index into KINDS; None: not known (no L1, atomics model)
+
+    @property
+    def load(self) -> np.ndarray | None:
+        return None if self.kind is None else self.kind == KINDS.index("load")
+
+    @classmethod
+    def from_arrays(cls, pc: ArrayLike, warp: ArrayLike, step: ArrayLike, space: ArrayLike, nbytes: ArrayLike,
+                    lanes: ArrayLike, addr: ArrayLike, kind: ArrayLike | None = None) -> Accesses:
+        """Per-request columns, ``lanes`` = active lanes per request (>= 1) and ``addr`` their
+        addresses concatenated request after request; ``kind`` (KINDS index) tells loads (which
+        L1 caches) from stores and atomics (which bypass it; atomics serialise per address)."""
+        n_lanes = np.asarray(lanes, np.int64)
+        if len(n_lanes) and n_lanes.min() < 1:
+            raise ValueError("every request needs at least one lane address")
+
+        def col(v: ArrayLike) -> np.ndarray:
+            return np.asarray(v, np.int64)
+
+        return cls(col(pc), col(warp), col(step), np.asarray(space, np.int8), col(nbytes),
+                   np.concatenate(([0], np.cumsum(n_lanes))), np.asarray(addr, np.uint64),
+                   None if kind is None else np.asarray(kind, np.int8))
+
+    @classmethod
+    def from_rows(cls, requests: Sequence[tuple[int, int, int, str, int, Sequence[int]]]) -> Accesses:
+        """``requests`` = (pc, warp, step, space, nbytes, lane addresses) per warp request."""
+        cols = list(zip(*requests)) if requests else [()] * 6
+        addrs = [np.asarray(r[5], np.uint64) for r in requests]
+        return cls.from_arrays(cols[0], cols[1], cols[2], [SPACES.index(x) for x in cols[3]], cols[4],
+                               [len(a) for a in addrs],
+                               np.concatenate(addrs) if addrs else np.zeros(0, np.uint64))
+
+    def __len__(self) -> int:
+        return len(self.pc)
+
+
+@dataclass
+class PcMemory:
+    """What the traced warps did at one memory instruction."""
+
+    pc: int
+    space: str
+    requests: int = 0
+    sectors: int = 0            # global: sectors touched, summed over requests
+    l2_hits: int = 0            # global: of those, sectors the cache model finds in L2
+    intra_hits: int = 0         # global: hits on sectors the same CTA touched before
+    l1_hits: int = 0            # global loads: sectors found in the SM's L1 (the CTA's share of it)
+    lane_ops: int = 0           # atomics: lanes (operations) summed over requests
+    same_address_lanes: int = 0  # atomics: per request the most lanes on one address, summed
+    hot_ops: int = 0            # global atomics: operations of the sample on its hottest address that
+                                # several sampled CTAs update (a grid-wide counter); 0: none shared
+    ctas_sampled: int = 0       # global atomics: CTAs of the sample that issued this instruction
+    shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
+    wavefronts: int = 0         # shared: summed over requests
+    l1_wavefronts: float = 0.0  # global loads: L1 cycles per request (l1_load_wavefronts), summed; 0: not known
+    min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
+    #: global: the (L2, L1) hit rates that set a request's latency, where they are not this
+    #: pattern's own: a what-if that only drops redundant sectors keeps where the data come from
+    latency_hit_rates: tuple[float, float] | None = None
+    #: global loads: the load instruction (pc) of the same warp that last touched most of this
+    #: one's L1-hit sectors, -1 for none: while that load's fill is in flight the hit waits for it
+    #: (a hit on a reserved line: :func:`pipeperf.hardware.memory.fill_sources`)
+    fill_pc: int = -1
+
+    @property
+    def sectors_per_request(self) -> float:
+        return self.sectors / self.requests if self.requests else 0.0
+
+    @property
+    def hit_rate(self) -> float:
+        """L2 hit rate: the traced stream's, or, when more CTAs of a wave share the sectors than
+        the traced clusters show, the first of ``shared_by`` CTAs misses what its own earlier
+        accesses did not bring (miss = (1 - intra-CTA hit rate) / shared_by); the smaller miss wins."""
+        if not self.sectors:
+            return 0.0
+        miss = 1.0 - self.l2_hits / self.sectors
+        if self.shared_by > 1.0:
+            miss = min(miss, (1.0 - self.intra_hits / self.sectors) / self.shared_by)
+        return 1.0 - miss
+
+    @property
+    def l1_hit_rate(self) -> float:
+        return self.l1_hits / self.sectors if self.sectors else 0.0
+
+    @property
+    def traced_hit_rate(self) -> float:
+        return self.l2_hits / self.sectors if self.sectors else 0.0
+
+    @property
+    def l1_wavefronts_per_request(self) -> float:
+        """A global load's cycles in the L1 when it hits (:func:`pipeperf.hardware.banks.l1_load_wavefronts`); without the
+        count, its sectors in 128-byte reference requests, as mapper g charged before."""
+        if self.l1_wavefronts and self.requests:
+            return self.l1_wavefronts / self.requests
+        return self.sectors_per_request / REF_SECTORS
+
+    @property
+    def conflict_degree(self) -> float:
+        """D: mean extra shared-memory wavefronts per request."""
+        return self.wavefronts / self.requests - 1.0 if self.requests else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"pc": self.pc, "space": self.space, "requests": self.requests}
+        if self.space == "global":
+            d.update(sectors_per_request=round(self.sectors_per_request, 4), l1_hit_rate=round(self.l1_hit_rate, 4),
+                     l2_hit_rate=round(self.hit_rate, 4),
+                     l2_hit_rate_traced=round(self.traced_hit_rate, 4), shared_by_ctas=round(self.shared_by, 3),
+                     min_sectors_per_request=round(self.min_sectors / self.requests, 4) if self.requests else 0.0)
+            if self.fill_pc >= 0:
+                d["fill_pc"] = self.fill_pc
+        elif self.space == "shared":
+            d.update(conflict_degree=round(self.conflict_degree, 4))
+        return d
+
+
+_CHUNK = 1 << 15             # requests per block of the vectorised per-request analysis
+
+
+def request_units(acc: Accesses, reqs: np.ndarray,
+                   unit_shift: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Yield (requests, units, distinct) blocks: ``units`` (n, W) holds, per request of ``reqs``,
+    the sorted 2**unit_shift-byte units its lanes touch, padded with repeats; ``distinct`` marks
+    each unit's first occurrence in its row.  Fixed-width rows keep this a few NumPy calls per block."""
+    start = acc.lane_start
+    sh = np.uint64(unit_shift)
+    for c in range(0, len(reqs), _CHUNK):
+        r = reqs[c:c + _CHUNK]
+        s0, n = start[r], start[r + 1] - start[r]
+        width = int(n.max())
+        idx = s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])
+        a = acc.addr[idx]
+        nb = acc.nbytes[r].astype(np.uint64)[:, None]
+        first = a >> sh
+        last = (a + nb - np.uint64(1)) >> sh
+        k = int((last - first).max()) + 1
+        if k > 1:
+            units = np.minimum(first[:, :, None] + np.arange(k, dtype=np.uint64), last[:, :, None])
+            units = units.reshape(len(r), -1)
+        else:
+            units = first
+        units = np.sort(units, axis=1)
+        distinct = np.ones(units.shape, bool)
+        distinct[:, 1:] = units[:, 1:] != units[:, :-1]
+        yield r, units, distinct
+
+
+def fuse_requests(acc: Accesses, groups: Mapping[int, tuple[int, int]]) -> Accesses:
+    """The requests as the SASS makes them where ptxas widened loads: per warp, each run of ``k``
+    consecutive requests of one group (``groups``: pc -> (group, k), the PTX loads of one source
+    line and space whose SASS loads are ``k`` times as wide) becomes one request of ``k`` times the
+    bytes per lane at the first one's addresses (ptxas fuses only adjacent, aligned words, so the
+    lanes' other words follow them). The merged request keeps its first PC."""
+    if not groups or not len(acc):
+        return acc
+    gid = np.full(len(acc), -1, np.int64)
+    kk = np.ones(len(acc), np.int64)
+    for pc, (g, k) in groups.items():
+        at = acc.pc == pc
+        gid[at], kk[at] = g, k
+    sel = np.flatnonzero(gid >= 0)
+    if not len(sel):
+        return acc
+    order = sel[np.lexsort((acc.step[sel], acc.warp[sel], gid[sel]))]
+    run = np.r_[True, (gid[order][1:] != gid[order][:-1]) | (acc.warp[order][1:] != acc.warp[order][:-1])]
+    start = np.maximum.accumulate(np.where(run, np.arange(len(order)), 0))
+    pos = np.arange(len(order)) - start
+    head = pos % kk[order] == 0
+    keep = np.ones(len(acc), bool)
+    keep[order[~head]] = False
+    nbytes = acc.nbytes.copy()
+    nbytes[order[head]] *= kk[order[head]]
+    lanes = np.diff(acc.lane_start)
+    lane_keep = np.repeat(keep, lanes)
+    return Accesses.from_arrays(acc.pc[keep], acc.warp[keep], acc.step[keep], acc.space[keep], nbytes[keep],
+                                lanes[keep], acc.addr[lane_keep], None if acc.kind is None else acc.kind[keep])
+
+
+def combine_atomic_lanes(stats: dict[int, PcMemory], pcs: Iterable[int]) -> None:
+    """Atomics whose SASS first combines the warp's lanes (ptxas' REDUX/POPC aggregation of a
+    warp-uniform integer atomic): one lane per request reaches the L2, so one operation per
+    request on its address (the "atomics combined per warp" what-if, made the fact)."""
+    for pc in pcs:
+        st = stats.get(pc)
+        if st is not None and st.space == "global" and st.lane_ops and st.same_address_lanes > st.requests:
+            stats[pc] = replace(st, same_address_lanes=st.requests,
+                                hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes))

@@ -1,0 +1,92 @@
+"""Shared memory's banks and the L1's data and tag stages: the wavefronts (cycles) each traced
+request needs there. A shared-memory request's bank-conflict degree D = wavefronts - 1 (the most
+distinct 4-byte words any of the 32 banks must deliver; a broadcast of one word is free; 8/16-byte
+accesses touch 2/4 words per lane), never below its return bandwidth; a global load that hits in
+L1 pays the larger of its data stage and its tag stage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from pipeperf.hardware.accesses import KINDS, Accesses, request_units
+
+
+def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per block of ``reqs``: (requests, bank wavefronts, distinct 128-byte lines), from one pass
+    over each request's sorted 4-byte words (a line holds 32 of them)."""
+    atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
+    floor = return_wavefronts(acc, reqs)
+    for r, words, distinct in request_units(acc, reqs, 2):
+        row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
+        # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
+        dist = distinct | atom[r][:, None]
+        key = row[dist] * 32 + (words[dist] & np.uint64(31)).astype(np.int64)
+        waves = np.bincount(key, minlength=len(r) * 32).reshape(len(r), 32).max(axis=1)
+        waves = np.maximum(waves, floor[r])
+        line = words >> np.uint64(5)                           # sorted rows: count the changes
+        lines = 1 + (line[:, 1:] != line[:, :-1]).sum(axis=1)
+        yield r, waves, lines
+
+
+def return_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per request (indexed like ``acc``): the cycles the L1/shared memory needs to return its data,
+    whatever the banks: 128 bytes, one register per lane of a warp, per cycle, so a 64-bit load
+    takes 2 and a 128-bit load 4; half that where every pair of neighbouring lanes (lane n and
+    n^1, or n and n^2) reads the same address, whose registers are returned packed. NVIDIA
+    developer forum, 'Unexpected shared memory bank conflict' (77228, answer 2, on compute
+    capability 7.0-7.5): "The return bandwidth of L1 and shared memory is 128 bytes/cycle == 1
+    register/cycle. The uniform access can achieve 2x the performance by packing the return
+    registers. ... LDS.128 requires 4 requests per instruction as it returns 4 registers. If the
+    guidelines are met the requests/instruction should reduce from 4 to 2." The pair rule is
+    checked on full warps (the traced addresses are the active lanes', in lane order)."""
+    out = np.ones(len(acc), np.int64)
+    regs = np.maximum(1, acc.nbytes // 4)
+    wide = reqs[regs[reqs] > 1]
+    if not len(wide):
+        return out
+    lanes = np.diff(acc.lane_start)
+    full = wide[lanes[wide] == 32]
+    out[wide] = regs[wide]
+    if len(full):
+        a = acc.addr[acc.lane_start[full][:, None] + np.arange(32)[None, :]]
+        pairs = (a[:, 0::2] == a[:, 1::2]).all(axis=1)
+        quads = (a.reshape(-1, 8, 2, 2)[:, :, 0, :] == a.reshape(-1, 8, 2, 2)[:, :, 1, :]).all(axis=(1, 2))
+        packed = pairs | quads
+        out[full[packed]] = np.maximum(1, regs[full[packed]] // 2)
+    return out
+
+
+def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per request (indexed like ``acc``; 0 outside ``reqs``): the most distinct 4-byte words any
+    of the 32 banks must deliver, lanes on one word broadcasting and an atomic's lanes on one word
+    serialising. The wavefronts of a shared-memory request (CUDA C++ Programming Guide, 'Shared
+    Memory': 32 banks of 4 bytes), and of the L1's data stage for a global load that hits: on
+    Ampere and Hopper, te42kyfo/gpu-benches gpu-strides (a40.txt, a100.txt, h200.txt; commit
+    0a45416) measures l1tex__data_pipe_lsu_wavefronts per warp load of floats at a stride of s
+    floats as gcd(s, 32): 1, 2, 4, 8, 16, 32 for s = 1, 2, 4, 8, 16, 32, 1 for every odd s."""
+    out = np.zeros(len(acc), np.int64)
+    for r, waves, _ in _banks_and_lines(acc, reqs):
+        out[r] = waves
+    return out
+
+
+#: cache lines the L1's tag stage looks up per cycle after a request's first: te42kyfo/gpu-benches
+#: gpu-strides (a40.txt, a100.txt, h200.txt; commit 0a45416) measures
+#: l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld per warp load of floats spread over
+#: 1, 2, 4, 8, 16, 32 lines (strides 1, 2, 4, 8, 16, 31 floats) as 1.00, 1.22-1.24, 1.84-1.89,
+#: 2.72-2.83, 4.67, 8.5: one cycle, then about a quarter cycle per further line
+L1_TAG_LINES_PER_CYCLE = 4
+
+
+def l1_load_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+    """Per global load request (indexed like ``acc``; 0 outside ``reqs``): its cycles in the L1
+    when it hits, the larger of the data stage's bank wavefronts (:func:`bank_wavefronts`) and the
+    tag stage's 1 + (lines - 1) / L1_TAG_LINES_PER_CYCLE for the 128-byte lines it touches.
+    gpu-strides' cycles per warp load are that maximum: a stride of 32 floats (32 lines, one
+    bank) takes 32 cycles, of 31 floats (32 lines, 32 banks) 8.5; 128 contiguous bytes one."""
+    out = np.zeros(len(acc), np.float64)
+    for r, waves, lines in _banks_and_lines(acc, reqs):
+        out[r] = np.maximum(waves, 1.0 + (lines - 1) / L1_TAG_LINES_PER_CYCLE)
+    return out
