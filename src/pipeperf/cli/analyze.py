@@ -35,8 +35,8 @@ def register(subparsers) -> None:
                    help="GPU: a database or user-folder name (pipeperf gpu list) or a spec YAML (repeat)")
     b = p.add_argument_group("many launches (--batch): kernels x launches x GPUs, on the engine of 'pipeperf tune'")
     b.add_argument("--batch", metavar="LAUNCHES.yaml",
-                   help="analyse every launch of the file (file, kernel, grid, block, args, defines, gpus; README "
-                        "'Tuning') on its GPUs and --gpu's: a table, --out FILE.csv|.parquet, results cached")
+                   help="analyse every launch of the file (file, kernel, grid, block, args, defines, gpus; "
+                        "docs/commands/analyze.md) on its GPUs and --gpu's: a table, --out FILE.csv|.parquet, results cached")
     b.add_argument("--out", metavar="FILE.csv|FILE.parquet", help="with --batch: one row per launch x GPU")
     add_execution_options(p, group=b, old=("--dask-scheduler",))
     p.add_argument("--mode", choices=("full", "hybrid"), default=DEFAULTS.mode,

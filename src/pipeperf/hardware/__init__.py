@@ -1,1 +1,1 @@
-"""pipeperf.hardware (see DESIGN.md)."""
+"""pipeperf.hardware (see docs/ARCHITECTURE.md and docs/packages/)."""

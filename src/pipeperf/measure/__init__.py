@@ -1,1 +1,1 @@
-"""pipeperf.measure (see DESIGN.md)."""
+"""pipeperf.measure (see docs/ARCHITECTURE.md and docs/packages/)."""

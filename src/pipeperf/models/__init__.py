@@ -1,1 +1,1 @@
-"""pipeperf.models (see DESIGN.md)."""
+"""pipeperf.models (see docs/ARCHITECTURE.md and docs/packages/)."""

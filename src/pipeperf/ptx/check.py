@@ -15,7 +15,7 @@ one-line :class:`PipeperfError` ``FILE:LINE:COLUMN: what was wrong, what was exp
 
 It is faithful rather than strict: an instruction with no row in the table is only checked for
 its registers and symbols, so valid PTX is never refused for want of a row. Known gaps (what
-ptxas refuses and this lets through) are listed in docs/DESIGN.md, "PTX checked like ptxas".
+ptxas refuses and this lets through) are listed in docs/packages/ptx.md, "PTX checked like ptxas".
 """
 
 from __future__ import annotations

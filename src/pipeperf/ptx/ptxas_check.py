@@ -1,7 +1,7 @@
 """``--check-ptxas``: ptxas' own verdict on a user's PTX file, as pipeperf's one-line error.
 
 Why: pipeperf's check (:mod:`pipeperf.ptx.check`) follows ptxas closely but not everywhere (its
-known gaps are in docs/DESIGN.md); where ptxas is installed, this asks it. ptxas assembles the
+known gaps are in docs/packages/ptx.md); where ptxas is installed, this asks it. ptxas assembles the
 file for the file's own ``.target`` into a scratch folder; its first error becomes
 ``FILE:LINE: ptxas: MESSAGE`` (ptxas names no column).
 """

@@ -1,1 +1,1 @@
-"""pipeperf.report (see DESIGN.md)."""
+"""pipeperf.report (see docs/ARCHITECTURE.md and docs/packages/)."""

@@ -72,7 +72,7 @@ def format_summary(s: SuiteSummary, models: Sequence[str] | None = None) -> str:
                 if "phase_spreads" in w:
                     a, b = w["phase_spreads"]
                     lines.append(f"    their Pipeline times move by {a:.1%} and {b:.1%} with the DRAM/L2 bandwidth "
-                                 f"+-1 % (lock-step warps, docs/DESIGN.md): "
+                                 f"+-1 % (lock-step warps: docs/MODEL.md, 'Known limits'): "
                                  + ("the pair lies within that spread, not resolved by the model"
                                     if w["within_phase_spread"] else "the inversion is larger than that spread"))
     for f in s.failed:
