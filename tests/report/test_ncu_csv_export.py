@@ -6,6 +6,7 @@ import csv
 
 import pytest
 
+from pipeperf.hardware.spec import load_gpu
 from pipeperf.measure.ncu_csv import read_ncu_csv
 from pipeperf.report.ncu_csv import COLUMNS, NCU_SECTION, analysis_csv
 
@@ -37,6 +38,8 @@ def test_layout_is_ncu_details_page(transpose_report, tmp_path):
         assert occ["Metric Unit"] == "%" and float(occ["Metric Value"]) == pytest.approx(100 * p.occupancy)
         assert by[(p.gpu, "pipeperf__bound")]["Metric Value"] == p.bound.by
         assert by[(p.gpu, "launch__block_size")]["Block Size"] == "(32, 8, 1)"
+        # the compute capability comes with the prediction (the report reloads no GPU file)
+        assert t["CC"] == load_gpu(p.gpu).compute_capability and t["CC"]
 
 
 def test_round_trip_through_the_ncu_importer(transpose_report, tmp_path):

@@ -204,7 +204,8 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
     pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
                          res.limited_by, res.source, bound, preds, _run_profile(r), classes, mem_rows, notes,
-                         sw, what, overhead, phase_sensitivity=phase)
+                         sw, what, overhead, phase_sensitivity=phase,
+                         compute_capability=spec.compute_capability)
     pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps
 

@@ -68,6 +68,7 @@ class GPUPrediction:
     #: ptxas' resources of this GPU's own build (registers differ per target and with -maxrregcount)
     resources: dict[str, int] = field(default_factory=dict)
     build: dict[str, Any] = field(default_factory=dict)   # {"target", "note", "ptxas_options"} of that build
+    compute_capability: str = ""         # the GPU's (its spec's), for reports that name it (ncu's CC column)
 
     @property
     def not_physical(self) -> dict[str, str]:

@@ -56,7 +56,7 @@ def analysis_rows(analysis: Any) -> list[dict[str, str]]:
         fixed = {"ID": str(launch_id), "Process ID": "", "Process Name": "pipeperf",
                  "Host Name": "prediction", "Kernel Name": kernel, "Context": "", "Stream": "",
                  "Block Size": _dim(analysis.block), "Grid Size": _dim(analysis.grid), "Device": pred.gpu,
-                 "CC": _cc(pred.gpu)}
+                 "CC": pred.compute_capability}
         for section, metric, unit, value in _metrics(analysis, pred):
             out.append({**fixed, "Section Name": section, "Metric Name": metric, "Metric Unit": unit,
                         "Metric Value": _text(value)})
@@ -162,16 +162,6 @@ def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
 
 def _dim(d: Any) -> str:
     return "(" + ", ".join(str(x) for x in d) + ")"   # ncu's "(32, 8, 1)"
-
-
-def _cc(gpu: str) -> str:
-    from pipeperf.errors import PipeperfError
-    from pipeperf.hardware.spec import load_gpu
-
-    try:
-        return str(load_gpu(gpu).compute_capability or "")
-    except PipeperfError:
-        return ""
 
 
 def _text(value: Any) -> str:
