@@ -1,11 +1,12 @@
-"""A shared-memory wmma.load/store costs its fragment's wavefronts (analysis/memory_trace.py)."""
+"""A shared-memory wmma.load/store costs its fragment's wavefronts, its A/B rows' bank conflicts
+included (analysis/memory_trace.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from pipeperf.analysis.memory_trace import _wmma_space_classes
+from pipeperf.analysis.memory_trace import _wmma_space_classes, fragment_wavefronts
 from pipeperf.emulate.wmma import fragment_bytes
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.ptx.parser import parse_ptx
@@ -20,7 +21,37 @@ def test_fragments_take_128_bytes_per_bank_cycle():
     wmma = {x.op.root + "." + x.modifiers[0]: pc for pc, x in enumerate(func.instructions)
             if x.op.root in ("wmma.load", "wmma.store")}
     assert [fragment_bytes(func.instructions[pc]) for pc in wmma.values()] == [512, 512, 1024]
-    classes = _wmma_space_classes(func, gpu, {})
+    classes = _wmma_space_classes(func, gpu, {}, {})
     a, d = classes[wmma["wmma.load.a"]], classes[wmma["wmma.store.d"]]
     assert a.cpi == pytest.approx(4 * base.cpi) and a.latency == pytest.approx(base.latency + 3 * base.cpi)
     assert d.cpi == pytest.approx(8 * gpu.classes["st_shared"].cpi) and "8 shared-memory wavefronts" in d.source
+
+
+@pytest.mark.parametrize("frag, element, row_bytes, waves, degree", [
+    ("a", 2, 64, 16, 4),      # 32 f16 a row: rows 0, 2, 4, 6 on the same four banks
+    ("b", 2, 256, 32, 8),     # 128 f16 a row: all eight rows of a phase on the same banks
+    ("a", 2, 80, 4, 1),       # padded to 40 f16: conflict-free
+    ("b", 2, 48, 4, 1),       # 24 f16: rows 3 bank groups apart, all eight distinct
+    ("a", 2, 32, 8, 2),       # 16 f16 (a 16x16 tile stored densely): 2-way
+    ("c", 4, 64, 8, 1),       # an f32 accumulator keeps its 8 wavefronts (per-lane LDS)
+    ("a", 4, 64, 4, 1),       # tf32 elements are not LDSM
+    ("a", 2, None, 4, 1),     # row distance unknown: conflict-free
+])
+def test_fragment_rows_bank_conflicts(frag, element, row_bytes, waves, degree):
+    size = 1024 if frag == "c" else 512
+    assert fragment_wavefronts(size, frag, element, row_bytes) == (waves, degree)
+
+
+def test_the_emulated_row_distance_reaches_the_class():
+    """The row distance the emulator saw (ldm x element size, Profile.wmma_row_bytes) makes a
+    conflicted A load 4x the conflict-free one on an A100 (LDSM), and changes nothing on a V100
+    (no ldmatrix: the conflict-free count stays)."""
+    func = next(f for f in parse_ptx(PTX.read_text(), str(PTX)).functions if f.name == "k")
+    pc = next(pc for pc, x in enumerate(func.instructions) if x.op.root == "wmma.load" and x.modifiers[0] == "a")
+    line = func.instructions[pc].line
+    a100, v100 = load_gpu("ampere_a100"), load_gpu("volta_v100")
+    free = _wmma_space_classes(func, a100, {}, {})[pc]
+    conflicted = _wmma_space_classes(func, a100, {}, {line: 64})[pc]
+    assert conflicted.cpi == pytest.approx(4 * free.cpi) and "4-way bank conflicts" in conflicted.source
+    assert _wmma_space_classes(func, v100, {}, {line: 64})[pc].cpi == pytest.approx(
+        _wmma_space_classes(func, v100, {}, {})[pc].cpi)

@@ -197,8 +197,11 @@ def test_wmma_form_matches_numpy(cu, kernel, shape, a_t, c_t, d_t, la, lb, lc):
     rng = np.random.default_rng([ord(ch) for ch in kernel])
     a, b, c, av, bv, cv = random_inputs(rng, a_t, c_t, shape)
     d = np.zeros(WARPS * m * n, OUT[d_t])
-    run_kernel(cu, 1, 32 * WARPS, [in_memory(a, la), in_memory(b, lb), in_memory(c, lc), d],
-               kernel=kernel)
+    prof = run_kernel(cu, 1, 32 * WARPS, [in_memory(a, la), in_memory(b, lb), in_memory(c, lc), d],
+                      kernel=kernel)
+    # the rows of A lie ldm x its element size apart (mapper g's bank conflicts start from it)
+    ldm_a = k if la == "row" else m
+    assert ldm_a * a.itemsize in set(prof.wmma_row_bytes.values())
     got = from_memory(d, m, n, lc)
     want = av @ bv + cv
     if d_t == "s32":

@@ -289,7 +289,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             c = mm.classes[pc]
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
         rows.append(row)
-    wmma = _wmma_space_classes(func, spec, getattr(prof, "resolved_spaces", {}))
+    wmma = _wmma_space_classes(func, spec, getattr(prof, "resolved_spaces", {}), getattr(prof, "wmma_row_bytes", {}))
     mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
@@ -310,14 +310,12 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills
 
 
-def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str]) -> dict:
+def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:
     """Classes of wmma.load/store, which mapper g has no addresses of: a generic one takes the class
     of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory_classes.resolved_class`:
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
-    shared-memory one its fragment's wavefronts: the banks deliver 128 B per cycle, so a 16x16 f16
-    fragment (512 B) takes 4 and an f32 accumulator (1 KiB) 8, as mapper g charges a vector load of
-    those bytes (bank conflicts of the fragment's layout are not known without its addresses)."""
-    from pipeperf.emulate.wmma import fragment_bytes
+    shared-memory one its fragment's wavefronts (:func:`fragment_wavefronts`)."""
+    from pipeperf.emulate.wmma import ELEMENT_BYTES, fragment_bytes
     from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.memory_classes import resolved_class
 
@@ -333,14 +331,49 @@ def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str]) -> dict:
         c = spec.classes[cls]
         why = f"a generic {x.op.root} the emulation found in {sp} memory" if cls != base else f"a {sp} {x.op.root}"
         size = fragment_bytes(x) if sp == "shared" else None
-        waves = max(1, -(-size // BANK_BYTES_PER_CYCLE)) if size else 1
+        frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
+        element = ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
+        ldsm = _has_ldmatrix(spec)
+        waves, degree = fragment_wavefronts(size, frag, element, row_bytes.get(x.line) if ldsm else None) \
+            if size else (1, 1)
         if cls == base and waves == 1:
             continue
         if waves > 1:
             c = replace(c, cpi=waves * c.cpi, latency=c.latency + (waves - 1) * c.cpi)
             why += f", {size} B = {waves} shared-memory wavefronts"
+            if degree > 1:
+                why += f" (its 16-byte rows {row_bytes[x.line]} B apart: {degree}-way bank conflicts)"
         classes[pc] = replace(c, name=f"{cls}@{pc}", source=f"{cls}: {why}", estimate=True)
     return classes
+
+
+def _has_ldmatrix(spec: GPUSpec) -> bool:
+    """Compute capability 7.5 or later: ptxas loads A/B fragments from shared memory with LDSM
+    (``ldmatrix`` needs sm_75, PTX ISA); Volta's wmma.load is per-lane LDS of another pattern."""
+    try:
+        return tuple(int(p) for p in spec.compute_capability.split(".")[:2]) >= (7, 5)
+    except ValueError:
+        return False
+
+
+def fragment_wavefronts(size: int, frag: str, element: int, row_bytes: int | None) -> tuple[int, int]:
+    """(shared-memory wavefronts, bank-conflict degree) of one warp's wmma.load/store of a fragment
+    of ``size`` bytes whose matrix rows lie ``row_bytes`` apart (ldm x the element size).
+
+    The banks deliver 128 B per cycle (CUDA C++ Programming Guide, "Shared Memory": 32 banks of
+    4 bytes), so a conflict-free 16x16 f16 fragment (512 B) takes 4 and an f32 accumulator
+    (1 KiB) 8. An A or B fragment of 8- or 16-bit elements is read as 8x8 matrices of 16-byte rows
+    (PTX ISA, ``ldmatrix``: each 8x8 matrix's eight row addresses are one phase; ptxas compiles
+    these loads to LDSM for sm_75 and later), and eight rows ``row_bytes`` apart fall on
+    gcd(row_bytes / 16, 8) times the same four banks: a 32-element f16 row (64 B) makes every
+    phase 4-way conflicted, a 128-element one (256 B) 8-way, a padded 40-element one (80 B) none.
+    Accumulators (and 32-bit elements) keep the conflict-free count: their loads are per-lane
+    LDS/STS whose pattern the fragment's layout does not fix."""
+    waves = max(1, -(-size // BANK_BYTES_PER_CYCLE))
+    if frag not in ("a", "b") or element not in (1, 2) or not row_bytes or row_bytes % 16:
+        return waves, 1
+    degree = math.gcd(row_bytes // 16, 8)
+    return waves * degree, degree
 
 
 #: bytes the 32 shared-memory banks deliver per cycle (CUDA C++ Programming Guide, "Shared Memory":

@@ -95,6 +95,9 @@ class Counters:
         #: PTX line -> the state space a generic wmma.load/store's addresses fell in (mapper g has
         #: no addresses of those: it needs the space to give them the class of the memory serving them)
         self.resolved_spaces: dict[int, str] = {}
+        #: PTX line -> bytes between a wmma.load/store's matrix rows (its ldm x the element size),
+        #: as the first warp to run it used: the bank conflicts of its fragment's rows follow from it
+        self.wmma_row_bytes: dict[int, int] = {}
         n = len(self.trace_ids)
         self._tlen = np.zeros(n, np.int64)          # entries executed per traced warp (dense index)
         self._kept = np.zeros(n, np.int64)          # of those, the entries kept in the trace

@@ -48,6 +48,8 @@ class Profile:
     memory_log: list[Any] = field(default_factory=list)
     #: PTX line -> state space of generic wmma.load/store accesses (Counters.resolved_spaces)
     resolved_spaces: dict[int, str] = field(default_factory=dict)
+    #: PTX line -> bytes between a wmma.load/store's matrix rows (Counters.wmma_row_bytes)
+    wmma_row_bytes: dict[int, int] = field(default_factory=dict)
     #: scalar parameter values of the launch (PTX parameter name -> number), for address analyses
     params: dict[str, int | float] = field(default_factory=dict)
     #: what the counts leave out, for the reader (e.g. printf calls not executed)
@@ -146,7 +148,7 @@ def build_profile(machine: Any, seconds: float) -> Profile:
         static_instructions=len(machine.kernel.instructions), counts=counts,
         by_category=by_category, by_opcode=by_opcode,
         traces=_with_lengths(c), memory_log=c.memory_log,
-        resolved_spaces=dict(c.resolved_spaces))
+        resolved_spaces=dict(c.resolved_spaces), wmma_row_bytes=dict(c.wmma_row_bytes))
 
 
 #: the counts a sampled launch also gives for the whole grid (``counts["launch"]``)

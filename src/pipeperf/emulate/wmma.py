@@ -139,8 +139,11 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     flat = addr.reshape(-1)
     rep = np.repeat(G.as_array(ix), e)
     arena, bidx, sp = resolve(m, st, rep, flat, space, size, x)
-    if space == "generic" and getattr(m, "counters", None) is not None:
-        m.counters.resolved_spaces.setdefault(x.line, sp)
+    if getattr(m, "counters", None) is not None:
+        if space == "generic":
+            m.counters.resolved_spaces.setdefault(x.line, sp)
+        if len(rep):
+            m.counters.wmma_row_bytes.setdefault(x.line, int(np.asarray(stride).reshape(-1)[0]) * size)
     count_access(m, st, rep, flat, sp, size, is_load)
     return arena.view(RAW[size]), bidx // size
 
