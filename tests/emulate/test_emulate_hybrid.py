@@ -18,6 +18,7 @@ def test_hybrid_counts_equal_full(name):
         if k not in VOLATILE:
             assert hyb.counts[k] == v, k
     assert hyb.by_opcode == full.by_opcode
+    assert hyb.wmma_row_bytes == full.wmma_row_bytes      # a wmma's stride is in the address slice
     assert full.counts["fraction_emulated"] == 1.0
     assert 0 < hyb.counts["fraction_emulated"] <= 1.0
 

@@ -289,13 +289,18 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             c = mm.classes[pc]
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
         rows.append(row)
-    wmma = _wmma_space_classes(func, spec, getattr(prof, "resolved_spaces", {}), getattr(prof, "wmma_row_bytes", {}))
+    spaces = getattr(prof, "resolved_spaces", {})
+    wmma = _wmma_space_classes(func, spec, spaces, getattr(prof, "wmma_row_bytes", {}))
+    wmma_free = _wmma_space_classes(func, spec, spaces, {})     # "no bank conflicts": fragments' own wavefronts
     mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
     what_if = {}
     for what in WHAT_IF:
         ideal = ideal_stats(mm.stats, what)
+        own = wmma_free if what == "no bank conflicts" else wmma
+        if ideal is None and own != wmma:
+            ideal = mm.stats                     # only the fragments' rows conflict
         if ideal is not None:
             alt = map_memory(ideal, base, spec, labels,
                              dram_request_cpi(spec, read_share(ideal, func), min(spec.cores, n_blocks)),
@@ -304,7 +309,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             if what == "atomics combined per warp":
                 alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
                                    if ideal[pc] is not mm.stats[pc])
-            alt_classes.update(wmma)             # the IDG builder's names for them must exist here too
+            alt_classes.update(own)              # the IDG builder's names for them must exist here too
             what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
     return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills

@@ -81,9 +81,18 @@ def written_registers(x: Instruction) -> list[str]:
 
 
 def address_registers(x: Instruction) -> set[str]:
-    """Base registers of ``x``'s memory operands (``[%rd1+8]``; not ``[sym]``)."""
-    return {op.base.name for op in x.operands
+    """Registers ``x``'s addresses depend on: the bases of its memory operands (``[%rd1+8]``; not
+    ``[sym]``) and, for ``wmma.load``/``wmma.store``, the stride (ldm) that spaces its matrix rows."""
+    regs = {op.base.name for op in x.operands
             if type(op) is Address and op.base is not None and type(op.base) is not Symbol}
+    if x.op.root in _WMMA_STRIDE and len(x.srcs) > _WMMA_STRIDE[x.op.root]:
+        regs |= register_names([x.srcs[_WMMA_STRIDE[x.op.root]]])
+    return regs
+
+
+#: the source operand holding the stride of a wmma.load / wmma.store (after the address and,
+#: for a store, the fragment)
+_WMMA_STRIDE = {"wmma.load": 1, "wmma.store": 2}
 
 
 def reads_writable_memory(x: Instruction) -> bool:
