@@ -952,6 +952,39 @@ static int get_buffer(PyObject *obj, int kind, int writable, const char *name, P
 
 #define N_ARRAYS 16
 
+/* An attribute of the input record as a new reference (NULL with AttributeError set). */
+static PyObject *field(PyObject *inp, const char *name, PyObject **owned, int *n_owned)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (o)
+        owned[(*n_owned)++] = o;
+    return o;
+}
+
+/* An integer or float attribute of the input record; -1 with an exception. */
+static int int_field(PyObject *inp, const char *name, long long *out)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (!o)
+        return -1;
+    *out = PyLong_AsLongLong(o);
+    Py_DECREF(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int float_field(PyObject *inp, const char *name, double *out)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (!o)
+        return -1;
+    *out = PyFloat_AsDouble(o);
+    Py_DECREF(o);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* run_core(inp, busy, rec_warp, rec_instr, rec_issue, rec_comp, attr, idle): inp is the one input
+ * record (engine.EngineInput: its arrays and scalars are read by name); the others are the
+ * outputs, written (rec_*: empty for no profile; attr and idle: None for no attribution). */
 static PyObject *py_run_core(PyObject *self, PyObject *args)
 {
     static const char *names[N_ARRAYS] = {
@@ -959,21 +992,16 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         "minlam", "warp_cls", "busy", "rec_warp", "rec_instr", "rec_issue"};
     static const int kinds[N_ARRAYS] = {I64, I64, I64, F64, F64, F64, BOOL, I64, I64, I64,
                                         F64, I64, F64, I64, I64, F64};
-    PyObject *objs[N_ARRAYS + 1];
+    PyObject *inp, *objs[N_ARRAYS + 1];
     PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL, *fill_obj = NULL, *fillc_obj = NULL;
     PyObject *fifo_obj = NULL;
+    PyObject *owned[16];
+    int n_owned = 0;
     Py_buffer vf[3];
     int got_f = 0;
-    long long group_size, n_groups, n_resident;
+    long long group_size, n_groups, n_resident, sched;
     double issue_limit, dispatch, interval;
     int scheduler;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOOOOO:run_core",
-                          &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
-                          &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
-                          &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
-                          &objs[12], &objs[13], &objs[14], &objs[15], &objs[16],
-                          &attr_obj, &depcol_obj, &idle_obj, &fill_obj, &fillc_obj, &fifo_obj))
-        return NULL;
     Py_buffer v[N_ARRAYS + 1], va[3];
     int got = 0, got_a = 0;
     int64_t *issued_node = NULL;
@@ -981,6 +1009,25 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     void *mem_i = NULL, *mem_d = NULL, *scratch_i = NULL, *scratch_d = NULL;
     double *comp = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:run_core", &inp, &objs[12], &objs[13], &objs[14], &objs[15],
+                          &objs[16], &attr_obj, &idle_obj))
+        return NULL;
+    for (int i = 0; i < 12; i++)
+        if (!field(inp, names[i], owned, &n_owned))
+            goto done;
+    for (int i = 0; i < 12; i++)
+        objs[i] = owned[i];
+    if (!(fill_obj = field(inp, "fill", owned, &n_owned)) || !(fillc_obj = field(inp, "fill_cycles", owned, &n_owned))
+        || !(fifo_obj = field(inp, "fifo", owned, &n_owned)) || !(depcol_obj = field(inp, "dep_col", owned, &n_owned)))
+        goto done;
+    if (int_field(inp, "group_size", &group_size) < 0 || int_field(inp, "n_groups", &n_groups) < 0
+        || int_field(inp, "n_resident", &n_resident) < 0 || int_field(inp, "scheduler", &sched) < 0
+        || float_field(inp, "issue_limit", &issue_limit) < 0 || float_field(inp, "dispatch", &dispatch) < 0
+        || float_field(inp, "interval", &interval) < 0)
+        goto done;
+    scheduler = sched == RR || sched == GTO ? (int)sched : -1;
+    if (attr_obj == Py_None || depcol_obj == Py_None)
+        attr_obj = NULL;
     for (; got < N_ARRAYS + 1; got++) {
         int kind = got < N_ARRAYS ? kinds[got] : F64;
         int writable = got >= 12;
@@ -1189,6 +1236,8 @@ done:
         PyBuffer_Release(&va[i]);
     for (int i = 0; i < got_f; i++)
         PyBuffer_Release(&vf[i]);
+    for (int i = 0; i < n_owned; i++)
+        Py_DECREF(owned[i]);
     return result;
 }
 
