@@ -59,6 +59,7 @@ def test_occupancy_through_the_block_size():
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
 
 
+@pytest.mark.slow
 def test_serialised_atomics():
     gpu, n = "kepler_gtx650ti", 1 << 20       # the GPU whose database has the same-address atomic rate
     args = [f"x=rand:f32:{n}", "sum=zeros:f32:1", f"n={n}"]
@@ -81,6 +82,7 @@ def test_dependency_chain():
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
 
 
+@pytest.mark.slow
 def test_advice_on_a_skipped_loop_is_extrapolated_as_the_launch():
     """A what-if re-simulates the shorter IDGs the launch was extrapolated from, too: with the
     loop's periods skipped it predicts what the exact analysis (every iteration) predicts."""

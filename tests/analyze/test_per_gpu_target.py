@@ -34,6 +34,7 @@ def test_each_gpu_gets_its_own_targets_registers(tmp_path):
     assert "from a build for" not in fixed.predictions[0].occupancy_source   # --arch: one build for all
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_each_gpu_emulates_the_code_built_for_it(monkeypatch, tmp_path):
     """async_copy compiles to cp.async on sm_80+ and to a load and a store on sm_75 (V100's target)."""

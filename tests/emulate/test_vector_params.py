@@ -168,6 +168,7 @@ def _gemm_args(alpha, beta):
              f"B=rand:f16:{N * N}", f"ldb={N}", f"beta={beta}", f"C=zeros:f16:{N * N}", f"ldc={N}"])
 
 
+@pytest.mark.slow
 def test_a_gemm_templated_on_half_analyses(cli, files):
     """Issue 36's "done when": `--arg alpha=1.0 --arg beta=0.0` for a GEMM on __half."""
     rc, out, err = cli("analyze", str(files / "gemm.cu"), "--kernel", "gemm", "--grid", "2,2", "--block", "16,16",

@@ -64,6 +64,7 @@ def _same(a, b):
             assert np.array_equal(getattr(x, f), getattr(y, f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_fast_paths_give_the_same_kernel(tmp_path, fmt):
     d = _kernel_dict()
@@ -198,6 +199,7 @@ def _all_lines(tree):
     return out
 
 
+@pytest.mark.slow
 def test_libyaml_line_tracking_gives_the_pure_loaders_lines():
     from pathlib import Path
     from pipeperf.hardware.spec import GPU_DIR

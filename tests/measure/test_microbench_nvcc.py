@@ -13,7 +13,7 @@ import pytest
 from pipeperf.measure import harness
 from pipeperf.measure import microbench as mb
 
-pytestmark = pytest.mark.requires_nvcc
+pytestmark = [pytest.mark.requires_nvcc, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -97,6 +97,7 @@ def _ptxas(path: Path, text: str, tmp: str) -> str | None:
     return None if r.returncode == 0 else f"{path.name}: {r.stderr.strip()[:300]}"
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_printed_corpus_assembles(modules):
     """ptxas accepts the printed PTX of every file, for its own target (two workers)."""
