@@ -60,6 +60,7 @@ def test_maxrregcount_reaches_the_register_count(cli, poly):
     assert "nvcc builds no sm_70" in after[1]["build"]["note"]        # nvcc 13 dropped Volta
 
 
+@pytest.mark.slow
 def test_per_gpu_registers_in_the_text_report(cli, poly):
     rc, out, err = cli("analyze", str(poly), "--grid", "1024", "--block", "256", *ARGS, "--gpu", "a100",
                        "--no-what-if", "--nvcc-flag=-Xptxas", "--nvcc-flag=-maxrregcount=32")
@@ -67,6 +68,7 @@ def test_per_gpu_registers_in_the_text_report(cli, poly):
     assert "ampere_a100: 32 registers/thread" in out and "sm_80 build with -maxrregcount=32" in out
 
 
+@pytest.mark.slow
 def test_register_cap_advice_is_built_with_the_cap(cli, poly):
     rc, out, err = cli("analyze", str(poly), "--grid", "1024", "--block", "256", *ARGS, "--gpu", "a100", "--json")
     assert rc == 0, err

@@ -243,6 +243,7 @@ def test_on_every_gpu_one_atomic_per_element_loses_to_a_shared_memory_tree(cu):
     assert not slow, slow
 
 
+@pytest.mark.slow
 def test_a_generic_load_from_shared_memory_costs_a_shared_load(cu):
     """A generic load whose addresses the emulation finds in the shared window is served by shared
     memory (PTX ISA, generic addressing), not charged a trip to L2: within 25 % of the same sum

@@ -18,6 +18,7 @@ from pipeperf.ptx.compile import ptxas_resources, compile_cu
 ARGS = ["A=rand:f32:16384", "B=rand:f32:16384", "C=zeros:f32:16384", "n=128"]
 
 
+@pytest.mark.slow
 def test_each_gpu_gets_its_own_targets_registers(tmp_path):
     src = "tests/kernels/matmul_tiled.cu"
     a = analyze(src, [8, 8], [16, 16], ARGS, ["volta_v100", "ampere_a100", "hopper_h100"], what_if=False)

@@ -87,6 +87,7 @@ def _profile(cli, files, file, kernel, *args, options=()):
                "--block", "64", *argv, *options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file, kernel, args, message", [
     ("k.cu", "axpy<float>", ["64", "2", "x=@f64.npy", "y=@f32.npy"],
      "parameter x (PTX _Z4axpyIfEviT_PKS0_PS0__param_2) of axpy is const float*: it takes float32 elements, "
@@ -129,6 +130,7 @@ def test_allow_dtype_mismatch_takes_the_bytes_as_they_are(cli, files):
     assert rc == 2 and "it takes float32 elements, but the .npy holds float64" in err
 
 
+@pytest.mark.slow
 def test_kernel_named_by_template_arguments_or_signature(cli, files):
     rc, out, err = _profile(cli, files, "k.cu", "axpy<__half>", "64", "2", "x=@f16.npy", "y=@f16.npy")
     assert rc == 0 and "_Z4axpyI6__halfEviT_PKS1_PS1_" in out.splitlines()[0], err

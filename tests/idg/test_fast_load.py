@@ -85,6 +85,7 @@ def test_a_valid_file_is_not_parsed_for_lines(tmp_path, fmt, monkeypatch):
     assert len(load_kernel(p).idgs[0]) == 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 @pytest.mark.parametrize("mistake,message", [
     ("unknown", r"instruction 1501: unknown key 'colour'"),

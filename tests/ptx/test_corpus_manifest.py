@@ -137,6 +137,7 @@ def test_check_reports_a_wrong_element():
     assert case.check({}) == ["y: missing"]
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_committed_ptx_is_what_gen_ptx_produces():
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_ptx.py"), "--check", "saxpy"],
