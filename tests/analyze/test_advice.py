@@ -24,6 +24,7 @@ def seconds(a, gpu):
     return next(p for p in a.predictions if p.gpu == gpu).seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gpu", ["pascal_gtx1060", "volta_v100"])
 def test_bank_conflicts(gpu):
     n = 1024
@@ -36,6 +37,7 @@ def test_bank_conflicts(gpu):
     assert not any(x.kind == "bank conflicts" for x in fixed.predictions[0].advice)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gpu", ["pascal_gtx1060", "volta_v100"])
 def test_uncoalesced_access(gpu):
     n = 1024
@@ -47,6 +49,7 @@ def test_uncoalesced_access(gpu):
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
 
 
+@pytest.mark.slow
 def test_occupancy_through_the_block_size():
     gpu, n = "pascal_gtx1060", 1 << 20
     args = [f"x=rand:f32:{n}", f"y=zeros:f32:{n}", f"n={n}"]
@@ -59,6 +62,7 @@ def test_occupancy_through_the_block_size():
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
 
 
+@pytest.mark.slow
 def test_serialised_atomics():
     gpu, n = "kepler_gtx650ti", 1 << 20       # the GPU whose database has the same-address atomic rate
     args = [f"x=rand:f32:{n}", "sum=zeros:f32:1", f"n={n}"]
@@ -70,6 +74,7 @@ def test_serialised_atomics():
     assert not any(x.kind == "atomics" for x in fixed.predictions[0].advice)
 
 
+@pytest.mark.slow
 def test_dependency_chain():
     gpu, blocks, threads, m = "volta_v100", 80, 32, 64       # one warp per SM: nothing hides the chain
     n = blocks * threads
@@ -81,6 +86,7 @@ def test_dependency_chain():
     assert a.seconds_after == pytest.approx(seconds(fixed, gpu), rel=0.1)
 
 
+@pytest.mark.slow
 def test_advice_on_a_skipped_loop_is_extrapolated_as_the_launch():
     """A what-if re-simulates the shorter IDGs the launch was extrapolated from, too: with the
     loop's periods skipped it predicts what the exact analysis (every iteration) predicts."""

@@ -37,6 +37,7 @@ def doc():
     return json.loads(buf.getvalue())
 
 
+@pytest.mark.slow
 def test_every_gpu_gets_every_model(doc):
     ks = {k["gpu"]: k for k in doc["kernels"]}
     assert list(ks) == SEED + MODERN
@@ -66,11 +67,13 @@ def test_every_gpu_gets_every_model(doc):
     assert "no branch or address depends" in launch["sampling"]
 
 
+@pytest.mark.slow
 def test_newer_gpus_are_faster_on_the_same_launch(doc):
     t = {k["gpu"]: k["predictions"]["pipeline"]["seconds"] for k in doc["kernels"]}
     assert t["hopper_h100"] < t["volta_v100"] < t["pascal_gtx1060"] < t["kepler_gtx650ti"]
 
 
+@pytest.mark.slow
 def test_sweep_curves_and_plot(tmp_path, capsys):
     png = tmp_path / "sweep.png"
     assert main(cli_args("--gpu", "volta_v100", "--gpu", "pascal_gtx1060", "--sweep-occupancy",
@@ -114,6 +117,7 @@ def test_wide_warps_merge_identical_halves_and_issue_the_union_of_divergent_ones
         (0, 1 | 1 << 32), (1, 1), (2, 1 << 32), (3, 1 | 1 << 32), (3, 1 << 32)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, args", [
     ("divergent", ["x=rand:f32:1000", "out=zeros:f32:1000", "n=1000"]),
     ("collatz_steps", ["start=arange:u32:1000", "steps=zeros:u32:1000", "n=1000", "max_steps=200"]),

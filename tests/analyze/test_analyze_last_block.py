@@ -20,6 +20,7 @@ CU = "tests/kernels/reduce_threadfence.cu"
 ARGS = ["in=rand:i32:1024", "partial=zeros:i32:4", "total=zeros:i32:1", "n=1000"]
 
 
+@pytest.mark.slow
 def test_last_block_reduction_is_predicted_and_costs_more_than_the_ordinary_blocks(capsys):
     # 4 blocks of 8 warps: all 32 warps fit the default trace sample of 256
     rc = main(["analyze", CU, "--grid", "4", "--block", "256", *[x for a in ARGS for x in ("--arg", a)],

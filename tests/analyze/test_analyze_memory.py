@@ -31,6 +31,7 @@ def seconds(a, gpu):
     return next(p for p in a.predictions if p.gpu == gpu).seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gpu", GPUS)
 def test_bank_conflicts_raise_the_predicted_time(runs, gpu):
     confs = rows(runs["transpose_shared"], gpu, "ld.shared.f32")
@@ -50,6 +51,7 @@ def test_bank_conflicts_raise_the_predicted_time(runs, gpu):
     assert seconds(runs["transpose_shared"], gpu) > 1.2 * seconds(runs["transpose_padded"], gpu)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gpu", GPUS)
 def test_uncoalesced_access_raises_global_lambda(runs, gpu):
     a = runs["transpose_naive"]

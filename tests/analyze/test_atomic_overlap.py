@@ -46,6 +46,7 @@ def cu(tmp_path_factory) -> Path:
     return p
 
 
+@pytest.mark.slow
 def test_one_atomic_per_block_overlaps_the_stream_it_follows(cu):
     """2^14 blocks of 4096 floats on an H100: 268 MB read (~80 us at its DRAM rate) against 2^14
     atomics on one word (~13 us at 0.651 per clock): the atomics hide behind the reads."""

@@ -38,6 +38,7 @@ def _analyze(capsys, kernel: str, grid: int, args: list[str], *extra: str) -> di
     return json.loads(out.out)
 
 
+@pytest.mark.slow
 def test_two_syncthreads_on_two_paths_are_one_barrier(module, capsys):
     x = np.random.default_rng(1).random(1024, dtype=np.float32)
     out = np.zeros(1024, np.float32)

@@ -47,6 +47,7 @@ def _kernels(cli, poly, *flags):
     return json.loads(out)["kernels"]
 
 
+@pytest.mark.slow
 def test_maxrregcount_reaches_the_register_count(cli, poly):
     before = _kernels(cli, poly)
     after = _kernels(cli, poly, "--nvcc-flag=-maxrregcount=32")
@@ -59,6 +60,7 @@ def test_maxrregcount_reaches_the_register_count(cli, poly):
     assert "nvcc builds no sm_70" in after[1]["build"]["note"]        # nvcc 13 dropped Volta
 
 
+@pytest.mark.slow
 def test_per_gpu_registers_in_the_text_report(cli, poly):
     rc, out, err = cli("analyze", str(poly), "--grid", "1024", "--block", "256", *ARGS, "--gpu", "a100",
                        "--no-what-if", "--nvcc-flag=-Xptxas", "--nvcc-flag=-maxrregcount=32")
@@ -66,6 +68,7 @@ def test_per_gpu_registers_in_the_text_report(cli, poly):
     assert "ampere_a100: 32 registers/thread" in out and "sm_80 build with -maxrregcount=32" in out
 
 
+@pytest.mark.slow
 def test_register_cap_advice_is_built_with_the_cap(cli, poly):
     rc, out, err = cli("analyze", str(poly), "--grid", "1024", "--block", "256", *ARGS, "--gpu", "a100", "--json")
     assert rc == 0, err
@@ -79,6 +82,7 @@ def test_register_cap_advice_is_built_with_the_cap(cli, poly):
     assert "ptxas with -maxrregcount" in a["how"] and a["seconds_after"] < a["seconds_before"]
 
 
+@pytest.mark.slow
 def test_launch_bounds_on_a_v100_built_for_sm75(cli, tmp_path):
     """nvcc 13 builds no sm_70; ptxas ignores __launch_bounds__(256, 8) for sm_75 (1024 threads per
     SM), so the V100's registers come from the sm_75 build capped as sm_70's ptxas would."""
@@ -93,6 +97,7 @@ def test_launch_bounds_on_a_v100_built_for_sm75(cli, tmp_path):
     assert "__launch_bounds__(256, 8)" in k["build"]["note"] and "-maxrregcount=32" in k["build"]["note"]
 
 
+@pytest.mark.slow
 def test_register_cap_advice_on_the_sass_path_times_the_spills(poly, monkeypatch):
     """With isa="sass" the capped build's own SASS (its LDL/STL spill code) is timed."""
     from pipeperf.analysis import advice, analyze

@@ -99,6 +99,7 @@ def cu(tmp_path_factory):
     return p
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,grid,block,args", CASES)
 def test_cut_traces_extrapolate_to_the_whole_simulation(cu, name, grid, block, args):
     kw = dict(kernel=name, arch="sm_80", what_if=False, trace_warps=32, skip_loops=False)
@@ -113,6 +114,7 @@ def test_cut_traces_extrapolate_to_the_whole_simulation(cu, name, grid, block, a
     assert p.predictions["roofline"]["seconds"] == pytest.approx(q.predictions["roofline"]["seconds"], rel=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,grid,block,args", [CASES[0], CASES[1]])
 def test_the_emulator_keeps_a_bounded_trace_and_counts_the_rest(cu, name, grid, block, args, monkeypatch):
     """With room for 4096 entries per warp the emulator keeps that much of each trace, counts the

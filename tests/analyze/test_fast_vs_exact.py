@@ -96,6 +96,7 @@ def _both(cu, name):
     return fast, exact
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fast_path_within_one_percent_of_exact(cu, name):
     fast, exact = _both(cu, name)
@@ -123,6 +124,7 @@ def test_a_periodic_schedule_extrapolates_exactly(cu):
     assert fast.predictions[0].seconds == pytest.approx(exact.predictions[0].seconds, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_memory_statistics_from_a_prefix_are_stated(cu, monkeypatch):
     """When the budget for synthesising skipped iterations' accesses runs out, mapper g sees a
     prefix of each warp only (its hit rates can be too low): the notes say which share."""

@@ -33,6 +33,7 @@ def _cli(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pipeperf", *argv], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_stencil_with_a_too_small_input_is_an_error_in_analyze_as_in_profile():
     """512 x 512 points need 262144 inputs; given 200000, the sampled last CTA's reads land in the
     output buffer that follows the input (inside *an* allocation, not inside `in`): one line,
@@ -70,6 +71,7 @@ def test_a_guarded_copy_is_checked_where_its_guard_stops_it(tmp_path):
         _sampled(src, 4096, 256, [f"a=rand:f32:{n - 1}", f"b=zeros:f32:{n}", f"n={n}"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,grid,block,args", [        # grids larger than the data: guards stop them
     ("saxpy", 5000, 256, ["n=1000000", "a=2", "x=rand:f32:1000000", "y=rand:f32:1000000"]),
     ("stencil1d", 5000, 256, ["in=rand:f32:1000000", "out=zeros:f32:1000000", "n=1000000"]),

@@ -137,6 +137,7 @@ def _gpu(tmp: Path, name: str, extra: str) -> str:
     return str(f)
 
 
+@pytest.mark.slow
 def test_dram_copy_runs_at_the_achievable_bandwidth(cu, tmp_path):
     """A 64 MB + 64 MB copy at full occupancy is bandwidth-bound: 2 * 4 B * n / copy bandwidth
     (1 read : 1 write), whatever the vendor peak; halving the bandwidth doubles the time."""
@@ -225,6 +226,7 @@ def test_same_address_atomics_serialise_and_lose_to_a_tree(cu, tmp_path):
     assert tree.seconds < at.seconds / 4
 
 
+@pytest.mark.slow
 def test_on_every_gpu_one_atomic_per_element_loses_to_a_shared_memory_tree(cu):
     """Issue 36: one float atomicAdd per element into one address (2^20 of them, serialised at the
     L2 slice that owns the address: the database's atomics.global_same_address_per_clk) is
@@ -241,6 +243,7 @@ def test_on_every_gpu_one_atomic_per_element_loses_to_a_shared_memory_tree(cu):
     assert not slow, slow
 
 
+@pytest.mark.slow
 def test_a_generic_load_from_shared_memory_costs_a_shared_load(cu):
     """A generic load whose addresses the emulation finds in the shared window is served by shared
     memory (PTX ISA, generic addressing), not charged a trip to L2: within 25 % of the same sum
@@ -251,6 +254,7 @@ def test_a_generic_load_from_shared_memory_costs_a_shared_load(cu):
     assert gen.seconds < 1.25 * sh.seconds
 
 
+@pytest.mark.slow
 def test_a_generic_wmma_load_from_shared_memory_costs_a_shared_load(cu):
     """wmma.load has no addresses for mapper g: the state space the emulation found a generic one's
     addresses in gives its class (it was 17x slower on an H100 when generic meant global)."""

@@ -18,6 +18,7 @@ from pipeperf.ptx.compile import ptxas_resources, compile_cu
 ARGS = ["A=rand:f32:16384", "B=rand:f32:16384", "C=zeros:f32:16384", "n=128"]
 
 
+@pytest.mark.slow
 def test_each_gpu_gets_its_own_targets_registers(tmp_path):
     src = "tests/kernels/matmul_tiled.cu"
     a = analyze(src, [8, 8], [16, 16], ARGS, ["volta_v100", "ampere_a100", "hopper_h100"], what_if=False)
@@ -34,6 +35,7 @@ def test_each_gpu_gets_its_own_targets_registers(tmp_path):
     assert "from a build for" not in fixed.predictions[0].occupancy_source   # --arch: one build for all
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_each_gpu_emulates_the_code_built_for_it(monkeypatch, tmp_path):
     """async_copy compiles to cp.async on sm_80+ and to a load and a store on sm_75 (V100's target)."""

@@ -52,6 +52,7 @@ def _analyze(cli, kernel: str, elements: int, *extra: str) -> dict:
     return json.loads(out)["kernels"][0]
 
 
+@pytest.mark.slow
 def test_a_lock_step_launch_is_reported(cli):
     """The coalesced SGEMM on an RTX 4090 (32 warps per block, two shared loads per FMA): its warps
     meet the memory pipelines in a fixed rotation and the time moves ~5 % for 1 % of bandwidth; the
@@ -70,6 +71,7 @@ def test_a_lock_step_launch_is_reported(cli):
     assert any("lock step" in n for n in k["notes"])
 
 
+@pytest.mark.slow
 def test_a_smooth_launch_gets_no_note_and_no_check_without_what_ifs(cli):
     """The byte copy has 1-sector requests: latency-bound with the DRAM pipeline a few % busy, so
     the time hardly moves with the bandwidth (0.1 %, not always the same way: a latency-bound run
@@ -111,6 +113,7 @@ def test_tune_says_which_leading_ranks_the_lock_step_spread_covers():
     assert "ahead of the others" in unresolved_note([_row(1.0, 0.05), _row(1.2, 0.06)])
 
 
+@pytest.mark.slow
 def test_tune_phase_check_adds_the_spread_column(cli, tmp_path):
     """The coalesced SGEMM on the RTX 4090 at two matrix sizes (4096: lock step, see above): with
     --phase-check each variant's spread is shown (lock-step ones starred) and the note under the

@@ -37,6 +37,7 @@ def _analyze(cli, case, gpus):
     return {k["gpu"]: k for k in _run(cli, "analyze", case, gpus, "--no-what-if")["kernels"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_roofline_and_analyze_agree_to_one_percent(cli, case):
     roof = _roofline(cli, case, ["h100", "volta_v100"])           # an alias and a full name
@@ -49,6 +50,7 @@ def test_roofline_and_analyze_agree_to_one_percent(cli, case):
         assert ana[gpu]["quantitative_roofline"]["prediction"]["bound"] == roof[gpu]["bound"]
 
 
+@pytest.mark.slow
 def test_dram_traffic_comes_from_the_gpus_cache_model(cli):
     """The tiled matmul re-reads A and B from L2: its DRAM traffic is far below its global
     sectors (the old upper bound), and the streaming daxpy's equals the sectors it reads (nothing

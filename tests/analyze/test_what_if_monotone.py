@@ -19,6 +19,7 @@ from pipeperf.hardware.spec import load_gpu
 KERNELS = Path(__file__).with_name("kernels") / "column_access.cu"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(requests=st.integers(1, 500), per_request=st.integers(2, 32), hit=st.floats(0, 1), l1=st.floats(0, 1),
        intra=st.floats(0, 1), shared_by=st.floats(1, 8), need=st.integers(1, 4), dram_cpi=st.floats(0.5, 50))
@@ -46,6 +47,7 @@ def test_coalescing_never_raises_lambda_or_latency(requests, per_request, hit, l
         assert dram_after == pytest.approx(dram_before, abs=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, grid", [("gather_cols", "4,4"), ("gather_cols", "64,64"),
                                           ("transpose_naive", "4,4"), ("transpose_naive", "64,64")])
 def test_coalesced_what_if_is_never_a_slowdown(cli, kernel, grid):

@@ -35,6 +35,7 @@ def _args(specs):
 
 # ---------------------------------------------------------------- the same specs everywhere
 
+@pytest.mark.slow
 @pytest.mark.parametrize("specs", [SPECS, SYNONYMS])
 @pytest.mark.parametrize("shared", ["--shared", "--smem"])
 def test_profile_and_analyze_take_every_spelling(cli, specs, shared):
@@ -57,6 +58,7 @@ def test_measure_takes_every_spelling(cli, specs, shared):
     assert rc == 2 and err.startswith("pipeperf: error: no CUDA GPU found"), err
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_measure_binds_specs_like_the_emulator(tmp_path):
     """measure binds the specs to the compiled kernel's parameters by CUDA name, types the untyped

@@ -27,6 +27,7 @@ def printf_cu(tmp_path):
     return str(cu)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["full", "hybrid"])
 def test_printf_is_counted_not_executed(cli, printf_cu, mode):
     """vprintf is a no-op returning 0; 25 threads (i = 0, 4, ..., 96) call it: one note says so."""
@@ -38,6 +39,7 @@ def test_printf_is_counted_not_executed(cli, printf_cu, mode):
     assert json.loads(out)["notes"] == ["25 printf calls not executed (the emulator prints nothing)"]
 
 
+@pytest.mark.slow
 def test_printf_note_in_the_analysis(cli, printf_cu):
     rc, out, err = cli("analyze", printf_cu, *LAUNCH, "--gpu", "ampere_a100")
     assert rc == 0, err
@@ -85,6 +87,7 @@ def _profile(cli, files, file, kernel, *args, options=()):
                "--block", "64", *argv, *options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file, kernel, args, message", [
     ("k.cu", "axpy<float>", ["64", "2", "x=@f64.npy", "y=@f32.npy"],
      "parameter x (PTX _Z4axpyIfEviT_PKS0_PS0__param_2) of axpy is const float*: it takes float32 elements, "
@@ -106,6 +109,7 @@ def test_npy_of_another_dtype_is_refused_in_one_line(cli, files, file, kernel, a
     assert message in err and ".npy: --arg '" in err                 # the file, the parameter, both types
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file, kernel, args", [
     ("k.cu", "axpy<float>", ["64", "2", "x=@f32.npy", "y=@f32.npy"]),
     ("k.cu", "axpy<half>", ["64", "2", "x=@f16.npy", "y=@f16.npy"]),
@@ -117,6 +121,7 @@ def test_npy_of_the_element_type_is_taken(cli, files, file, kernel, args):
     assert rc == 0, err
 
 
+@pytest.mark.slow
 def test_allow_dtype_mismatch_takes_the_bytes_as_they_are(cli, files):
     rc, _, err = _profile(cli, files, "scale.ptx", None, "@f64.npy", "64", options=["--allow-dtype-mismatch"])
     assert rc == 0, err
@@ -125,6 +130,7 @@ def test_allow_dtype_mismatch_takes_the_bytes_as_they_are(cli, files):
     assert rc == 2 and "it takes float32 elements, but the .npy holds float64" in err
 
 
+@pytest.mark.slow
 def test_kernel_named_by_template_arguments_or_signature(cli, files):
     rc, out, err = _profile(cli, files, "k.cu", "axpy<__half>", "64", "2", "x=@f16.npy", "y=@f16.npy")
     assert rc == 0 and "_Z4axpyI6__halfEviT_PKS1_PS1_" in out.splitlines()[0], err

@@ -29,6 +29,7 @@ def app(tmp_path):
     return src, inc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["roofline", "{src}", "--grid", "4", "--block", "256", "--arg", "zeros:f32:1024", "--gpu", "a100"],
     ["ptx", "{src}"],

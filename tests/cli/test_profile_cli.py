@@ -139,6 +139,7 @@ def test_profile_half2_compare_by_hand(cli, tmp_path, arch):
     assert d["branches"] == 10 and d["divergent_branches"] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_profile_passes_includes_and_defines_to_nvcc(tmp_path, capsys):
     """Application code with a header and a size macro: -I and -D reach nvcc (issue 17)."""

@@ -128,6 +128,7 @@ def test_needle_passes_profile_and_analyze(needle, cli):
     assert "needle_1" in out
 
 
+@pytest.mark.slow
 def test_an_address_beyond_the_window_after_wrapping_is_still_an_error(tmp_path, cli):
     """nvcc reads ``t[threadIdx.x - 1]`` as ``[%r4+-4]`` with %r4 = t + 4 * tid: for thread 0 the
     32-bit sum wraps to 2^32 - 4, past the window: out of bounds in profile and analyze, in one

@@ -153,6 +153,7 @@ def test_default_budget_lets_a_million_cycle_wait_end_unskipped():
     assert 1_000_000 // CPI <= DEFAULT_STEPS
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_cli_spin_wait_one_line_at_the_cuda_line(cli):
     rc, out, err = cli("analyze", str(ROOT / "benchmarks" / "kernels" / "spin_wait.cu"), "--grid", "4", "--block", "64",

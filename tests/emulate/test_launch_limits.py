@@ -31,6 +31,7 @@ def test_legal_limits_pass():
     check_cuda_limits((1, 1, 1), (8, 8, 16))
 
 
+@pytest.mark.slow
 def test_cli_one_line_error_and_a_huge_legal_grid(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(CU)

@@ -50,6 +50,7 @@ def _uniform(counts, key):
     return counts[key] * counts["ctas_total"] / counts["ctas_emulated"]
 
 
+@pytest.mark.slow
 def test_conv5x5_over_an_overhanging_grid_counts_as_the_full_emulation(tmp_path):
     """1000 x 1000 pixels on 64 x 64 blocks of 16 x 16: block column and row 62 are partly masked,
     63 wholly. Uniform scaling from the spread sample counted 19.7 M FMAs of 25.0 M (-21 %)."""

@@ -168,6 +168,7 @@ def _gemm_args(alpha, beta):
              f"B=rand:f16:{N * N}", f"ldb={N}", f"beta={beta}", f"C=zeros:f16:{N * N}", f"ldc={N}"])
 
 
+@pytest.mark.slow
 def test_a_gemm_templated_on_half_analyses(cli, files):
     """Issue 36's "done when": `--arg alpha=1.0 --arg beta=0.0` for a GEMM on __half."""
     rc, out, err = cli("analyze", str(files / "gemm.cu"), "--kernel", "gemm", "--grid", "2,2", "--block", "16,16",
@@ -178,6 +179,7 @@ def test_a_gemm_templated_on_half_analyses(cli, files):
     assert k["name"] == "_Z4gemmI6__halfEvmmmT_PKS1_mS3_mS1_PS1_m" and k["predictions"]["pipeline"]["seconds"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (2.0, 0.5)])
 def test_the_half_gemm_computes_alpha_ab_plus_beta_c(files, alpha, beta):
     """Through the Python API (pipeperf.analyze, full emulation), the kernel reads alpha and beta

@@ -4,6 +4,8 @@ The default run is a few hundred cases; ``benchmarks/fuzz.py`` runs thousands wi
 
 from __future__ import annotations
 
+import pytest
+
 from fuzz_cases import counts_from_env, fuzz_args, fuzz_ptx
 
 PTX_CASES, ARG_VECTORS, SEED = counts_from_env()
@@ -14,6 +16,7 @@ def _report(outcome, what: str) -> str:
     return f"{len(outcome.failures)} of the {what} failed (first 5):\n{shown}"
 
 
+@pytest.mark.slow
 def test_mutated_ptx_never_tracebacks_or_hangs(tmp_path):
     out = fuzz_ptx(PTX_CASES, SEED, tmp_path)
     assert not out.failures, _report(out, f"{PTX_CASES} mutated PTX files")
@@ -21,6 +24,7 @@ def test_mutated_ptx_never_tracebacks_or_hangs(tmp_path):
     assert out.refused > PTX_CASES // 10 and out.ran > PTX_CASES // 10     # both outcomes are exercised
 
 
+@pytest.mark.slow
 def test_random_command_lines_never_traceback():
     out = fuzz_args(ARG_VECTORS, SEED)
     assert not out.failures, _report(out, f"{ARG_VECTORS} argument vectors")

@@ -43,6 +43,7 @@ def test_record_is_compact_and_both_ways():
     assert 300 <= len(recs) <= 1500 and refused > len(recs) // 2 and len(recs) - refused > 200
 
 
+@pytest.mark.slow
 def test_ptxas_refusals_are_refused(verdicts):
     missed = [(m, v) for m, v, err in verdicts if v != "ok" and err is None]
     refused = sum(v != "ok" for _, v, _ in verdicts)
@@ -50,6 +51,7 @@ def test_ptxas_refusals_are_refused(verdicts):
     assert len(missed) <= MAX_MISSED * refused, f"{len(missed)} of {refused} ptxas refusals accepted:\n{shown}"
 
 
+@pytest.mark.slow
 def test_what_ptxas_accepts_is_accepted(verdicts):
     wrong = [(m, err) for m, v, err in verdicts
              if v == "ok" and err is not None and f"{m.src}:{m.line}" not in KNOWN_FALSE_REFUSALS]
@@ -57,6 +59,7 @@ def test_what_ptxas_accepts_is_accepted(verdicts):
     assert not wrong, f"{len(wrong)} mutants ptxas accepts were refused:\n{shown}"
 
 
+@pytest.mark.slow
 def test_refusals_name_ptxas_line(verdicts):
     """Where ptxas names a line, the check's one-line error names the same one (nearly always)."""
     pairs = [(err.line, int(m.group(1))) for _, v, err in verdicts

@@ -64,6 +64,7 @@ def _same(a, b):
             assert np.array_equal(getattr(x, f), getattr(y, f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_fast_paths_give_the_same_kernel(tmp_path, fmt):
     d = _kernel_dict()
@@ -84,6 +85,7 @@ def test_a_valid_file_is_not_parsed_for_lines(tmp_path, fmt, monkeypatch):
     assert len(load_kernel(p).idgs[0]) == 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 @pytest.mark.parametrize("mistake,message", [
     ("unknown", r"instruction 1501: unknown key 'colour'"),
@@ -198,6 +200,7 @@ def _all_lines(tree):
     return out
 
 
+@pytest.mark.slow
 def test_libyaml_line_tracking_gives_the_pure_loaders_lines():
     from pathlib import Path
     from pipeperf.hardware.spec import GPU_DIR

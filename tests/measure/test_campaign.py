@@ -31,6 +31,7 @@ def simulated(tmp_path_factory):
     return folder, archive
 
 
+@pytest.mark.slow
 def test_every_step_is_done_and_recorded(simulated):
     folder, archive = simulated
     m = json.loads((folder / "manifest.json").read_text())
@@ -45,6 +46,7 @@ def test_every_step_is_done_and_recorded(simulated):
     assert "h200/manifest.json" in names and "h200/validate.txt" in names and "h200/calibrate/chains.csv" in names
 
 
+@pytest.mark.slow
 def test_derived_numbers_come_from_the_simulated_launches(simulated):
     folder, _ = simulated
     dram = {r.quantity: r for r in derive.read_results(folder / "dram.csv")}
@@ -55,6 +57,7 @@ def test_derived_numbers_come_from_the_simulated_launches(simulated):
     assert disp["blocks_per_clk"] == pytest.approx(load_gpu("hopper_h200").launch["blocks_per_clk"], rel=0.05)
 
 
+@pytest.mark.slow
 def test_the_fitted_file_cites_the_measurements_and_loads(simulated, cli, tmp_path):
     folder, _ = simulated
     g = load_gpu(folder / "hopper_h200_simulated_measured.yaml")
@@ -68,6 +71,7 @@ def test_the_fitted_file_cites_the_measurements_and_loads(simulated, cli, tmp_pa
     assert "memory.dram_read_gbs" in (folder / "diff.txt").read_text()
 
 
+@pytest.mark.slow
 def test_validate_scores_every_model(simulated):
     folder, _ = simulated
     text = (folder / "validate.txt").read_text()
@@ -76,6 +80,7 @@ def test_validate_scores_every_model(simulated):
     assert rows[0] == "kernel,model,points,mape_pct" and len(rows) > 3
 
 
+@pytest.mark.slow
 def test_resume_skips_done_steps_and_redo_reruns_dependents(simulated, cli, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(simulated[0], folder)
@@ -150,6 +155,7 @@ def test_the_sweeps_are_at_least_twelve_corpus_kernels():
     assert saxpy.grid == (4 * 4096, 1, 1) and "n=4096000" in saxpy.args and "x=rand:f32:4096000" in saxpy.args
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_dry_run_compiles_every_benchmark_for_sm_90(cli):
     rc, out, err = cli("campaign", "--dry-run", "--arch", "sm_90")
@@ -159,6 +165,7 @@ def test_dry_run_compiles_every_benchmark_for_sm_90(cli):
         assert f"  {name} " in out
 
 
+@pytest.mark.slow
 def test_validate_and_fit_run_later_without_a_gpu(simulated, cli, tmp_path):
     folder = tmp_path / "back_home"
     shutil.copytree(simulated[0], folder)
@@ -184,6 +191,7 @@ blocks_per_sm,warps_per_sm,dyn_smem,reps,ms_median,ms_min,ms_max
 """
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_the_gpu_path_compiles_binds_and_reads_the_launcher_output(monkeypatch, tmp_path):
     """The GPU backend on recorded launcher output: the benchmarks compile for sm_90, the specs

@@ -75,6 +75,7 @@ def launch_exe(tmp_path_factory):
     return launcher.build(tmp_path_factory.mktemp("launcher"))
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_cpp_parser_agrees_with_python(launch_exe):
     cmd = [str(launch_exe), "--parse-only", "--grid", "64,2", "--block", "256"]

@@ -13,7 +13,7 @@ import pytest
 from pipeperf.measure import harness
 from pipeperf.measure import microbench as mb
 
-pytestmark = pytest.mark.requires_nvcc
+pytestmark = [pytest.mark.requires_nvcc, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_calibrate_drives_nvidia_smi_build_and_harness(bench_exe, tmp_path, caps
     smi = fake / "nvidia-smi"
     smi.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 9.0, 580.159.04, 1980'\n")
     smi.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake}:{Path(shutil.which('nvcc')).parent}:/usr/bin:/bin")
+    monkeypatch.setenv("PATH", f"{fake}:{Path(harness.require_nvcc()).parent}:/usr/bin:/bin")
     gpu = harness.detect_gpu()
     assert (gpu.name, gpu.arch, gpu.driver, gpu.max_sm_clock_mhz) == ("NVIDIA H100 80GB HBM3", "sm_90",
                                                                       "580.159.04", 1980)

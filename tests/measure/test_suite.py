@@ -88,6 +88,7 @@ def test_duplicate_ids_are_refused(tmp_path):
         load_suite(root)
 
 
+@pytest.mark.slow
 def test_selector_filters_by_gpu_family_and_id():
     cases = load_suite(SUITE, selector(gpus=["hopper_h200"], families=["dram"], ids=["gpu-stream/*"]))
     assert cases and all(c.gpu == "hopper_h200" and c.family == "dram" and c.id.startswith("gpu-stream/")
@@ -130,6 +131,7 @@ def test_an_inversion_within_the_lock_step_spread_is_said_to_be_unresolved():
     assert "phase_spreads" not in order_checks(rs, ["pipeline"])[0]["worst_inversion"]["pipeline"]
 
 
+@pytest.mark.slow
 def test_cli_prints_the_mape_tables_and_draws_the_scatter(tmp_path, cli):
     root = _suite(tmp_path, _CASE.format(id="a", gpu="volta_v100", s=1e-5))
     png = tmp_path / "s.png"
@@ -145,6 +147,7 @@ FAST_SUBSET = ["gpu-small-kernels/h200/b256/n53097", "gpu-small-kernels/a40/b102
                "gpu-stream/a40/triad/b512", "mixbench/gtx1060/sp/it0000", "gpu-l2-cache/h200/run8"]
 
 
+@pytest.mark.slow
 def test_a_fast_subset_of_the_published_cases_stays_accurate():
     """A handful of real cases (launch-bound, DRAM-bound, L2-bound, on three GPUs) predicted end
     to end: the Pipeline model within 25 % of each measurement (the whole suite is
@@ -224,6 +227,7 @@ def test_pairs_measured_within_five_percent_may_come_in_either_order():
     assert far["in_order"]["pipeline"] is False and far["in_order_5pct"]["pipeline"] is False
 
 
+@pytest.mark.slow
 def test_a_case_on_a_users_gpu_file_is_scored(tmp_path, cli):
     """A case's ``gpu:`` may be a GPU file (relative to the suite folder, as kernel_file): its
     predictions are keyed by the file as the case names it, not by the spec's own name."""

@@ -13,6 +13,7 @@ from pipeperf.network.lower import KERNEL_DIR
 pytestmark = pytest.mark.requires_nvcc
 
 
+@pytest.mark.slow
 def test_batch_json_has_hypa_metrics_overheads_totals_and_ranking(cli, tmp_path):
     batch = tmp_path / "launches.yaml"
     batch.write_text(f"""gpus: [volta_v100, hopper_h100]

@@ -52,15 +52,18 @@ def _conv_case(monkeypatch, kernel, x_shape, w_shape, attrs, min_tiles=None, bia
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_conv_implicit_gemm_strided_padded_with_relu(monkeypatch):
     _conv_case(monkeypatch, "conv_igemm", (1, 3, 9, 9), (70, 3, 3, 3),
                {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, min_tiles=1, act="Relu")
 
 
+@pytest.mark.slow
 def test_conv_1x1_gemm_tile(monkeypatch):
     _conv_case(monkeypatch, "conv1x1", (2, 9, 5, 7), (66, 9, 1, 1), {"kernel_shape": [1, 1]}, min_tiles=1)
 
 
+@pytest.mark.slow
 def test_conv_direct_grouped_dilated_asymmetric_pads(monkeypatch):
     _conv_case(monkeypatch, "conv_direct", (1, 4, 8, 7), (6, 2, 3, 3),
                {"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 2, 0, 1], "dilations": [2, 1], "group": 2},
@@ -72,6 +75,7 @@ def test_conv_depthwise_strided(monkeypatch):
                {"kernel_shape": [5, 5], "strides": [2, 2], "pads": [2, 2, 2, 2], "group": 5}, act="Clip")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m, kernel", [(2, "gemv"), (19, "gemm_tiled")])
 def test_gemm_trans_b_with_bias(m, kernel):
     a, w, c = _rand(m, 37), _rand(70, 37), _rand(70)
@@ -180,6 +184,7 @@ def test_lrn_across_channels():
                                rtol=3e-3, atol=1e-6)   # __powf: ex2/lg2.approx
 
 
+@pytest.mark.slow
 def test_fp16_conv_and_tensor_core_gemm():
     """--dtype fp16: the half-precision conv (fp16 arithmetic) and the WMMA Gemm, to fp16 tolerance."""
     x, w = _rand(1, 4, 6, 6, dtype=np.float16), _rand(5, 4, 3, 3, dtype=np.float16)

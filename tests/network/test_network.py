@@ -50,6 +50,7 @@ def report(model_file):
     return analyze_network(model_file, gpus=GPUS, batch=2, trace_warps=32, scheduler="none")
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_json_layers_totals_ranking_and_the_unsupported_node(report):
     d = json.loads(json.dumps(report.to_dict(), default=float))
@@ -76,6 +77,7 @@ def test_json_layers_totals_ranking_and_the_unsupported_node(report):
     assert sorted(x["rank_time"] for x in d["ranking"]) == [1, 2] and {x["gpu"] for x in d["ranking"]} == set(GPUS)
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_text_and_csv(report):
     text = report.text()
@@ -85,6 +87,7 @@ def test_text_and_csv(report):
     assert len(rows) == 1 + 5 * len(GPUS) and rows[0].startswith("layer,op,kernel,gpu,seconds")
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_html_is_self_contained(report):
     from pipeperf.network.html import SECTIONS
@@ -96,6 +99,7 @@ def test_html_is_self_contained(report):
     assert '<figure id="layer-times"><svg' in page
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 @pytest.mark.skipif(browser_paths() is None, reason=NO_BROWSER)
 def test_html_renders_in_headless_chromium(report, tmp_path):
@@ -136,6 +140,7 @@ def test_symbolic_batch_needs_shapes_and_numbers_survive():
     assert "w" in g.params and "x" in g.inputs and np.prod(g.shapes["f"]) == 3 * 512
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_one_build_for_every_gpu_with_arch(model_file):
     """--arch: one compile per kernel file for all GPUs (the engine's compile unit has that one target)."""

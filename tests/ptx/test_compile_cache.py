@@ -74,6 +74,7 @@ def test_second_analysis_compiles_nothing(runs, kernel):
     assert [p.cycles for p in second.predictions] == [p.cycles for p in first.predictions]
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_changed_define_or_header_recompiles(runs, kernel):
     assert "0f40400000" in compile_cu(kernel, "sm_80")                            # 3.0f
@@ -90,6 +91,7 @@ def test_changed_define_or_header_recompiles(runs, kernel):
     assert len(_compiles(runs)) == 4
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 @pytest.mark.parametrize("damage", ["edit", "truncate"])
 def test_damaged_entries_are_recompiled_not_trusted(runs, kernel, tmp_path, damage):

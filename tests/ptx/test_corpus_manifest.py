@@ -2,6 +2,7 @@
 executable references. These checks need no GPU and, except the regeneration check, no nvcc."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kernel_corpus import CORPUS_DIR, PTX_DIR, corpus_archs, load_manifest, make_case
+
+from pipeperf.ptx.toolkit import find_tool
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,8 +140,12 @@ def test_check_reports_a_wrong_element():
     assert case.check({}) == ["y: missing"]
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_committed_ptx_is_what_gen_ptx_produces():
+    # gen_ptx runs the nvcc on PATH: the one pipeperf finds goes first (a CUDA install off PATH)
+    nvcc_dir = str(Path(find_tool("nvcc")).parent)
+    env = {**os.environ, "PATH": os.pathsep.join([nvcc_dir, os.environ.get("PATH", "")])}
     proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_ptx.py"), "--check", "saxpy"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeperf.ptx.toolkit import find_tool  # the ptxas pipeperf runs: on PATH or not
+
 PTX_DIR = Path(__file__).resolve().parents[2] / "tests" / "kernels" / "ptx"
 SAMPLE = [  # one per interesting feature, across all three targets
     "saxpy.sm_75.ptx",
@@ -22,7 +24,7 @@ SAMPLE = [  # one per interesting feature, across all three targets
 @pytest.mark.parametrize("name", SAMPLE)
 def test_committed_ptx_assembles(name, tmp_path):
     arch = name.split(".")[1]
-    proc = subprocess.run(["ptxas", f"-arch={arch}", "-o", str(tmp_path / "k.cubin"), str(PTX_DIR / name)],
+    proc = subprocess.run([find_tool("ptxas"), f"-arch={arch}", "-o", str(tmp_path / "k.cubin"), str(PTX_DIR / name)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "k.cubin").stat().st_size > 0

@@ -11,12 +11,14 @@ pytestmark = pytest.mark.skipif(not have_compiler(), reason="needs g++ and the C
 
 
 # One integer kernel (exact wrap-around arithmetic), one with block barriers, one with warp votes.
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["hash_lcg", "scan_hillis_steele", "vote"])
 def test_kernel_source_matches_reference_on_host(name):
     case, results = run_on_host(name, seed=1)
     assert case.check(results) == []
 
 
+@pytest.mark.slow
 def test_host_runner_catches_a_wrong_reference():
     case, results = run_on_host("strided_copy", seed=2)
     results["out"][5] += 1.0

@@ -90,6 +90,7 @@ def test_stored_report_drops_compile_times_and_ignores_file_paths(recorded):
     assert hit is not None and "Compile time" not in hit["output"] and "Used 7 registers" in hit["output"]
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_stored_ptx_is_what_nvcc_makes_in_the_new_folder(monkeypatch, tmp_path):
     """The round trip with the real nvcc: recorded in one folder, served in another (tools hidden),

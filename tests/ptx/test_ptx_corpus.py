@@ -15,6 +15,7 @@ import pytest
 
 from pipeperf.ptx import CFG, DefUse, Slicer, parse_file, parse_ptx, print_module
 from pipeperf.ptx.summary import summarize_module
+from pipeperf.ptx.toolkit import find_tool  # the ptxas pipeperf runs: on PATH or not
 
 CORPUS = Path(os.environ.get(
     "PIPEPERF_PTX_CORPUS", Path(__file__).resolve().parents[2] / "tests" / "kernels" / "ptx"))
@@ -91,11 +92,12 @@ def _ptxas(path: Path, text: str, tmp: str) -> str | None:
     arch = _target(path)
     src = Path(tmp) / path.name
     src.write_text(text)
-    r = subprocess.run(["ptxas", f"-arch={arch}", str(src), "-o", str(src) + ".cubin"],
+    r = subprocess.run([find_tool("ptxas"), f"-arch={arch}", str(src), "-o", str(src) + ".cubin"],
                        capture_output=True, text=True)
     return None if r.returncode == 0 else f"{path.name}: {r.stderr.strip()[:300]}"
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc
 def test_printed_corpus_assembles(modules):
     """ptxas accepts the printed PTX of every file, for its own target (two workers)."""

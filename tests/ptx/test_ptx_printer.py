@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeperf.ptx import format_instruction, parse_file, parse_ptx, print_module
+from pipeperf.ptx.toolkit import find_tool  # the ptxas pipeperf runs: on PATH or not
 
 FIXTURE_NAMES = ["branches.ptx", "memslice.ptx", "features.ptx", "hopper.ptx"]
 
@@ -48,7 +49,7 @@ def test_printed_fixture_assembles(fixtures_dir, tmp_path, name):
     m = parse_file(fixtures_dir / name)
     out = tmp_path / name
     out.write_text(print_module(m))
-    r = subprocess.run(["ptxas", f"-arch={m.arch}", str(out), "-o", str(tmp_path / "x.cubin")],
+    r = subprocess.run([find_tool("ptxas"), f"-arch={m.arch}", str(out), "-o", str(tmp_path / "x.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 

@@ -97,6 +97,7 @@ def _tools() -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _tools(), reason="needs nvcc, ptxas and nvdisasm (pip install 'pipeperf[cuda]')")
 def test_the_suite_sgemm_block_tiling_loads_are_widened_by_ptxas(tmp_path):
     """With the real tools: the block-tiling kernel's shared loads become LDS.128 (a quarter of the

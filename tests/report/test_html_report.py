@@ -49,6 +49,7 @@ def test_cli_writes_the_page(cli, tmp_path):
     assert '<figure id="occupancy-sweep">' in page           # --html implies the sweep
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(browser_paths() is None, reason=NO_BROWSER)
 def test_page_renders_in_headless_chromium(transpose_report, tmp_path):
     from selenium.webdriver.common.by import By

@@ -15,6 +15,7 @@ import pipeperf
 NOTEBOOK = Path(__file__).parents[2] / "examples" / "analyze.ipynb"
 
 
+@pytest.mark.slow
 def test_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="nbformat not installed (the test extra)")
     nbclient = pytest.importorskip("nbclient", reason="nbclient not installed (the test extra)")

@@ -232,6 +232,7 @@ def test_a_warps_sass_does_the_work_of_its_ptx(cu):
     assert len(out) < len(ptx)          # the address arithmetic folds into the SASS addressing
 
 
+@pytest.mark.slow
 def test_mapper_g_sees_the_widened_shared_loads(cu):
     """shared_rows' 8 ld.shared.f32 per thread and iteration are 2 LDS.128 in SASS (ptxas fuses
     them; the PTX has them scalar): with --isa sass the shared load rows count a quarter of the
@@ -263,6 +264,7 @@ def test_an_aggregated_integer_atomic_serialises_per_warp_not_per_lane(cu):
     assert t["sass", "float_atomic_sum"] == pytest.approx(t["ptx", "float_atomic_sum"], rel=0.15)
 
 
+@pytest.mark.slow
 def test_a_stack_array_that_outgrows_the_l1_costs_l2_and_dram_trips(cu):
     """1 KiB of local memory per thread: one warp's fits the H100's L1 (an L1 hit, as
     ld_local_s32), 2048 resident threads' (2 MiB) do not: the SASS timing charges the LDL/STL the

@@ -1,19 +1,14 @@
-"""Engine cases whose exact results were recorded from the Numba engine (the compiled C engine
-replaced it and must reproduce them bit for bit): IDGs with and without barriers, warp and
-group classes, schedulers rr and gto, issue limits 1, 1.5, 2, 4 and none, block dispatch
-costs, several rounds of groups and the per-instruction profile. Those serve every pipeline in
-the scheduler's order, as the Numba engine did; the cases named ``*_first_come`` serve the DRAM
-and L2 first-come (simulator.FIRST_COME, the default since) and were recorded from the C engine:
-they pin it against unintended change and across the candidate scan's vector widths.
-
-``PYTHONPATH=src python3 tests/simulate/engine_cases.py`` rewrites
-``tests/fixtures/engine/reference.json`` with the engine in use (only ever needed if the simulator's semantics change on purpose).
+"""Hand-picked engine cases: IDGs with and without barriers, warp and group classes, schedulers rr
+and gto, issue limits 1, 1.5, 4 and none, block dispatch costs, several rounds of groups, the
+per-instruction profile, pipelines served in the scheduler's order and first-come. Their results
+were once recorded from the Numba engine the C engine replaced; the plain-Python reference engine
+(pipeperf.simulate.reference) now checks them (tests/simulate/test_reference_engine.py), and the
+attribution tests run them with and without attribution.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +16,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "tests" / "fixtures" / "engine" / "reference.json"
 EXAMPLES = ROOT / "examples" / "idg"
 FIXTURES = ROOT / "tests" / "fixtures" / "engine"
 
@@ -50,13 +44,13 @@ def random_kernel(n: int, seed: int, store: bool = False):
 
 
 def cases() -> Iterator[tuple[str, object, object, dict]]:
-    """(name, kernel, gpu, PreparedKernel.run keyword arguments) of every recorded case."""
+    """(name, kernel, gpu, PreparedKernel.run keyword arguments) of every case."""
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.idg.io import load_kernel
     from pipeperf.idg.paper_kernels import chain, example_kernel, instruction_mix, iterative_barrier
 
-    # the GPU specs as they were when the results were recorded (gpu show --yaml at 12b0c76): the
-    # engine's results are pinned, not the database's, which may change under them
+    # the GPU specs as they were when the results were first recorded (gpu show --yaml at 12b0c76),
+    # so that the cases stay what they were when the database changes
     pascal, volta, turing = (load_gpu(FIXTURES / f"{n}.yaml") for n in ("pascal_gtx1060", "volta_v100", "turing_rtx2070"))
     for sched in ("rr", "gto"):
         yield f"random2000_{sched}", random_kernel(2000, 16), pascal, \
@@ -110,11 +104,3 @@ def outcome(kernel, gpu, run: dict) -> dict:
                           "subsystem": _digest(p.subsystem.astype(np.int64))}
     return out
 
-
-def record() -> dict[str, dict]:
-    return {name: outcome(k, g, run) for name, k, g, run in cases()}
-
-
-if __name__ == "__main__":
-    REFERENCE.write_text(json.dumps(record(), indent=1, sort_keys=True) + "\n")
-    print(f"wrote {REFERENCE}")

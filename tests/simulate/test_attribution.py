@@ -2,7 +2,6 @@
 instruction and a reason (or to idle), the charges sum to slots x cycles, and the simulation's
 results are the recorded ones (attribution only reads the engine's state)."""
 
-import numpy as np
 import pytest
 
 from engine_cases import cases, outcome
@@ -39,14 +38,15 @@ def test_a_dependent_chain_waits_on_its_producers():
 
 
 def test_attribution_arrays_are_checked():
+    from array import array
+
     from pipeperf.hardware.spec import load_gpu
     from pipeperf.idg.paper_kernels import chain
-    from pipeperf.simulate import engine
+    from pipeperf.simulate import _engine
     from pipeperf.simulate.simulator import PreparedKernel
 
     p = PreparedKernel(chain(5), load_gpu("pascal_gtx1060"))
-    bad = (np.zeros((len(p.sub), 3)), p.dependency_columns(), np.zeros(2))
+    inp = p.engine_input(array("q", [0]), 1, 1, 1, "rr", attribute=True)
+    outs = [array("d", [0.0] * len(p.subsystems))] + [array(t) for t in "qqdd"]
     with pytest.raises(ValueError, match="attr must be"):
-        engine.run_core(p.off, p.length, p.sub, p.lam, p.Lam, p.Lret, p.is_bar, p.bar_prev, p.dep_ptr,
-                        p.dep_idx, p.minlam, np.zeros(1, np.int64), 1, 1, 1, len(p.subsystems), 1.0, 0,
-                        False, 0.0, 0.0, bad)
+        _engine.run_core(inp, *outs, array("d", [0.0] * (len(p.sub) * 3)), array("d", [0.0, 0.0]))

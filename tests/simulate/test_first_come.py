@@ -59,8 +59,11 @@ def test_the_engine_wants_one_flag_per_subsystem(bad):
     from array import array
 
     from pipeperf.simulate import engine
-    args = [array("q", [0]), array("q", [1]), array("q", [0]), array("d", [1.0]), array("d", [4.0]),
-            array("d", [4.0]), array("b", [0]), array("q", [-1]), array("q", [0, 0]), array("q"),
-            array("d", [1.0]), array("q", [0])]
+    inp = engine.EngineInput(
+        off=array("q", [0]), length=array("q", [1]), sub=array("q", [0]), lam=array("d", [1.0]),
+        Lam=array("d", [4.0]), Lret=array("d", [4.0]), is_bar=array("b", [0]), bar_prev=array("q", [-1]),
+        dep_ptr=array("q", [0, 0]), dep_idx=array("q"), minlam=array("d", [1.0]), fill=None, fill_cycles=None,
+        fifo=array("b", bad), warp_cls=array("q", [0]), group_size=1, n_groups=1, n_resident=1, issue_limit=1.0,
+        scheduler=engine.RR, dispatch=0.0, interval=0.0)
     with pytest.raises(ValueError, match="one entry per subsystem"):
-        engine.run_core(*args, 1, 1, 1, 1, 1.0, engine.RR, False, 0.0, 0.0, fifo=array("b", bad))
+        engine.run_core(inp)

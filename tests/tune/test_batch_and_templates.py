@@ -57,6 +57,7 @@ launches:
     assert rc == 0 and "2 computed" not in text and "0 computed, 2 from the cache" in text
 
 
+@pytest.mark.slow
 @pytest.mark.requires_nvcc             # nvcc's own message for a template argument it rejects
 def test_template_arguments_and_compile_failures(tmp_path):
     cli = CliSpace(str(HERE / "kernels" / "scale_template.cu"), "scale", sizes=["N=4096"],

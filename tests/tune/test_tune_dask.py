@@ -24,6 +24,9 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from pipeperf.cli.main import main  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
+
 SPACE = Path(__file__).parent / "matmul_small.yaml"
 SRC = str(Path(__file__).parents[2] / "src")
 

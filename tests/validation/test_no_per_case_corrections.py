@@ -8,6 +8,7 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +43,7 @@ def _decision_strings(tree: ast.AST):
                     yield sub.lineno, sub.value
 
 
+@pytest.mark.slow
 def test_the_model_code_decides_on_no_validation_kernel_or_case():
     names = _suite_names()
     assert len(names) >= 10
@@ -54,6 +56,7 @@ def test_the_model_code_decides_on_no_validation_kernel_or_case():
     assert not hits, "per-case names the model code decides on:\n" + "\n".join(hits)
 
 
+@pytest.mark.slow
 def test_gpu_files_mention_suite_sources_only_in_citations():
     names = _suite_names()
     for f in (ROOT / "src" / "pipeperf" / "hardware" / "gpus").glob("*.yaml"):

@@ -5,6 +5,7 @@ repository, so the development / held-out split of the own cases is that of the 
 import csv
 from pathlib import Path
 
+import pytest
 import yaml
 
 from pipeperf.measure.suite import load_suite
@@ -12,6 +13,7 @@ from pipeperf.measure.suite import load_suite
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_every_own_case_quotes_its_timings_row_and_keeps_its_source():
     cases = [c for c in load_suite(ROOT / "validation") if c.id.startswith("own-")]
     assert len(cases) >= 150

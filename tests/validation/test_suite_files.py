@@ -63,6 +63,7 @@ def test_case_file_schema(path: Path):
         assert str(measured["how"]).strip(), f"{cid}: empty how"
 
 
+@pytest.mark.slow
 def test_ids_unique_over_suite():
     seen: dict[str, str] = {}
     for path in CASE_FILES:

@@ -81,6 +81,7 @@ def test_ids_unique_over_pair_files():
             seen[case["id"]] = path.name
 
 
+@pytest.mark.slow
 def test_ids_unique_over_whole_suite():
     """These ids do not collide with any other case file of the suite."""
     mine = {c["id"] for p in CASE_FILES for c in _load(p)["cases"]}

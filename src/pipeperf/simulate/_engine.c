@@ -2,19 +2,21 @@
  *
  * A CPython extension rather than Numba: it loads in a millisecond where Numba's import and
  * its cache lookup took most of a second, which dominated `pipeperf simulate`. The model and
- * the order of every floating-point operation are those of the Numba engine it replaced
- * (tests/simulate/test_engine_reference.py checks results bit for bit); it is built with
- * -ffp-contract=off so that no multiply-add is fused. See engine.py for the semantics.
+ * the order of every floating-point operation are those of the Numba engine it replaced, stated
+ * plainly by the Python reference engine (reference.py; tests/simulate/test_reference_engine.py
+ * checks the two bit for bit); it is built with -ffp-contract=off so that no multiply-add is fused.
+ * See engine.py and reference.py for the semantics.
  *
- * run_core(off, length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam,
- *          warp_cls, group_size, n_groups, n_resident, issue_limit, scheduler,
- *          dispatch, interval, busy, rec_warp, rec_instr, rec_issue, rec_comp
- *          [, attr, dep_col, idle[, fill, fill_cycles[, fifo]]])
+ * run_core(inp, busy, rec_warp, rec_instr, rec_issue, rec_comp, attr, idle)
  *   -> (status, end_time, issued, issue_cycles)
+ * inp is the one input record (engine.EngineInput), read by attribute name: the arrays off,
+ * length, sub, lam, Lam, Lret, is_bar, bar_prev, dep_ptr, dep_idx, minlam, warp_cls, fill,
+ * fill_cycles, fifo, dep_col and the scalars group_size, n_groups, n_resident, issue_limit,
+ * scheduler, dispatch, interval; the other arguments are the outputs.
  * Arrays are C-contiguous buffers: int64 (off, length, sub, bar_prev, dep_ptr, dep_idx,
  * warp_cls, rec_warp, rec_instr), float64 (lam, Lam, Lret, minlam, busy, rec_issue, rec_comp)
  * and bool (is_bar). busy (n_sub) and the rec_* arrays (empty: no profile) are written.
- * Attribution (optional, off when attr is empty): every cycle of every warp slot is charged to a
+ * Attribution (optional, off when attr or inp.dep_col is None): every cycle of every warp slot is charged to a
  * node and a reason in attr (float64, n_nodes x n_cols, row-major; columns ATTR_*, then the
  * dependency columns dep_col[producer] names; a wait for a busy pipeline is charged to the
  * instruction occupying it, the wait's cause) or, with no instruction to charge, to idle[0] (the
@@ -553,17 +555,150 @@ static void charge_cycles(const Graph *G, const State *S, Attr *A, double t, dou
     }
 }
 
+/* Pass 2's next issue: each pipeline with warps bucketed offers its first waiting warp (in
+ * priority order) whose operands are ready by the pipeline's free time, else the one ready soonest
+ * (first-come pipelines: the one ready longest); the earliest offer issues, ties to the larger
+ * lambda, then to priority. Returns its time, its pipeline in *best_su (-1: none this cycle) and
+ * its place in that pipeline's bucket in *best_q. */
+static inline double pick_issue(const Graph *G, const State *S, const Scan *c, const int64_t *bptr,
+                                int64_t *best_su_out, int64_t *best_q_out)
+{
+    const double t = c->t, inf = INFINITY, *tfree = c->tfree, *lam = G->lam;
+    const int64_t n_slots = c->n_slots, kk = c->kk, *act = c->act, *bucket = c->bucket, *brank = c->brank;
+    const int64_t *bcnt = c->bcnt;
+    int64_t best_su = -1, best_q = -1;
+    double bx = t + 1.0;
+    if (kk == 1) {
+        /* one warp bucketed (most cycles): the pick is its own, as the loop below makes it */
+        int64_t su = act[0];
+        double tau = tfree[su] > t ? tfree[su] : t, e = S->est[bucket[su * n_slots]];
+        double x = e <= tau ? tau : e;
+        if (tau < t + 1.0 && x < t + 1.0) {
+            best_su = su;
+            best_q = 0;
+            bx = x;
+        }
+    } else {
+        int64_t brk = 0;
+        double blam = 0.0;
+        /* the pipelines with warps bucketed; the choice does not depend on their order: the
+         * ranks are distinct, so (time, -lambda, rank) orders every pair */
+        for (int64_t a = 0; a < c->nact; a++) {
+            int64_t su = act[a];
+            if (bptr[su] >= bcnt[su])
+                continue;
+            double tau = tfree[su] > t ? tfree[su] : t;
+            if (tau >= t + 1.0)
+                continue;
+            /* first waiting warp (in priority order) whose operands are ready by tau, else
+             * the one whose operands are ready soonest; first-come: the warp that has
+             * been ready longest (ties in priority order) */
+            int64_t q_sel = -1;
+            double x_sel = inf;
+            const int64_t *bk = bucket + su * n_slots;
+            int first_come = G->fifo && G->fifo[su];
+            if (first_come) {
+                for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
+                    int64_t s = bk[q];
+                    if (s >= 0 && S->est[s] < x_sel) {
+                        x_sel = S->est[s];
+                        q_sel = q;
+                    }
+                }
+                if (x_sel < tau)
+                    x_sel = tau;
+            }
+            for (int64_t q = first_come ? bcnt[su] : bptr[su]; q < bcnt[su]; q++) {
+                int64_t s = bk[q];
+                if (s < 0)
+                    continue;
+                double e = S->est[s];
+                if (e <= tau) {
+                    q_sel = q;
+                    x_sel = tau;
+                    break;
+                }
+                if (e < x_sel) {
+                    x_sel = e;
+                    q_sel = q;
+                }
+            }
+            if (q_sel < 0 || x_sel >= t + 1.0)
+                continue;
+            int64_t s = bk[q_sel];
+            double lg = lam[S->gcur[s]];
+            int64_t rk = brank[su * n_slots + q_sel];
+            if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
+                bx = x_sel;
+                blam = lg;
+                brk = rk;
+                best_su = su;
+                best_q = q_sel;
+            }
+        }
+    }
+    *best_su_out = best_su;
+    *best_q_out = best_q;
+    return bx;
+}
+
 typedef struct {
     int status;
     double end_time;
     int64_t issued, issue_cycles;
 } Outcome;
 
-static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, double issue_limit,
-                        int scheduler, double dispatch, double interval, double *busy,
-                        int record, int64_t *rec_warp, int64_t *rec_instr, double *rec_issue,
-                        double *rec_comp, int64_t *scratch_i, double *scratch_d, Attr *A)
+/* The launch on the core, from the input record's scalars. */
+typedef struct {
+    int64_t n_groups, M;          /* groups to run; resident at once (M <= n_groups) */
+    double issue_limit;
+    int scheduler;
+    double dispatch, interval;    /* a group's retire-to-start cycles; the block rate's interval */
+} Launch;
+
+/* What a run writes: busy cycles per subsystem and (record) every issue's warp, instruction,
+ * issue and completion time. */
+typedef struct {
+    double *busy;
+    int record;
+    int64_t *rec_warp, *rec_instr;
+    double *rec_issue, *rec_comp;
+} Outputs;
+
+/* The barrier group m's warps wait at completes at tb for all of them (slot s issued the last
+ * arrival); the others' next instructions get their ready time. Returns next_t lowered to those. */
+static double release_barrier(const Graph *G, State *S, int64_t m, int64_t s, double tb, const Outputs *O,
+                              double next_t)
 {
+    const int64_t gs = S->gs, maxlen = S->maxlen;
+    double *comp = S->comp;
+    for (int64_t j = 0; j < gs; j++) {
+        int64_t s2 = m * gs + j;
+        comp[s2 * maxlen + S->bar_node[s2]] = tb;
+        if (O->record)
+            O->rec_comp[S->bar_rec[s2]] = tb;
+        if (s2 != s) {
+            S->est[s2] = head_ready(G, S, s2);
+            set_wake(S, s2, S->est[s2]);
+            if (S->est[s2] < next_t)
+                next_t = S->est[s2];
+        }
+    }
+    if (tb > S->grp_max_comp[m])
+        S->grp_max_comp[m] = tb;
+    S->grp_arrivals[m] = 0;
+    S->grp_last_arrival[m] = 0.0;
+    return next_t;
+}
+
+static Outcome simulate(const Graph *G, State *S, const Launch *L, const Outputs *O, int64_t *scratch_i,
+                        double *scratch_d, Attr *A)
+{
+    const int64_t n_groups = L->n_groups, M = L->M;
+    const double issue_limit = L->issue_limit, dispatch = L->dispatch, interval = L->interval;
+    const int scheduler = L->scheduler, record = O->record;
+    double *busy = O->busy, *rec_issue = O->rec_issue, *rec_comp = O->rec_comp;
+    int64_t *rec_warp = O->rec_warp, *rec_instr = O->rec_instr;
     const int64_t gs = S->gs, n_slots = S->n_slots, n_sub = G->n_sub, maxlen = S->maxlen;
     const double inf = INFINITY;
     const int64_t *length = G->length, *sub = G->sub;
@@ -653,77 +788,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
         /* pass 2: fill the pipelines' issue slots, earliest first */
         int issued = 0;
         while (nc > 0 && credits >= 1.0) {
-            int64_t best_su = -1, best_q = -1;
-            double bx = t + 1.0;
-            if (kk == 1) {
-                /* one warp bucketed (most cycles): the pick is its own, as the loop below makes it */
-                int64_t su = act[0];
-                double tau = tfree[su] > t ? tfree[su] : t, e = S->est[bucket[su * n_slots]];
-                double x = e <= tau ? tau : e;
-                if (tau < t + 1.0 && x < t + 1.0) {
-                    best_su = su;
-                    best_q = 0;
-                    bx = x;
-                }
-            } else {
-                int64_t brk = 0;
-                double blam = 0.0;
-                /* the pipelines with warps bucketed; the choice does not depend on their order: the
-                 * ranks are distinct, so (time, -lambda, rank) orders every pair */
-                for (int64_t a = 0; a < sc.nact; a++) {
-                    int64_t su = act[a];
-                    if (bptr[su] >= bcnt[su])
-                        continue;
-                    double tau = tfree[su] > t ? tfree[su] : t;
-                    if (tau >= t + 1.0)
-                        continue;
-                    /* first waiting warp (in priority order) whose operands are ready by tau, else
-                     * the one whose operands are ready soonest; first-come: the warp that has
-                     * been ready longest (ties in priority order) */
-                    int64_t q_sel = -1;
-                    double x_sel = inf;
-                    const int64_t *bk = bucket + su * n_slots;
-                    int first_come = G->fifo && G->fifo[su];
-                    if (first_come) {
-                        for (int64_t q = bptr[su]; q < bcnt[su]; q++) {
-                            int64_t s = bk[q];
-                            if (s >= 0 && S->est[s] < x_sel) {
-                                x_sel = S->est[s];
-                                q_sel = q;
-                            }
-                        }
-                        if (x_sel < tau)
-                            x_sel = tau;
-                    }
-                    for (int64_t q = first_come ? bcnt[su] : bptr[su]; q < bcnt[su]; q++) {
-                        int64_t s = bk[q];
-                        if (s < 0)
-                            continue;
-                        double e = S->est[s];
-                        if (e <= tau) {
-                            q_sel = q;
-                            x_sel = tau;
-                            break;
-                        }
-                        if (e < x_sel) {
-                            x_sel = e;
-                            q_sel = q;
-                        }
-                    }
-                    if (q_sel < 0 || x_sel >= t + 1.0)
-                        continue;
-                    int64_t s = bk[q_sel];
-                    double lg = lam[S->gcur[s]];
-                    int64_t rk = brank[su * n_slots + q_sel];
-                    if (x_sel < bx || (x_sel == bx && (lg > blam || (lg == blam && rk < brk)))) {
-                        bx = x_sel;
-                        blam = lg;
-                        brk = rk;
-                        best_su = su;
-                        best_q = q_sel;
-                    }
-                }
-            }
+            int64_t best_su, best_q;
+            double bx = pick_issue(G, S, &sc, bptr, &best_su, &best_q);
             if (best_su < 0)
                 break;
             int64_t *bk = bucket + best_su * n_slots;
@@ -760,25 +826,8 @@ static Outcome simulate(const Graph *G, State *S, int64_t n_groups, int64_t M, d
                 S->grp_arrivals[m]++;
                 if (x > S->grp_last_arrival[m])
                     S->grp_last_arrival[m] = x;
-                if (S->grp_arrivals[m] == gs) {       /* the last warp arrived: release the group */
-                    double tb = S->grp_last_arrival[m] + Lam[g];
-                    for (int64_t j = 0; j < gs; j++) {
-                        int64_t s2 = m * gs + j;
-                        comp[s2 * maxlen + S->bar_node[s2]] = tb;
-                        if (record)
-                            rec_comp[S->bar_rec[s2]] = tb;
-                        if (s2 != s) {
-                            S->est[s2] = head_ready(G, S, s2);
-                            set_wake(S, s2, S->est[s2]);
-                            if (S->est[s2] < next_t)
-                                next_t = S->est[s2];
-                        }
-                    }
-                    if (tb > S->grp_max_comp[m])
-                        S->grp_max_comp[m] = tb;
-                    S->grp_arrivals[m] = 0;
-                    S->grp_last_arrival[m] = 0.0;
-                }
+                if (S->grp_arrivals[m] == gs)       /* the last warp arrived: release the group */
+                    next_t = release_barrier(G, S, m, s, S->grp_last_arrival[m] + Lam[g], O, next_t);
             } else {
                 double cp = x + Lam[g];
                 if (G->fill && G->fill[g] >= 0) {         /* its data arrive with that fill */
@@ -952,6 +1001,39 @@ static int get_buffer(PyObject *obj, int kind, int writable, const char *name, P
 
 #define N_ARRAYS 16
 
+/* An attribute of the input record as a new reference (NULL with AttributeError set). */
+static PyObject *field(PyObject *inp, const char *name, PyObject **owned, int *n_owned)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (o)
+        owned[(*n_owned)++] = o;
+    return o;
+}
+
+/* An integer or float attribute of the input record; -1 with an exception. */
+static int int_field(PyObject *inp, const char *name, long long *out)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (!o)
+        return -1;
+    *out = PyLong_AsLongLong(o);
+    Py_DECREF(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int float_field(PyObject *inp, const char *name, double *out)
+{
+    PyObject *o = PyObject_GetAttrString(inp, name);
+    if (!o)
+        return -1;
+    *out = PyFloat_AsDouble(o);
+    Py_DECREF(o);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* run_core(inp, busy, rec_warp, rec_instr, rec_issue, rec_comp, attr, idle): inp is the one input
+ * record (engine.EngineInput: its arrays and scalars are read by name); the others are the
+ * outputs, written (rec_*: empty for no profile; attr and idle: None for no attribution). */
 static PyObject *py_run_core(PyObject *self, PyObject *args)
 {
     static const char *names[N_ARRAYS] = {
@@ -959,21 +1041,16 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
         "minlam", "warp_cls", "busy", "rec_warp", "rec_instr", "rec_issue"};
     static const int kinds[N_ARRAYS] = {I64, I64, I64, F64, F64, F64, BOOL, I64, I64, I64,
                                         F64, I64, F64, I64, I64, F64};
-    PyObject *objs[N_ARRAYS + 1];
+    PyObject *inp, *objs[N_ARRAYS + 1];
     PyObject *attr_obj = NULL, *depcol_obj = NULL, *idle_obj = NULL, *fill_obj = NULL, *fillc_obj = NULL;
     PyObject *fifo_obj = NULL;
+    PyObject *owned[16];
+    int n_owned = 0;
     Py_buffer vf[3];
     int got_f = 0;
-    long long group_size, n_groups, n_resident;
+    long long group_size, n_groups, n_resident, sched;
     double issue_limit, dispatch, interval;
     int scheduler;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOLLLdiddOOOOO|OOOOOO:run_core",
-                          &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
-                          &objs[7], &objs[8], &objs[9], &objs[10], &objs[11], &group_size,
-                          &n_groups, &n_resident, &issue_limit, &scheduler, &dispatch, &interval,
-                          &objs[12], &objs[13], &objs[14], &objs[15], &objs[16],
-                          &attr_obj, &depcol_obj, &idle_obj, &fill_obj, &fillc_obj, &fifo_obj))
-        return NULL;
     Py_buffer v[N_ARRAYS + 1], va[3];
     int got = 0, got_a = 0;
     int64_t *issued_node = NULL;
@@ -981,6 +1058,25 @@ static PyObject *py_run_core(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     void *mem_i = NULL, *mem_d = NULL, *scratch_i = NULL, *scratch_d = NULL;
     double *comp = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO:run_core", &inp, &objs[12], &objs[13], &objs[14], &objs[15],
+                          &objs[16], &attr_obj, &idle_obj))
+        return NULL;
+    for (int i = 0; i < 12; i++)
+        if (!field(inp, names[i], owned, &n_owned))
+            goto done;
+    for (int i = 0; i < 12; i++)
+        objs[i] = owned[i];
+    if (!(fill_obj = field(inp, "fill", owned, &n_owned)) || !(fillc_obj = field(inp, "fill_cycles", owned, &n_owned))
+        || !(fifo_obj = field(inp, "fifo", owned, &n_owned)) || !(depcol_obj = field(inp, "dep_col", owned, &n_owned)))
+        goto done;
+    if (int_field(inp, "group_size", &group_size) < 0 || int_field(inp, "n_groups", &n_groups) < 0
+        || int_field(inp, "n_resident", &n_resident) < 0 || int_field(inp, "scheduler", &sched) < 0
+        || float_field(inp, "issue_limit", &issue_limit) < 0 || float_field(inp, "dispatch", &dispatch) < 0
+        || float_field(inp, "interval", &interval) < 0)
+        goto done;
+    scheduler = sched == RR || sched == GTO ? (int)sched : -1;
+    if (attr_obj == Py_None || depcol_obj == Py_None)
+        attr_obj = NULL;
     for (; got < N_ARRAYS + 1; got++) {
         int kind = got < N_ARRAYS ? kinds[got] : F64;
         int writable = got >= 12;
@@ -1170,10 +1266,13 @@ checked:;
             issued_node[s] = -1;
     }
 
+    Launch launch = {.n_groups = n_groups, .M = M, .issue_limit = issue_limit, .scheduler = scheduler,
+                     .dispatch = dispatch, .interval = interval};
+    Outputs outputs = {.busy = busy, .record = nrec > 0, .rec_warp = v[13].buf, .rec_instr = v[14].buf,
+                       .rec_issue = v[15].buf, .rec_comp = v[16].buf};
     Outcome o;
     Py_BEGIN_ALLOW_THREADS
-    o = simulate(&G, &S, n_groups, M, issue_limit, scheduler, dispatch, interval, busy, nrec > 0,
-                 v[13].buf, v[14].buf, v[15].buf, v[16].buf, scratch_i, scratch_d, &A);
+    o = simulate(&G, &S, &launch, &outputs, scratch_i, scratch_d, &A);
     Py_END_ALLOW_THREADS
     result = Py_BuildValue("idLL", o.status, o.end_time, (long long)o.issued, (long long)o.issue_cycles);
 done:
@@ -1189,6 +1288,8 @@ done:
         PyBuffer_Release(&va[i]);
     for (int i = 0; i < got_f; i++)
         PyBuffer_Release(&vf[i]);
+    for (int i = 0; i < n_owned; i++)
+        Py_DECREF(owned[i]);
     return result;
 }
 

@@ -350,39 +350,49 @@ class PreparedKernel:
         total = sum(busy_share[s] * min(1.0, ref / self.minlam[idx[s]]) for s in ARITHMETIC if s in idx)
         return min(1.0, total)
 
+    def engine_input(self, warp_cls: array[int], group_size: int, n_groups: int, groups_per_core: int,
+                     scheduler: str, profile: bool = False, attribute: bool = False) -> engine.EngineInput:
+        """The one record an engine run reads (:class:`engine.EngineInput`): this kernel's
+        flattened IDGs on this GPU, ``n_groups`` groups of ``group_size`` warps of the classes
+        ``warp_cls``, M = ``groups_per_core`` resident; every issue recorded with ``profile``,
+        the attribution's producer columns with ``attribute``."""
+        return engine.EngineInput(
+            off=self.off, length=self.length, sub=self.sub, lam=self.lam, Lam=self.Lam, Lret=self.Lret,
+            is_bar=self.is_bar, bar_prev=self.bar_prev, dep_ptr=self.dep_ptr, dep_idx=self.dep_idx,
+            minlam=self.minlam, fill=self.fill, fill_cycles=self.fill_cycles, fifo=self.fifo, warp_cls=warp_cls,
+            group_size=group_size, n_groups=n_groups, n_resident=groups_per_core,
+            issue_limit=float(self.gpu.issue_limit), scheduler=SCHEDULERS[scheduler],
+            dispatch=float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), interval=self.dispatch_interval,
+            record=profile, dep_col=self.dependency_columns() if attribute else None,
+            n_cols=len(REASONS) + len(self.dep_reasons) if attribute else 0)
+
     def _engine(self, warp_cls: array[int], group_size: int, n_groups: int, groups_per_core: int,
                 scheduler: str, profile: bool, attribute: bool = False
                 ) -> tuple[float, list[float], int, int, ExecutionProfile | None, Attribution | None]:
         """One engine run: (end time, busy per subsystem, issued, issue cycles, ExecutionProfile | None,
         Attribution | None)."""
-        att = None
-        if attribute:
-            import numpy as np
-
-            dep_col = self.dependency_columns()
-            att = (np.zeros((len(self.sub), len(REASONS) + len(self.dep_reasons))), dep_col, np.zeros(2))
-        status, end, busy, issued, issue_cycles, rw, ri, ris, rc = engine.run_core(
-            self.off, self.length, self.sub, self.lam, self.Lam, self.Lret, self.is_bar, self.bar_prev,
-            self.dep_ptr, self.dep_idx, self.minlam, warp_cls, group_size, n_groups, groups_per_core,
-            len(self.subsystems), float(self.gpu.issue_limit), SCHEDULERS[scheduler], profile,
-            float(self.gpu.launch.get("block_dispatch_cycles", 0.0)), self.dispatch_interval, att, self.fill,
-            self.fill_cycles, self.fifo)
-        if status == engine.DEADLOCK:
-            raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {end:.0f} "
+        inp = self.engine_input(warp_cls, group_size, n_groups, groups_per_core, scheduler, profile, attribute)
+        r = engine.run_core(inp)
+        if r.status == engine.DEADLOCK:
+            raise PipeperfError(f"simulation of '{self.kernel.name}' deadlocked at cycle {r.end:.0f} "
                                 "(barriers that not every warp of a group reaches?)")
         prof = None
         if profile:
             import numpy as np
             i64, f64 = np.int64, np.float64
-            pw, pi, pis, pc = (np.frombuffer(a, t) for a, t in ((rw, i64), (ri, i64), (ris, f64), (rc, f64)))
+            pw, pi, pis, pc = (np.frombuffer(a, t) for a, t in ((r.rec_warp, i64), (r.rec_instr, i64),
+                                                                 (r.rec_issue, f64), (r.rec_comp, f64)))
             g_off = np.frombuffer(self.off, i64)[np.frombuffer(warp_cls, i64)[pw]] + pi
             prof = ExecutionProfile(pw, pi, pis, pc, np.frombuffer(self.sub, i64)[g_off], list(self.subsystems),
                                     group_size, list(self.class_names[g_off]))
         attr = None
-        if att is not None:
-            attr = Attribution(att[0], list(REASONS) + [f"waiting on {k}" for k in self.dep_reasons],
-                               dict(zip(IDLE, att[2].tolist())), min(groups_per_core, n_groups) * group_size)
-        return float(end), list(busy), int(issued), int(issue_cycles), prof, attr
+        if r.attr is not None and r.idle is not None:
+            import numpy as np
+
+            cells = np.frombuffer(r.attr, np.float64).reshape(len(self.sub), inp.n_cols)
+            attr = Attribution(cells, list(REASONS) + [f"waiting on {k}" for k in self.dep_reasons],
+                               dict(zip(IDLE, r.idle.tolist())), min(groups_per_core, n_groups) * group_size)
+        return float(r.end), list(r.busy), int(r.issued), int(r.issue_cycles), prof, attr
 
 
 def _barrier_before(barrier: bytes) -> array[int]:

@@ -1,13 +1,15 @@
 """Re-run the validation suite (or the sensitivity script) with the bandwidth-share pipelines
 served by processor sharing instead of one request after another: the experiment of
-docs/DESIGN.md, "lock-step warps" (tried 2026-11-24, not adopted; the figures are there).
+docs/experiments/2026-11-24-processor-sharing.md (tried 2026-11-24, not adopted; the figures are there).
 
 Processor sharing (PS): the n requests in service on a pipeline each progress at 1/n of its rate,
 so a burst of requests all finish near the end of the burst (the "bunching" the A100 80 GB
 alignedTypes periods show) and the time no longer jumps with the phase in which warps meet the
 pipeline. The engine change is a patch, kept out of the tool because the suite got worse with it
 (bandwidth-bound launches of 2 blocks per SM retire their blocks in step and leave DRAM idle
-during the latency). To reproduce:
+during the latency). To reproduce, on a checkout of commit 4ac62ec (the engine the patch was last
+rebased on; it is not kept applying to later engines), with this file and the patch copied to
+benchmarks/experiments/processor_sharing.{py,patch}:
 
     git apply benchmarks/experiments/processor_sharing.patch
     python3 setup.py build_ext --inplace -q --force
