@@ -39,6 +39,10 @@ from pipeperf.ptx.slices import written_registers
 #: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
 PERIODS = 4
 KNOWN_PERIODS = 2
+#: fewest iterations a jump skips: a shorter one saves less than its probes cost, and emulating a
+#: short inner loop whole keeps every iteration of the loop around it alike, so that one is skipped
+#: (a nested skip changes the outer iteration's counts and is never periodic)
+MIN_JUMP = 16
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
@@ -47,6 +51,12 @@ SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load
 BLOCKING_ROOTS = frozenset({"st", "atom", "red", "cp", "cp.async", "wmma.store", "stmatrix", "call", "bar",
                             "barrier", "exit", "trap", "ret", "brx", "membar", "fence", "red.async",
                             "st.async", "cp.reduce.async.bulk", "mbarrier", "griddepcontrol"})
+#: stores a loop may hold when they are not executed (hybrid mode, data outside the slice) and no
+#: executed instruction reads memory (:func:`_memory_unread`): then they only count and log addresses
+UNWRITTEN_STORES = frozenset({"st", "wmma.store", "stmatrix"})
+#: instructions that read memory (their data could steer a path when executed)
+READS = frozenset({"ld", "ldu", "atom", "red", "tex", "tld4", "suld", "wmma.load", "ldmatrix", "cp", "cp.async",
+                   "prefetch"})
 #: instructions whose destinations carry data the skip cannot extrapolate
 DATA_ROOTS = frozenset({"ld", "ldu", "atom", "shfl", "vote", "tex", "tld4", "suld", "match", "redux",
                         "wmma.load", "ldmatrix", "activemask"})
@@ -89,6 +99,7 @@ class _Loop:
     exit_compare: object | None      # the setp guarding the back-edge, if any
     regs: tuple[str, ...] = ()       # every register the loop's instructions name: no other can
                                      # change between its back-edges (nor in a probe, which stays in it)
+    bars: bool = False               # it holds a bar.sync: skipped only when the group is every live thread
 
 
 class LoopSkipper:
@@ -105,6 +116,7 @@ class LoopSkipper:
         self.float_regs: dict[str, frozenset[str]] = {}
         self.synth_left = SYNTH_ADDRESSES
         self.known: set[tuple] = set()
+        self.unread: dict[str, bool] = {}
 
     def visit_counts(self, prog) -> list[int]:
         v = self.visits.get(prog.func.name)
@@ -124,7 +136,8 @@ class LoopSkipper:
             from pipeperf.ptx.ir import registers_in
 
             ins = prog.func.instructions
-            ok, data, setp = True, set(), None
+            ok, data, setp, bars = True, set(), None, False
+            mem_unread = self._memory_unread(prog)
             named: set[str] = set()
             guard = prog.guard[p]
             for i in range(t, p + 1):
@@ -133,8 +146,12 @@ class LoopSkipper:
                 named.update(r.name for op in x.operands for r in registers_in(op))
                 if x.guard is not None:
                     named.add(x.guard.name)
-                if k in (BAR, BRX, CALL, EXIT, RET) or x.root in BLOCKING_ROOTS:
+                counted_store = x.root in UNWRITTEN_STORES and not prog.emulated[i] and mem_unread
+                if (k == BAR and not bar_ok(x)) or k in (BRX, CALL, EXIT, RET) or \
+                        (x.root in BLOCKING_ROOTS and k != BAR and not counted_store):
                     ok = False
+                if k == BAR:
+                    bars = True
                 if k == BRA and i != p and not t <= prog.target[i] <= p:
                     ok = False                      # a jump out of the loop (break): not periodic here
                 if x.root in DATA_ROOTS:
@@ -144,7 +161,8 @@ class LoopSkipper:
                     setp = x
             if self.m.clocked:                      # its instructions advance the clocks: a skip must too
                 named.add(ISSUED)
-            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)))
+            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)),
+                                         bars)
         return lp
 
     def _floats(self, func) -> frozenset[str]:
@@ -155,14 +173,25 @@ class LoopSkipper:
             self.float_regs[func.name] = f
         return f
 
+    def _memory_unread(self, prog) -> bool:
+        """No executed instruction reads shared, global or local memory (hybrid mode with no load in
+        the slice): what a store writes then never steers a path or an address, so a loop's stores
+        that are only counted and logged (not executed) cannot make a skipped iteration matter."""
+        mem = self.unread.get(prog.func.name)
+        if mem is None:
+            mem = self.unread[prog.func.name] = not any(
+                prog.emulated[i] and (x.root in READS or x.root in UNWRITTEN_STORES)
+                and x.space not in ("param", "const") for i, x in enumerate(prog.func.instructions))
+        return mem
+
     # ------------------------------------------------------------------ the back-edge
     def back_edge(self, prog, st, cur, p: int, t: int, steps: int, waiting: dict, cnt: tuple) -> None:
         """``cur`` took the back-edge ``p -> t`` as a whole: look at the loop, maybe skip ahead."""
         if any(q <= p for q in waiting):
             return                                  # other threads could join the loop
         lp = self._loop(prog, t, p)
-        if not lp.ok:
-            return
+        if not lp.ok or (lp.bars and G.size(cur) != int(self.m.live.sum())):
+            return                                  # a barrier others could still reach: not one group's loop
         key = (prog.func.name, t, p)
         gk = (cur.start, cur.stop) if type(cur) is slice else (len(cur), hash(cur.tobytes()))
         w = self.watches.get(key)
@@ -257,9 +286,11 @@ class LoopSkipper:
         if est is not None:
             # the exit compare is solved: its count is the answer (a probe confirms it); past it the
             # loop would have exited, and a one-iteration probe cannot see an overshot '!=' exit
-            if est >= 1 and ok(est):
+            if est < MIN_JUMP:
+                return 0                              # a short loop: emulated whole (see MIN_JUMP)
+            if ok(est):
                 good = est
-            elif est >= 1:                            # the probe disagrees: the most it confirms
+            else:                                     # the probe disagrees: the most it confirms
                 good = _last_good(ok, 0, est)
         elif _monotone(lp.exit_compare):
             # unsolved but monotone ('<', '<=', ...): once past the bound the loop exits, so a probe
@@ -268,7 +299,7 @@ class LoopSkipper:
             while k < 1 << 40 and ok(k):
                 good, k = k, k * 4
             good = _last_good(ok, good, k)
-        if good < 1:
+        if good < MIN_JUMP:
             return 0
         self._apply(st, cur, t, p, w, good, cnt)
         return good
@@ -457,6 +488,12 @@ class LoopSkipper:
             self.synth_left -= kk * per_period
         if kk < k:
             c.mem_frontier[dn] = np.minimum(c.mem_frontier[dn], end + kk * period)
+
+
+def bar_ok(x) -> bool:
+    """A plain ``bar.sync``/``barrier.sync`` (no arrive, no reduction): when every live thread of
+    the batch goes round the loop as one group, all arrive together and it only counts."""
+    return not ({"arrive", "red", "warp"} & set(x.modifiers))
 
 
 def _last_good(ok, lo: int, hi: int) -> int:
