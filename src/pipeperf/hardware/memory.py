@@ -45,6 +45,7 @@ from pipeperf.errors import PipeperfError
 from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.spec import GPUSpec, InstrClass
+from pipeperf.util.memo import by_identity
 
 SECTOR = 32                 # bytes per sector (L1/L2 transaction granularity since Maxwell)
 REF_SECTORS = 4             # Table 5's ld.global.s32 by a full warp: 32 lanes x 4 B = 128 B
@@ -463,7 +464,9 @@ def per_pc_sample(pcs: np.ndarray, cap: int, n_pcs: int = 0) -> tuple[np.ndarray
 
 def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
     """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
-    waves = bank_wavefronts(acc, s_req)
+    # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once
+    waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
+                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None, lambda: bank_wavefronts(acc, s_req))
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":
