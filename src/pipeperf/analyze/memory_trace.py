@@ -261,8 +261,8 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    base = by_identity("traced_accesses", (prof,), func.name, lambda: traced_accesses(prof.memory_log, func))
-    acc = replace(base, step=base.step + (base.warp // (per_wave * warps_per_cta)) * (longest + 1))
+    in_order = by_identity("traced_accesses", (prof,), func.name, lambda: traced_accesses(prof.memory_log, func))
+    acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
