@@ -76,8 +76,8 @@ CASES = {   # name -> (file or None for CU, kernel, grid, block, args, nvcc flag
                          ["seed=1", "g_data=zeros:i32:4194304"], ["-D", "COMPUTE_ITERATIONS=256"]),
     # issue 39: K loops with shared-memory stores between __syncthreads (skipped), a register-tiled
     # SGEMM (its 8-iteration inner loop emulated whole, the K loop around it skipped)
-    "matmul_tiled_512": (T / "matmul_tiled.cu", "matmul_tiled", [2, 2], [16, 16],
-                         ["A=rand:f32:262144", "B=rand:f32:262144", "C=zeros:f32:262144", "n=512"], []),
+    "matmul_tiled_2048": (T / "matmul_tiled.cu", "matmul_tiled", [2, 2], [16, 16],
+                          ["A=rand:f32:4194304", "B=rand:f32:4194304", "C=zeros:f32:4194304", "n=2048"], []),
     "sgemm_vectorize": (V / "sgemm_ladders_siboehm.cu", "sgemm_vectorize", [2, 2], [256],
                         ["M=256", "N=256", "K=1024", "alpha=0.5", "A=rand:f32:262144", "B=rand:f32:262144",
                          "beta=3.0", "C=rand:f32:65536"], ["-D", "NDEBUG"]),
@@ -115,7 +115,7 @@ def test_fast_path_within_one_percent_of_exact(cu, name):
     if name == "collatz":
         assert not skipped                       # a data-dependent trip count is emulated in full
     if name in ("nbody_soa", "covariance", "covariance_2cta", "countdown", "ptr_walk", "fma_loop",
-                "matmul_tiled_512", "sgemm_vectorize"):
+                "matmul_tiled_2048", "sgemm_vectorize"):
         assert skipped and "extrapolated" in skipped[0]
     assert not any(n.startswith("periodic loops") for n in q.notes)
 
