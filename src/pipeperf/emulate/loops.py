@@ -49,9 +49,10 @@ KNOWN_PERIODS = 2
 #: (a nested skip changes the outer iteration's counts and is never periodic)
 MIN_JUMP = 16
 #: the same for a loop holding a bar.sync: there the linear extrapolation of the kept periods was
-#: 1.1-1.5 % off the exact path for the tune example's 32-iteration K loop (TILE=8, V100), within
-#: 1 % for the 128- and 512-iteration K loops of the tests and the SGEMM; so only long ones are jumped
-MIN_JUMP_BARRIER = 64
+#: 1.1-1.5 % off the exact path for the tune example's 32-iteration K loop (TILE=8, block 8x1, V100;
+#: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
+#: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
+MIN_JUMP_BARRIER = 40
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
