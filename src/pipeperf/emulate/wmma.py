@@ -155,7 +155,9 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     arena, bidx, sp = resolve(m, st, rep, flat, space, size, x)
     if space == "generic" and getattr(m, "counters", None) is not None:
         m.counters.resolved_spaces.setdefault(x.line, sp)
-    count_access(m, st, rep, flat, sp, size, is_load)
+    whole = (type(ix) is slice and ix.start % 32 == 0 and G.size(ix) % 32 == 0 and m.block_threads % 32 == 0
+             and size <= 4)
+    count_access(m, st, rep, flat, sp, size, is_load, rows=G.size(ix) // 32 if whole else None)
     return arena.view(RAW[size]), bidx // size
 
 
