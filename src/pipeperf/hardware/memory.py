@@ -268,11 +268,20 @@ def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.concatenate(reqs), np.concatenate(secs)
 
 
+def _read_only(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """``arrays`` made read-only: a memoised result shared by the GPUs of one analysis."""
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
 def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int, caches: _Caches,
                   warps_per_cta: int | None, notes: list[str] | None) -> None:
     """Sectors per request, L2 hits and (with ``warps_per_cta``) same-CTA and L1 hits of the
     global requests ``g_req``, into ``out``."""
-    req, sec = _global_sectors(acc, g_req)
+    # the sectors each request touches: the same for every GPU of one analysis (32-byte sectors everywhere)
+    req, sec = by_identity("global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space), None,
+                           lambda: _read_only(_global_sectors(acc, g_req)))
     lanes = np.diff(acc.lane_start)[g_req]
     need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
     n_min = np.bincount(acc.pc[g_req], weights=need, minlength=n_pcs)
