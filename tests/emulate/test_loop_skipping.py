@@ -1,5 +1,7 @@
 """The emulator's periodic-loop skipping (issue 16): counts and trace lengths equal those of
-emulating every iteration; loops that write memory are emulated in full, per-thread trip counts
+emulating every iteration; loops whose stores matter (a load in the slice) are emulated in full,
+loops with barriers or only-counted stores (issue 39) and outer loops around short inner loops
+are skipped; per-thread trip counts
 (loaded before the loop) are skipped each by its own; the skip is recorded in the trace."""
 
 from __future__ import annotations
@@ -21,9 +23,38 @@ extern "C" __global__ void strided(const float* x, float* y, int n)
     y[i] = s;
 }
 extern "C" __global__ void writes(float* y, int n)
-{   // a store in the loop: never skipped
+{   // a store in the loop, its data outside the slice and no load executed: only counted, so skipped
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int j = 0; j < n; j++) y[(j * 256 + i) & 4095] = j;
+    for (int j = 0; j < n; j++) y[j * 512 + i] = j;
+}
+extern "C" __global__ void writes_read(float* y, int n)
+{   // the same stores, but a load steers a branch afterwards: what they write matters, never skipped
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < n; j++) y[j * 512 + i] = j;
+    if ((int)y[i ^ 1] > 3) y[i] = 0.0f;
+}
+extern "C" __global__ void tiles(const float* x, float* y, int n)
+{   // stores to shared memory between two __syncthreads in the loop (a tiled kernel's K loop)
+    __shared__ float t[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        t[threadIdx.x] = x[j * 512 + i];
+        __syncthreads();
+        s += t[127 - threadIdx.x];
+        __syncthreads();
+    }
+    y[i] = s;
+}
+extern "C" __global__ void nested(const float* x, float* y, int n)
+{   // a short inner loop (emulated whole) in a long outer one (skipped)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        #pragma unroll 1
+        for (int q = 0; q < 6; q++) s += x[(j * 6 + q) * 512 + i];
+    }
+    y[i] = s;
 }
 extern "C" __global__ void by_data(const int* x, int* y)
 {   // per-thread trip counts loaded before the loop: constant in it, so skipped (each its own)
@@ -51,7 +82,10 @@ def _run(cu, kernel, args, fast):
 
 @pytest.mark.parametrize("kernel,args,skips", [
     ("strided", ["x=rand:f32:65536", "y=zeros:f32:512", "n=700"], True),
-    ("writes", ["y=zeros:f32:4096", "n=300"], False),
+    ("writes", ["y=zeros:f32:153600", "n=300"], True),
+    ("writes_read", ["y=zeros:f32:153600", "n=300"], False),
+    ("tiles", ["x=rand:f32:153600", "y=zeros:f32:512", "n=300"], True),
+    ("nested", ["x=rand:f32:307200", "y=zeros:f32:512", "n=100"], True),
     ("by_data", ["x=rand:i32:512:200:300", "y=zeros:i32:512"], True),
 ])
 def test_skipping_keeps_every_count(cu, kernel, args, skips):

@@ -24,6 +24,7 @@ from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
+from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
     from pipeperf.analysis.sass_trace import SassView
@@ -260,7 +261,9 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
 
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
-    acc = traced_accesses(prof.memory_log, func, per_wave * warps_per_cta, longest)
+    # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
+    in_order = by_identity("traced_accesses", (prof,), func.name, lambda: traced_accesses(prof.memory_log, func))
+    acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))

@@ -13,6 +13,7 @@ evaluate every analytical model, the occupancy sweep and mapper g's what-ifs.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -176,7 +177,6 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
     resident = blocks * wpb
     preds = _model_predictions(kg, gpu, r, resident, n_core, opts.models, shorter_kg,
                                lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs))
-    sw = _occupancy_sweep(prep, kg, gpu, r, res, wpb, n_blocks, n_core, opts) if opts.sweep else None
 
     def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
         """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),
@@ -191,6 +191,9 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
         s2 = [shorter_run(x.kind, x.info, run(k2)) for x, k2 in zip(shorter, shorter_kg)]
         return extend(r1, info, s2, skipped, (on or gpu).issue_limit)[0]
 
+    sw = _occupancy_sweep(prep, kg, gpu, r, res, wpb, n_blocks, n_core, opts, resimulate if shorter else None,
+                          shorter_kg, lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs)) \
+        if opts.sweep else None
     what = {}
     for name, alt in alternatives.items():
         a = resimulate(on=alt)
@@ -240,15 +243,23 @@ def _run_profile(r: SimResult) -> dict[str, Any]:
 
 
 def _occupancy_sweep(prep: PreparedKernel, kg: KernelGraph, gpu: GPUSpec, r: SimResult, res: Residency, wpb: int,
-                     n_blocks: int, n_core: int, opts: AnalyzeOptions) -> dict[str, Any]:
-    """Every model's time at 1 .. (the resident limit, or the blocks each SM gets) blocks per SM."""
+                     n_blocks: int, n_core: int, opts: AnalyzeOptions, resimulate: Any = None,
+                     shorter_kg: Sequence[KernelGraph] = (), extrapolate: Any = None) -> dict[str, Any]:
+    """Every model's time at 1 .. (the resident limit, or the blocks each SM gets) blocks per SM;
+    where the launch's time is extrapolated (skipped loop periods, cut IDGs: ``resimulate`` and the
+    shorter IDGs), each point is extrapolated the same way, so the launch's occupancy reads its time."""
     groups = list(range(1, max(res.blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
-    runs = pipeline_runs(prep, wpb, groups, n_blocks, opts.scheduler, opts.fast_forward)
+    if resimulate is not None:
+        pipe = [resimulate(resident=g).seconds for g in groups]
+    else:
+        pipe = [x.seconds for x in pipeline_runs(prep, wpb, groups, n_blocks, opts.scheduler, opts.fast_forward)]
     warps = [g * wpb for g in groups]
-    curves = {PIPELINE: [x.seconds for x in runs]}
+    curves = {PIPELINE: pipe}
     if opts.models:
+        short = [analytical_predictions(k2, gpu, warps, n_core, r.clock_ghz) for k2 in shorter_kg]
         for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
-            curves[name] = v["seconds"]
+            curves[name] = [b if b is None or not short else extrapolate(b, [x[name]["seconds"][i] for x in short])
+                            for i, b in enumerate(v["seconds"])]
     return {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
 
 

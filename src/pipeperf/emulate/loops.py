@@ -16,8 +16,13 @@ else found by search; each K is checked by emulating the iteration after the jum
 effects undone): it must run the same steps with the same deltas. Assumptions, stated in the
 report: addresses and counters do not wrap during the skipped iterations, and a loop that
 continues after K iterations continued through all of them (true of affine exit compares).
-Loops that write memory (stores, atomics, ``cp.async``), synchronise, call, exit or branch
-through tables are never skipped, so what a skipped iteration would have written never matters;
+Loops that write memory (atomics, ``cp.async``, executed stores), call, exit or branch through
+tables are never skipped, so what a skipped iteration would have written never matters. Two
+exceptions (issue 39): a store that hybrid mode only counts and logs (its data outside the slice)
+while no executed instruction reads memory, whose bytes then steer nothing; and a plain
+``bar.sync`` when the group going round is every live thread of the batch (all arrive together,
+so the barrier only counts) -- the K loop of a tiled GEMM. A jump under MIN_JUMP iterations is not
+taken: a short inner loop is emulated whole, so the loop around it repeats and is skipped instead;
 nor are loops whose iterations change no register (every iteration the same state: only another
 thread's store could end one, a spin-wait, and the step budget stops it if none does). Clock reads
 advance by the same cycles every iteration (:mod:`pipeperf.emulate.clocks`): a skip advances them too.
@@ -39,6 +44,15 @@ from pipeperf.ptx.slices import written_registers
 #: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
 PERIODS = 4
 KNOWN_PERIODS = 2
+#: fewest iterations a jump skips: a shorter one saves less than its probes cost, and emulating a
+#: short inner loop whole keeps every iteration of the loop around it alike, so that one is skipped
+#: (a nested skip changes the outer iteration's counts and is never periodic)
+MIN_JUMP = 16
+#: the same for a loop holding a bar.sync: there the linear extrapolation of the kept periods was
+#: 1.1-1.5 % off the exact path for the tune example's 32-iteration K loop (TILE=8, block 8x1, V100;
+#: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
+#: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
+MIN_JUMP_BARRIER = 40
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
@@ -47,6 +61,16 @@ SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load
 BLOCKING_ROOTS = frozenset({"st", "atom", "red", "cp", "cp.async", "wmma.store", "stmatrix", "call", "bar",
                             "barrier", "exit", "trap", "ret", "brx", "membar", "fence", "red.async",
                             "st.async", "cp.reduce.async.bulk", "mbarrier", "griddepcontrol"})
+#: stores a loop may hold when they are not executed (hybrid mode, data outside the slice) and no
+#: executed instruction reads memory (:func:`_memory_unread`): then they only count and log addresses
+UNWRITTEN_STORES = frozenset({"st", "wmma.store", "stmatrix"})
+#: instructions that read memory (their data could steer a path when executed)
+READS = frozenset({"ld", "ldu", "atom", "red", "tex", "tld4", "suld", "wmma.load", "ldmatrix", "cp", "cp.async",
+                   "prefetch"})
+#: memory instructions whose handler, when not executed (hybrid mode, outside the slice), only counts
+#: and logs: their destinations keep their values, so a loop's snapshots leave them out (a persistent
+#: GEMM's fragment registers are thousands of arrays)
+COUNT_ONLY = frozenset({"ld", "ldu", "st", "atom", "red", "wmma.load", "wmma.store"})
 #: instructions whose destinations carry data the skip cannot extrapolate
 DATA_ROOTS = frozenset({"ld", "ldu", "atom", "shfl", "vote", "tex", "tld4", "suld", "match", "redux",
                         "wmma.load", "ldmatrix", "activemask"})
@@ -87,8 +111,9 @@ class _Loop:
     ok: bool                         # nothing in [t, p] makes it unskippable
     data_regs: frozenset[str]        # registers written with loaded / exchanged data
     exit_compare: object | None      # the setp guarding the back-edge, if any
-    regs: tuple[str, ...] = ()       # every register the loop's instructions name: no other can
-                                     # change between its back-edges (nor in a probe, which stays in it)
+    regs: tuple[str, ...] = ()       # every register the loop's executed instructions write: no other
+                                     # can change between its back-edges (nor in a probe, which stays in it)
+    bars: bool = False               # it holds a bar.sync: skipped only when the group is every live thread
 
 
 class LoopSkipper:
@@ -105,6 +130,7 @@ class LoopSkipper:
         self.float_regs: dict[str, frozenset[str]] = {}
         self.synth_left = SYNTH_ADDRESSES
         self.known: set[tuple] = set()
+        self.unread: dict[str, bool] = {}
 
     def visit_counts(self, prog) -> list[int]:
         v = self.visits.get(prog.func.name)
@@ -121,20 +147,23 @@ class LoopSkipper:
         lp = self.loops.get(key)
         if lp is None:
             from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, RET
-            from pipeperf.ptx.ir import registers_in
 
             ins = prog.func.instructions
-            ok, data, setp = True, set(), None
+            ok, data, setp, bars = True, set(), None, False
+            mem_unread = self._memory_unread(prog)
             named: set[str] = set()
             guard = prog.guard[p]
             for i in range(t, p + 1):
                 x = ins[i]
                 k = prog.kind[i]
-                named.update(r.name for op in x.operands for r in registers_in(op))
-                if x.guard is not None:
-                    named.add(x.guard.name)
-                if k in (BAR, BRX, CALL, EXIT, RET) or x.root in BLOCKING_ROOTS:
+                if prog.emulated[i] or (prog.handler[i] is not None and x.root not in COUNT_ONLY):
+                    named.update(written_registers(x))       # what an iteration can change
+                counted_store = x.root in UNWRITTEN_STORES and not prog.emulated[i] and mem_unread
+                if (k == BAR and not bar_ok(x)) or k in (BRX, CALL, EXIT, RET) or \
+                        (x.root in BLOCKING_ROOTS and k != BAR and not counted_store):
                     ok = False
+                if k == BAR:
+                    bars = True
                 if k == BRA and i != p and not t <= prog.target[i] <= p:
                     ok = False                      # a jump out of the loop (break): not periodic here
                 if x.root in DATA_ROOTS:
@@ -144,7 +173,8 @@ class LoopSkipper:
                     setp = x
             if self.m.clocked:                      # its instructions advance the clocks: a skip must too
                 named.add(ISSUED)
-            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)))
+            lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)),
+                                         bars)
         return lp
 
     def _floats(self, func) -> frozenset[str]:
@@ -155,14 +185,25 @@ class LoopSkipper:
             self.float_regs[func.name] = f
         return f
 
+    def _memory_unread(self, prog) -> bool:
+        """No executed instruction reads shared, global or local memory (hybrid mode with no load in
+        the slice): what a store writes then never steers a path or an address, so a loop's stores
+        that are only counted and logged (not executed) cannot make a skipped iteration matter."""
+        mem = self.unread.get(prog.func.name)
+        if mem is None:
+            mem = self.unread[prog.func.name] = not any(
+                prog.emulated[i] and (x.root in READS or x.root in UNWRITTEN_STORES)
+                and x.space not in ("param", "const") for i, x in enumerate(prog.func.instructions))
+        return mem
+
     # ------------------------------------------------------------------ the back-edge
     def back_edge(self, prog, st, cur, p: int, t: int, steps: int, waiting: dict, cnt: tuple) -> None:
         """``cur`` took the back-edge ``p -> t`` as a whole: look at the loop, maybe skip ahead."""
         if any(q <= p for q in waiting):
             return                                  # other threads could join the loop
         lp = self._loop(prog, t, p)
-        if not lp.ok:
-            return
+        if not lp.ok or (lp.bars and G.size(cur) != int(self.m.live.sum())):
+            return                                  # a barrier others could still reach: not one group's loop
         key = (prog.func.name, t, p)
         gk = (cur.start, cur.stop) if type(cur) is slice else (len(cur), hash(cur.tobytes()))
         w = self.watches.get(key)
@@ -251,15 +292,18 @@ class LoopSkipper:
             # counts (a frozen clock-wait once jumped 2^40 iterations at a time, past int64); it runs
             # on, and a runaway stops on the step budget
             return 0
+        least = MIN_JUMP_BARRIER if lp.bars else MIN_JUMP
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
         ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
         if est is not None:
             # the exit compare is solved: its count is the answer (a probe confirms it); past it the
             # loop would have exited, and a one-iteration probe cannot see an overshot '!=' exit
-            if est >= 1 and ok(est):
+            if est < least:
+                return 0                              # a short loop: emulated whole (see MIN_JUMP)
+            if ok(est):
                 good = est
-            elif est >= 1:                            # the probe disagrees: the most it confirms
+            else:                                     # the probe disagrees: the most it confirms
                 good = _last_good(ok, 0, est)
         elif _monotone(lp.exit_compare):
             # unsolved but monotone ('<', '<=', ...): once past the bound the loop exits, so a probe
@@ -268,7 +312,7 @@ class LoopSkipper:
             while k < 1 << 40 and ok(k):
                 good, k = k, k * 4
             good = _last_good(ok, good, k)
-        if good < 1:
+        if good < least:
             return 0
         self._apply(st, cur, t, p, w, good, cnt)
         return good
@@ -457,6 +501,12 @@ class LoopSkipper:
             self.synth_left -= kk * per_period
         if kk < k:
             c.mem_frontier[dn] = np.minimum(c.mem_frontier[dn], end + kk * period)
+
+
+def bar_ok(x) -> bool:
+    """A plain ``bar.sync``/``barrier.sync`` (no arrive, no reduction): when every live thread of
+    the batch goes round the loop as one group, all arrive together and it only counts."""
+    return not ({"arrive", "red", "warp"} & set(x.modifiers))
 
 
 def _last_good(ok, lo: int, hi: int) -> int:

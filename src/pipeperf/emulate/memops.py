@@ -220,8 +220,11 @@ def fault(m: Any, st: State, ix, k: int, addr: int, what: str, x: Instruction) -
                          file=m.file, line=x.line)
 
 
-def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: bool) -> None:
-    """Requests, sectors and bank conflicts of one access (when memory statistics are kept)."""
+def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: bool,
+                 rows: int | None = None) -> None:
+    """Requests, sectors and bank conflicts of one access (when memory statistics are kept);
+    ``rows``: ``addr`` holds that many whole warps' requests of equal width, warp after warp
+    (a wmma fragment's elements of full warps: bank conflicts row by row, no sort by warp)."""
     if not m.memory:
         return
     c = m.counters
@@ -242,7 +245,8 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
             c.global_store_requests += req
             c.global_store_sectors += n
     elif space == "shared":
-        c.shared_bank_conflicts += bank_conflicts(m, st, ix, addr, nbytes)
+        c.shared_bank_conflicts += bank_conflicts(m, st, ix, addr, nbytes) if rows is None else \
+            row_conflicts((addr >> np.uint64(2)).reshape(rows, -1))
         req = G.count_warps(st.wid, ix)
         c.shared_requests += req
         if is_load:
@@ -294,22 +298,10 @@ def bank_conflicts(m: Any, st: State, ix, addr, nbytes: int) -> int:
     n = G.size(ix)
     if (type(ix) is slice and ix.start % 32 == 0 and n % 32 == 0
             and m.block_threads % 32 == 0 and np.ndim(words) == 1):
-        nw = n // 32
-        W = words.reshape(nw, 32)
+        W = words.reshape(n // 32, 32)
         if k > 1:
             W = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
-        span = W.max(1) - W.min(1)
-        narrow = span < np.uint64(32)  # words within 32 consecutive: distinct banks
-        if narrow.all():
-            return 0
-        W = W[~narrow]
-        nw = len(W)
-        S = np.sort(W, axis=1)
-        distinct = np.ones(S.shape, bool)
-        distinct[:, 1:] = S[:, 1:] != S[:, :-1]
-        bank = (S & np.uint64(31)).astype(np.int64) + 32 * np.arange(nw)[:, None]
-        cnt = np.bincount(bank[distinct], minlength=nw * 32).reshape(nw, 32).max(1)
-        return int(np.sum(cnt - 1))
+        return row_conflicts(W)
     w = st.wid[ix]
     starts, _ = G.segments(w)
     span = np.maximum.reduceat(words, starts) - np.minimum.reduceat(words, starts)
@@ -323,6 +315,23 @@ def bank_conflicts(m: Any, st: State, ix, addr, nbytes: int) -> int:
     starts, _ = G.segments(ub >> np.uint64(5))
     ways = np.maximum.reduceat(cnt, starts) if len(starts) else np.empty(0, np.int64)
     return int(np.sum(ways - 1))
+
+
+def row_conflicts(W: np.ndarray) -> int:
+    """:func:`bank_conflicts` of requests given as rows of 4-byte word addresses (one row per warp
+    request, any width: a wmma fragment's row holds every element of the warp's 32 lanes)."""
+    span = W.max(1) - W.min(1)
+    narrow = span < np.uint64(32)  # words within 32 consecutive: distinct banks
+    if narrow.all():
+        return 0
+    W = W[~narrow]
+    nw = len(W)
+    S = np.sort(W, axis=1)
+    distinct = np.ones(S.shape, bool)
+    distinct[:, 1:] = S[:, 1:] != S[:, :-1]
+    bank = (S & np.uint64(31)).astype(np.int64) + 32 * np.arange(nw)[:, None]
+    cnt = np.bincount(bank[distinct], minlength=nw * 32).reshape(nw, 32).max(1)
+    return int(np.sum(cnt - 1))
 
 
 #: atomic operations on one element, applied lane by lane in thread order where lanes conflict:

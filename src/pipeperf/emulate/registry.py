@@ -66,6 +66,14 @@ def _tensor(fn: Callable[[Any, Instruction], Handler]) -> Builder:
     return build
 
 
+def _tensor_memory(fn: Callable[[Any, Instruction, bool], Handler]) -> Builder:
+    """wmma.load/store: ``full=False`` (hybrid mode, the fragment outside the slice) counts and
+    logs the access without moving the fragment's data."""
+    def build(ins: Instruction, m: Any, full: bool = True) -> Handler:
+        return fn(m, ins, full)
+    return build
+
+
 OPCODES: dict[str, Opcode] = {
     **{r: Opcode(_alu(typed(f, arith.packed_half))) for r, f in {**arith.FAMILY, **bits.FAMILY}.items()},
     **{r: Opcode(_alu(arith.special_function)) for r in arith.SFU},
@@ -81,8 +89,8 @@ OPCODES: dict[str, Opcode] = {
     "cp.async": Opcode(memops.copy_async, "store", False),
     **dict.fromkeys(("cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"),
                     Opcode(_nothing)),
-    "wmma.load": Opcode(_tensor(wmma.load), "load", False),
-    "wmma.store": Opcode(_tensor(wmma.store), "store", False),
+    "wmma.load": Opcode(_tensor_memory(wmma.load), "load", False),
+    "wmma.store": Opcode(_tensor_memory(wmma.store), "store", False),
     "wmma.mma": Opcode(_tensor(wmma.mma), "", False),
     "mma": Opcode(_tensor(wmma.build_mma), "", False),
 }

@@ -33,6 +33,8 @@ into matrices, so it needs whole, converged warps.
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 import numpy as np
@@ -123,6 +125,14 @@ def _elements(lane: np.ndarray, e: int, rows: int, cols: int):
     return flat // cols, flat % cols
 
 
+@functools.lru_cache(maxsize=64)
+def _lane_offsets(e: int, rows: int, cols: int, stride: int, col: bool) -> np.ndarray:
+    """Element offsets (in elements) of lanes 0..31's fragment elements at a uniform ``stride``,
+    shape (32, e): the same for every warp, so a load indexes it by lane instead of recomputing it."""
+    r, c = _elements(np.arange(32), e, rows, cols)
+    return (c * stride + r if col else r * stride + c).astype(np.int64)
+
+
 def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: int,
             mnk, is_load: bool):
     """(arena, element index per fragment element) of a load or store, counted."""
@@ -131,10 +141,14 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     size = ELEMENT_BYTES[t]
     space = x.space or "generic"
     base = np.asarray(addr_g(st, ix), np.uint64)
-    stride = np.asarray(stride_g(st, ix)).astype(np.int64) if stride_g else (rows if col else cols)
-    r, c = _elements(st.lane[ix], e, rows, cols)
-    s = np.asarray(stride)[..., None]
-    el = c * s + r if col else r * s + c
+    stride = np.asarray(stride_g(st, ix) if stride_g else (rows if col else cols)).astype(np.int64)
+    lane = st.lane[ix]
+    if stride.size and stride.min() == stride.max():     # uniform: one table for every warp
+        el = _lane_offsets(e, rows, cols, int(stride.reshape(-1)[0]), col)[lane]
+    else:
+        r, c = _elements(lane, e, rows, cols)
+        s = stride[..., None]
+        el = c * s + r if col else r * s + c
     addr = np.broadcast_to(base, (G.size(ix),))[:, None] + (el * size).astype(np.uint64)
     flat = addr.reshape(-1)
     rep = np.repeat(G.as_array(ix), e)
@@ -144,12 +158,15 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
             m.counters.resolved_spaces.setdefault(x.line, sp)
         if len(rep):
             m.counters.wmma_row_bytes.setdefault(x.line, int(np.asarray(stride).reshape(-1)[0]) * size)
-    count_access(m, st, rep, flat, sp, size, is_load)
+    whole = (type(ix) is slice and ix.start % 32 == 0 and G.size(ix) % 32 == 0 and m.block_threads % 32 == 0
+             and size <= 4)
+    count_access(m, st, rep, flat, sp, size, is_load, rows=G.size(ix) // 32 if whole else None)
     return arena.view(RAW[size]), bidx // size
 
 
-def load(m, x: Instruction):
-    """wmma.load.{a,b,c}: each lane's fragment from its matrix in memory (row or column major)."""
+def load(m, x: Instruction, full: bool = True):
+    """wmma.load.{a,b,c}: each lane's fragment from its matrix in memory (row or column major);
+    ``full=False``: only counted and logged (hybrid mode, the fragment outside the slice)."""
     mnk, frag, t = _shape(x), x.modifiers[0], x.types[0]
     _check_type(x, t, frag == "c")
     names = _regs(x.dsts[0])
@@ -162,14 +179,17 @@ def load(m, x: Instruction):
 
     def h(st, ix):
         arena, idx = _access(m, x, st, ix, ag, stride_g, frag, t, e, mnk, True)
+        if not full:
+            return
         raw = np.ascontiguousarray(arena[idx].reshape(-1, e)).view(rdt)
         for k, nme in enumerate(names):
             st.reg(nme, rdt)[ix] = raw[:, k]
     return h
 
 
-def store(m, x: Instruction):
-    """wmma.store.d: each lane's accumulator fragment to its matrix in memory."""
+def store(m, x: Instruction, full: bool = True):
+    """wmma.store.d: each lane's accumulator fragment to its matrix in memory; ``full=False``: only
+    counted and logged (hybrid mode: what it writes is outside the slice)."""
     mnk, t = _shape(x), x.types[0]
     _check_type(x, t, True)
     names = _regs(x.srcs[1])
@@ -182,6 +202,8 @@ def store(m, x: Instruction):
 
     def h(st, ix):
         arena, idx = _access(m, x, st, ix, ag, stride_g, "d", t, e, mnk, False)
+        if not full:
+            return
         raw = np.stack([st.reg(nme, rdt)[ix] for nme in names], axis=1)
         arena[idx.reshape(-1)] = np.ascontiguousarray(raw).view(arena.dtype).reshape(-1)
     return h

@@ -33,6 +33,7 @@ from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.memory_classes import l1_class
 from pipeperf.hardware.spec import GPUSpec
+from pipeperf.util.memo import by_identity
 
 
 def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: int | None = None,
@@ -90,11 +91,20 @@ def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.concatenate(reqs), np.concatenate(secs)
 
 
+def _read_only(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """``arrays`` made read-only: a memoised result shared by the GPUs of one analysis."""
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays
+
+
 def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int, caches: _Caches,
                   warps_per_cta: int | None, notes: list[str] | None) -> None:
     """Sectors per request, L2 hits and (with ``warps_per_cta``) same-CTA and L1 hits of the
     global requests ``g_req``, into ``out``."""
-    req, sec = _global_sectors(acc, g_req)
+    # the sectors each request touches: the same for every GPU of one analysis (32-byte sectors everywhere)
+    req, sec = by_identity("global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space), None,
+                           lambda: _read_only(_global_sectors(acc, g_req)))
     lanes = np.diff(acc.lane_start)[g_req]
     need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
     n_min = np.bincount(acc.pc[g_req], weights=need, minlength=n_pcs)
@@ -207,7 +217,9 @@ def per_pc_sample(pcs: np.ndarray, cap: int, n_pcs: int = 0) -> tuple[np.ndarray
 
 def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
     """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
-    waves = bank_wavefronts(acc, s_req)
+    # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once
+    waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
+                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None, lambda: bank_wavefronts(acc, s_req))
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":
