@@ -90,7 +90,7 @@ def test_dependency_chain():
 def test_advice_on_a_skipped_loop_is_extrapolated_as_the_launch():
     """A what-if re-simulates the shorter IDGs the launch was extrapolated from, too: with the
     loop's periods skipped it predicts what the exact analysis (every iteration) predicts."""
-    gpu, args = "volta_v100", [f"out=zeros:f32:{160 * 32 * 8}", "m=1024"]
+    gpu, args = "volta_v100", [f"out=zeros:f32:{160 * 32 * 8}", "m=64"]
     fast, exact = (analyze(K + "loop_conflicts.cu", 160, "32,8", args, [gpu], kernel="conflicted", exact=e)
                    for e in (False, True))
     assert "periodic loops" in " ".join(fast.predictions[0].notes)

@@ -1,6 +1,7 @@
 // Bank conflicts inside a long loop (whose periods the emulator skips and the analysis
-// extrapolates): each thread sums a column of a 32x32 shared tile m times. conflicted: the
-// column's words lie 32 apart, all in one bank (32-way); padded: rows of 33 words, 32 banks.
+// extrapolates): each thread sums a row of a 32x32 shared tile m times (the inner loop unrolled,
+// so every outer iteration is alike: the skipper jumps it). conflicted: a warp's lanes read words
+// 32 apart, all in one bank (32-way); padded: rows of 33 words, 32 banks.
 extern "C" __global__ void conflicted(float* out, int m)
 {
     __shared__ float t[32][32];
@@ -8,7 +9,11 @@ extern "C" __global__ void conflicted(float* out, int m)
     t[ty][tx] = (float)(tx + ty);
     __syncthreads();
     float acc = 0.0f;
-    for (int k = 0; k < m; k++) acc += t[tx][k & 31];
+    for (int j = 0; j < m; j++) {
+        asm volatile("" ::: "memory");          // the loads stay in the loop (no hoisting)
+#pragma unroll
+        for (int k = 0; k < 32; k++) acc += t[tx][k];
+    }
     out[(blockIdx.x * blockDim.y + ty) * 32 + tx] = acc;
 }
 extern "C" __global__ void padded(float* out, int m)
@@ -18,6 +23,10 @@ extern "C" __global__ void padded(float* out, int m)
     t[ty][tx] = (float)(tx + ty);
     __syncthreads();
     float acc = 0.0f;
-    for (int k = 0; k < m; k++) acc += t[tx][k & 31];
+    for (int j = 0; j < m; j++) {
+        asm volatile("" ::: "memory");          // the loads stay in the loop (no hoisting)
+#pragma unroll
+        for (int k = 0; k < 32; k++) acc += t[tx][k];
+    }
     out[(blockIdx.x * blockDim.y + ty) * 32 + tx] = acc;
 }
