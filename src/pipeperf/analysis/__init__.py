@@ -16,7 +16,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -26,6 +26,9 @@ from pipeperf.errors import PipeperfError
 from pipeperf.sass.listing import ABSOLUTE_CALL
 from pipeperf.util.gcpause import paused_gc
 from pipeperf.util.progress import progress
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.memory_trace import MemoryMap
 
 log = logging.getLogger(__name__)
 
@@ -119,12 +122,11 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapp
             own = build.kernel_resources(func.name, Path(path))
             res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
             sass, sass_notes = _sass_view(build, func, spec, opts)
-            gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu = _mapper_g(
-                prof, func, spec, build, res, opts, wpb, n_blocks, g3, b3, cap, sass)
+            mmap, prof_gpu = _mapper_g(prof, func, spec, build, res, opts, wpb, n_blocks, g3, b3, cap, sass)
+            mmap = replace(mmap, notes=mmap.notes + sass_notes + prof.notes)
             wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
-            return predict_one(prof_gpu, func, gpu, spec, wpb_gpu, n_blocks, res, run_opts, str(path), g3,
-                               overrides, mem_rows, notes + sass_notes + prof.notes, alternatives, fills, sass), \
-                mem_rows
+            return predict_one(prof_gpu, func, spec, mmap, wpb=wpb_gpu, n_blocks=n_blocks, res=res, opts=run_opts,
+                               path=str(path), grid=g3, sass=sass), mmap.rows
         (pred, truncated), mem_rows = predict(build)
         pred.resources = dict(own)
         pred.build = {"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)}
@@ -198,45 +200,36 @@ def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[
 
 def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,
               g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None, sass: Any = None
-              ) -> tuple[Any, ...]:
-    """Mapper g for one GPU where ``opts.memory`` asks for it (the GPU with its memory classes,
-    class overrides, the loads' fill sources, memory rows, notes, what-if GPUs), and the traces in
-    that GPU's warp width."""
+              ) -> tuple[MemoryMap, Any]:
+    """Mapper g for one GPU where ``opts.memory`` asks for it (:class:`MemoryMap`; only the GPU
+    without it), and the profile with its traces in that GPU's warp width."""
+    from pipeperf.analysis.memory_trace import MemoryMap
     from pipeperf.ptx.source_map import SourceMap
 
-    gpu = spec
-    overrides: dict[int, str] = {}
-    fills: dict[int, int] = {}
-    mem_rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-    alternatives: dict[str, Any] = {}
+    mmap = MemoryMap(spec)
     threads = math.prod(b3)
     if opts.memory:
         from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
-        gpu, overrides, mem_rows, notes, alternatives, fills = launch_memory(prof, func, spec, wpb, res.blocks,
-                                                                      n_blocks, g3, b3, opts.warm_l2,
-                                                                      SourceMap(build.module), sass)
-        if not opts.what_if:
-            alternatives = {}
-        notes = notes + memory_coverage_note(prof.traces, cap)
+        mmap = launch_memory(prof, func, spec, wpb, res.blocks, n_blocks, g3, b3, opts.warm_l2,
+                             SourceMap(build.module), sass)
+        mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
+                       notes=mmap.notes + memory_coverage_note(prof.traces, cap))
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
         from pipeperf.analysis.sass_trace import wide_shared_classes
 
-        local, local_notes = _local_classes(gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
+        local, local_notes = _local_classes(mmap.gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
                                             opts.shared, min(spec.cores, n_blocks))
-        extra = {**wide_shared_classes(sass, gpu), **local}
+        extra = {**wide_shared_classes(sass, mmap.gpu), **local}
         # the what-if GPUs too: the IDG builder names these classes there as well
-        gpu, alternatives = gpu.with_classes(**extra), {k: g.with_classes(**extra) for k, g in alternatives.items()}
-        notes = notes + local_notes
+        mmap = replace(mmap, gpu=mmap.gpu.with_classes(**extra), notes=mmap.notes + local_notes,
+                       what_if={k: g.with_classes(**extra) for k, g in mmap.what_if.items()})
     prof_gpu = prof
     if spec.warp_size != 32:
-        from dataclasses import replace
-
         from pipeperf.analysis.wavefronts import wide_warp_traces
 
         prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-    return gpu, overrides, fills, mem_rows, notes, alternatives, prof_gpu
+    return mmap, prof_gpu
 
 
 def _local_classes(gpu: Any, sass: Any, own: dict[str, int], blocks: int, threads: int, dynamic_shared: int,

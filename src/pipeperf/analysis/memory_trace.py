@@ -9,7 +9,7 @@ bytes per lane from the PTX instruction (element type x vector width).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -242,15 +242,27 @@ def read_share(stats: Mapping[int, PcMemory], func) -> float:
     return read / (read + written) if read + written else 1.0
 
 
+@dataclass(frozen=True)
+class MemoryMap:
+    """Mapper g's result for one launch on one GPU, what the IDG builder and the simulator take
+    from it: ``gpu`` (the GPU with the adjusted memory classes added), ``class_names`` (pc -> class
+    name for the IDG builder), ``rows`` (one report row per memory PC), ``notes``, ``what_if``
+    (per applicable :data:`~pipeperf.hardware.memory_classes.WHAT_IF`, the GPU with that access
+    pattern's classes under the same names) and ``fills`` (load pc -> the pc whose in-flight fill
+    its L1 hits wait for). Without mapper g (``--no-memory``) only ``gpu`` is set."""
+
+    gpu: GPUSpec
+    class_names: dict[int, str] = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    what_if: dict[str, GPUSpec] = field(default_factory=dict)
+    fills: dict[int, int] = field(default_factory=dict)
+
+
 def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
                   grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
-                  sources: SourceMap | None = None, sass: SassView | None = None
-                  ) -> tuple[GPUSpec, dict[int, str], list[dict], list[str], dict[str, GPUSpec], dict[int, int]]:
-    """Mapper g for one launch on one GPU: (the GPU with the adjusted memory classes added, pc ->
-    class name overrides for the IDG builder, one report row per memory PC, notes, per
-    applicable what-if of :data:`~pipeperf.hardware.memory_classes.WHAT_IF` the GPU with the classes
-    that fixed access pattern would get, under the same names, and the loads' fill sources for
-    the IDG builder: {load pc: pc whose in-flight fill its L1 hits wait for}).
+                  sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
+    """Mapper g for one launch on one GPU (:class:`MemoryMap`).
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
@@ -315,7 +327,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             alt_classes.update(own)              # the IDG builder's names for them must exist here too
             what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
-    return gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills
+    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills)
 
 
 def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:

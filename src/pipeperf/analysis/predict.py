@@ -26,6 +26,7 @@ from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.memory_trace import MemoryMap
     from pipeperf.analysis.options import AnalyzeOptions
     from pipeperf.analysis.results import GPUPrediction
 
@@ -111,15 +112,17 @@ def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | Non
     return None if n <= total else total / n
 
 
-def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, opts: AnalyzeOptions,
-                path: str, grid: tuple[int, int, int], overrides: dict[int, str], mem_rows: list[dict],
-                notes: list[str], alternatives: dict[str, Any],
-                fills: dict[int, int] | None = None, sass: Any = None) -> tuple[GPUPrediction, int]:
-    """Build the IDGs with ``gpu``'s classes (``spec`` plus mapper g's), simulate the launch and
-    evaluate every model, and simulate it again on each what-if GPU of ``alternatives`` (the same
-    IDGs: only the memory classes' lambda/Lambda differ): (the prediction, warps whose trace was cut).
-    ``fills``: the loads whose L1 hits wait for an earlier load's fill (mapper g's, :func:`warp_idg`).
-    ``sass``: the kernel's :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS."""
+def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int, res: Residency,
+                opts: AnalyzeOptions, path: str, grid: tuple[int, int, int], sass: Any = None
+                ) -> tuple[GPUPrediction, int]:
+    """Build the IDGs with ``memory.gpu``'s classes (``spec`` plus mapper g's, ``memory.class_names``
+    per pc), simulate the launch and evaluate every model, and simulate it again on each what-if
+    GPU of ``memory.what_if`` (the same IDGs: only the memory classes' lambda/Lambda differ): (the
+    prediction, warps whose trace was cut). ``memory.fills``: the loads whose L1 hits wait for an
+    earlier load's fill (:func:`warp_idg`). ``sass``: the kernel's
+    :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS."""
+    gpu, overrides, mem_rows, notes = memory.gpu, memory.class_names, memory.rows, memory.notes
+    alternatives, fills = memory.what_if, memory.fills
     from pipeperf.analysis.advice import SimContext
     from pipeperf.analysis.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
@@ -205,9 +208,11 @@ def predict_one(prof, func, gpu, spec, wpb: int, n_blocks: int, res: Residency, 
             notes = notes + [phase.note()]
     classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
-    pred = GPUPrediction(spec.name, func.name, r.cycles, r.seconds, blocks, res.limit, wpb, res.occupancy,
-                         res.limited_by, res.source, bound, preds, _run_profile(r), classes, mem_rows, notes,
-                         sw, what, overhead, phase_sensitivity=phase,
+    pred = GPUPrediction(gpu=spec.name, kernel=func.name, cycles=r.cycles, seconds=r.seconds, blocks_per_sm=blocks,
+                         block_limit=res.limit, warps_per_block=wpb, occupancy=res.occupancy,
+                         limited_by=res.limited_by, occupancy_source=res.source, bound=bound, predictions=preds,
+                         profile=_run_profile(r), warp_classes=classes, memory=mem_rows, notes=notes, sweep=sw,
+                         what_if=what, launch_overhead_seconds=overhead, phase_sensitivity=phase,
                          compute_capability=spec.compute_capability)
     pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps

@@ -35,9 +35,10 @@ class Bound:
         return d
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GPUPrediction:
-    """One kernel on one GPU: occupancy, every model's predicted time, what bounds it."""
+    """One kernel on one GPU: occupancy, every model's predicted time, what bounds it. Built by
+    keyword only: twenty fields side by side are too easy to swap by position."""
 
     gpu: str
     kernel: str
