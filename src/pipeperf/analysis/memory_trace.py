@@ -305,8 +305,10 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
             row.update(base_class=base[pc], cpi=round(c.cpi, 4), latency=round(c.latency, 4))
         rows.append(row)
     spaces = getattr(prof, "resolved_spaces", {})
-    wmma = _wmma_space_classes(func, spec, spaces, getattr(prof, "wmma_row_bytes", {}))
-    wmma_free = _wmma_space_classes(func, spec, spaces, {})     # "no bank conflicts": fragments' own wavefronts
+    row_bytes = getattr(prof, "wmma_row_bytes", {})
+    wmma = _wmma_space_classes(func, spec, spaces, row_bytes)
+    # "no bank conflicts": the fragments' own wavefronts (the same classes where no row distance is known)
+    wmma_free = _wmma_space_classes(func, spec, spaces, {}) if row_bytes else wmma
     mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
@@ -340,6 +342,8 @@ def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str], row_byte
     from pipeperf.hardware.memory_classes import resolved_class
 
     names, classes = set(spec.classes), {}
+    if not _has_ldmatrix(spec):
+        row_bytes = {}                   # no LDSM phases: the conflict-free count
     for pc, x in enumerate(func.instructions):
         if x.op.root not in ("wmma.load", "wmma.store"):
             continue
@@ -353,9 +357,7 @@ def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str], row_byte
         size = fragment_bytes(x) if sp == "shared" else None
         frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
         element = ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
-        ldsm = _has_ldmatrix(spec)
-        waves, degree = fragment_wavefronts(size, frag, element, row_bytes.get(x.line) if ldsm else None) \
-            if size else (1, 1)
+        waves, degree = fragment_wavefronts(size, frag, element, row_bytes.get(x.line)) if size else (1, 1)
         if cls == base and waves == 1:
             continue
         if waves > 1:

@@ -156,8 +156,9 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     if getattr(m, "counters", None) is not None:
         if space == "generic":
             m.counters.resolved_spaces.setdefault(x.line, sp)
-        if len(rep):
-            m.counters.wmma_row_bytes.setdefault(x.line, int(np.asarray(stride).reshape(-1)[0]) * size)
+        rows = m.counters.wmma_row_bytes
+        if x.line not in rows and len(rep):          # the first warp's: once per line, not per execution
+            rows[x.line] = int(np.asarray(stride).reshape(-1)[0]) * size
     whole = (type(ix) is slice and ix.start % 32 == 0 and G.size(ix) % 32 == 0 and m.block_threads % 32 == 0
              and size <= 4)
     count_access(m, st, rep, flat, sp, size, is_load, rows=G.size(ix) // 32 if whole else None)
