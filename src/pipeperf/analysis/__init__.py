@@ -122,6 +122,10 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapp
             own = build.kernel_resources(func.name, Path(path))
             res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
             sass, sass_notes = _sass_view(build, func, spec, opts)
+            if sass is not None:             # the SASS of wmma lines: generic shared loads, row conflicts
+                from pipeperf.analysis.sass_trace import with_wmma_lines
+
+                sass = with_wmma_lines(sass, func, prof.wmma_row_bytes, prof.resolved_spaces)
             mmap, prof_gpu = _mapper_g(prof, func, spec, build, res, opts, wpb, n_blocks, g3, b3, cap, sass)
             mmap = replace(mmap, notes=mmap.notes + sass_notes + prof.notes)
             wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
@@ -221,9 +225,11 @@ def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: Analy
         local, local_notes = _local_classes(mmap.gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
                                             opts.shared, min(spec.cores, n_blocks))
         extra = {**wide_shared_classes(sass, mmap.gpu), **local}
+        free = {**wide_shared_classes(sass, mmap.gpu, conflicts=False), **local}
         # the what-if GPUs too: the IDG builder names these classes there as well
         mmap = replace(mmap, gpu=mmap.gpu.with_classes(**extra), notes=mmap.notes + local_notes,
-                       what_if={k: g.with_classes(**extra) for k, g in mmap.what_if.items()})
+                       what_if={k: g.with_classes(**(free if k == "no bank conflicts" else extra))
+                                for k, g in mmap.what_if.items()})
     prof_gpu = prof
     if spec.warp_size != 32:
         from pipeperf.analysis.wavefronts import wide_warp_traces

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -168,6 +168,8 @@ class SassView:
     combined_atomics: frozenset[int] = frozenset()          # PTX pcs whose SASS combines the warp's lanes
     coverage: float = 1.0                                   # share of the PTX work whose line the SASS has
     weight: np.ndarray | None = None                        # per row: the cost of a unit of mismatch
+    fragment_degree: Mapping[int, int] = field(default_factory=dict)   # SASS index -> its wmma rows' conflict degree
+    generic_shared: frozenset[int] = frozenset()            # SASS generic LD/ST of a wmma line found in shared memory
 
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Block counts reproducing ``demand`` (per row) and the flow on each CFG edge, :func:`_block_counts`."""
@@ -408,26 +410,87 @@ def walk(sass: SassFunction, counts: np.ndarray, flows: np.ndarray | None = None
     return order
 
 
-def wide_shared_class_name(base_name: str, width: int) -> str:
+def wide_shared_class_name(base_name: str, width: int, degree: int = 1) -> str:
     """The class of a shared-memory SASS access of ``width`` bytes per thread that mapper g has no
-    statistics of (a wmma fragment's LDSM/LDS.128): :func:`wide_shared_classes`."""
-    return f"{base_name}@wide{width}B"
+    statistics of (a wmma fragment's LDSM/LDS.128), ``degree``-way bank-conflicted:
+    :func:`wide_shared_classes`."""
+    return f"{base_name}@wide{width}B" + (f"x{degree}" if degree > 1 else "")
 
 
-def wide_shared_classes(view: SassView, gpu: Any) -> dict[str, Any]:
-    """Per base class and width over 4 bytes of the SASS's shared accesses that take no mapper g
-    class: lambda = wavefronts x the class's, 32 banks delivering 128 B per cycle (a conflict-free
-    LDS.128 or LDSM.x4 is 4), Lambda + the wavefronts after the first (as mapper g's shared_class)."""
+def with_wmma_lines(view: SassView, func, row_bytes: Mapping[int, int], spaces: Mapping[int, str]) -> SassView:
+    """``view`` with what the emulation found of its wmma.load/store lines (mapper g has no
+    addresses of them): ``spaces`` (PTX line -> the state space a generic one's addresses fell in,
+    ``Profile.resolved_spaces``) marks the SASS generic LD/ST of such a line shared (ptxas keeps
+    a pointer it cannot prove shared generic: cuda-samples' and wayne's WMMA GEMMs load their
+    shared tiles with per-lane LD.E), and ``row_bytes`` (PTX line -> bytes between the matrix rows,
+    ``Profile.wmma_row_bytes``) gives each LDSM or generic shared load of an A/B fragment's line
+    its rows' bank-conflict degree. Both read a fragment as 8 rows of 16 bytes per 128-byte
+    wavefront (an ldmatrix phase; a 32-bit load of the mma layout: lane / 4 the row, lane % 4 the
+    word), the rule of :func:`~pipeperf.analysis.memory_trace.fragment_wavefronts`, which the
+    PTX path's classes use. A line with several fragment loads of different degrees takes their mean."""
+    from pipeperf.analysis.memory_trace import fragment_wavefronts
+    from pipeperf.emulate.wmma import ELEMENT_BYTES
+
+    degrees: dict[LineKey, list[int]] = defaultdict(list)
+    shared_keys: set[LineKey] = set()
+    for x, key in zip(func.instructions, view.ptx_keys):
+        if key is None or x.op.root not in ("wmma.load", "wmma.store"):
+            continue
+        if x.op.space is None and spaces.get(x.line) == "shared":
+            shared_keys.add(key)
+        if x.op.root == "wmma.load" and x.line in row_bytes:
+            frag = x.modifiers[0] if x.modifiers else ""
+            element = ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
+            degrees[key].append(fragment_wavefronts(128, frag, element, row_bytes[x.line])[1])
+    if not degrees and not shared_keys:
+        return view
+    mean = {k: round(sum(v) / len(v)) for k, v in degrees.items()}
+    generic, degree = set(), {}
+    for i, s in enumerate(view.sass.instructions):
+        k = line_key(s.file, s.line)
+        if k is None or view.sass_mem[i] is not None:
+            continue
+        if s.opcode in ("LD", "ST") and k in shared_keys:
+            generic.add(i)
+        if (s.opcode == "LDSM" or (s.opcode == "LD" and i in generic)) and mean.get(k, 1) > 1:
+            degree[i] = mean[k]
+    return replace(view, fragment_degree=degree, generic_shared=frozenset(generic))
+
+
+#: the shared-memory class of a generic SASS load/store found in shared memory
+_GENERIC_SHARED = {"LD": "ld_shared_f32", "ST": "st_shared"}
+
+
+def shared_class_of(view: SassView, i: int, available: set[str], gpu: str) -> str:
+    """The class mapper f gives SASS instruction ``i``, a generic one :attr:`SassView.generic_shared`
+    the shared class of its kind."""
+    x = view.sass.instructions[i]
+    if i in view.generic_shared:
+        return resolve(_GENERIC_SHARED[x.opcode], available, gpu)
+    return map_sass(x, available, gpu)
+
+
+def wide_shared_classes(view: SassView, gpu: Any, conflicts: bool = True) -> dict[str, Any]:
+    """Per base class, width and bank-conflict degree of the SASS's shared accesses that take no
+    mapper g class, wider than 4 bytes or conflicted: lambda = wavefronts x the class's, 32 banks
+    delivering 128 B per cycle (a conflict-free LDS.128 or LDSM.x4 is 4, an LDSM of 64-byte
+    fragment rows 4 x 4), Lambda + the wavefronts after the first (as mapper g's shared_class).
+    ``conflicts=False``: every degree's class at the conflict-free count (the "no bank
+    conflicts" what-if)."""
     out: dict[str, Any] = {}
+    available = set(gpu.classes)
     for i, x in enumerate(view.sass.instructions):
         w = access_bytes(x)
-        if view.sass_mem[i] is not None or w <= 4 or (memory_space(x) or ("",))[0] != "shared":
+        degree = view.fragment_degree.get(i, 1)
+        shared = i in view.generic_shared or (memory_space(x) or ("",))[0] == "shared"
+        if view.sass_mem[i] is not None or (w <= 4 and degree == 1) or not shared:
             continue
-        base = gpu.classes[map_sass(x, set(gpu.classes), gpu.name)]
-        waves = w * 32 // 128
-        name = wide_shared_class_name(base.name, w)
+        base = gpu.classes[shared_class_of(view, i, available, gpu.name)]
+        waves = max(1, w * 32 // 128) * (degree if conflicts else 1)
+        name = wide_shared_class_name(base.name, w, degree)
+        why = f" ({degree}-way bank conflicts: the wmma fragment's rows)" if degree > 1 and conflicts else ""
         out[name] = type(base)(name, base.subsystem, waves * base.cpi, base.latency + (waves - 1) * base.cpi,
-                               f"{base.name} x {waves} wavefronts ({w} B per thread, 128 B per cycle; "
+                               f"{base.name} x {waves} wavefronts ({w} B per thread, 128 B per cycle{why}; "
                                "a wmma fragment mapper g has no addresses of)", True)
     return out
 
@@ -457,11 +520,11 @@ class SassTranslator:
         if self.view.sass_mem[i] is not None:
             return self.ptx_class_of(e["pc"])
         x = self.view.sass.instructions[i]
-        cls = map_sass(x, self.available, self.gpu)
+        cls = shared_class_of(self.view, i, self.available, self.gpu)
         if x.opcode in LOCAL_OPCODES:     # spills and stack arrays: their cache share (hardware/local_memory.py)
             local = local_class_name(cls, access_bytes(x))
             return local if local in self.available else cls
-        wide = wide_shared_class_name(cls, access_bytes(x))    # LDSM/LDS.128 of a wmma: its wavefronts
+        wide = wide_shared_class_name(cls, access_bytes(x), self.view.fragment_degree.get(i, 1))  # a wmma's LDSM/LDS.128
         return wide if wide in self.available else cls
 
     def registers_of(self, e: Mapping) -> tuple[Sequence[str], Sequence[str]]:
