@@ -4,8 +4,10 @@ issuing its warp instructions takes at the GPU's best rates.
 * DRAM floor: the launch's DRAM bytes (mapper g's cache model, the quantitative roofline's counts)
   / the vendor peak DRAM bandwidth (``memory.dram_peak_gbs``), or, where the database has no vendor
   peak, the achievable figure it has (``dram_read_gbs``, ``dram_copy_gbs``), said so in ``dram_source``.
-* issue floor: the launch's warp instructions (the emulation's, launch-scaled) / (SMs x issue limit
-  per SM per clock) / the boost clock (the highest the database gives, so the floor is a lower bound).
+* issue floor: the launch's warp instructions (the emulation's, launch-scaled; where the IDGs hold
+  the SASS, times the SASS's instructions per PTX one in the traced warps: ptxas widens, folds and
+  fuses, so the GPU issues fewer) / (SMs x issue limit per SM per clock) / the boost clock (the
+  highest the database gives, so the floor is a lower bound).
 
 A model's time below either floor (by more than :data:`TOLERANCE`) is "not physical": the reports
 mark it and the advice never uses it.
@@ -68,7 +70,7 @@ def floors_of(pred: Any, spec: Any) -> Floors:
     dram = inst = None
     if metrics is not None:
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0      # 32-byte sectors
-        inst = float(metrics.m_inst)
+        inst = float(metrics.m_inst) * float(getattr(pred, "issued_per_traced", 1.0))
     key = next(((k, what) for k, what in DRAM_KEYS if spec.memory.get(k)), None)
     gbs = float(spec.memory[key[0]]) if key else None
     source = f"{key[1]}, memory.{key[0]} of {spec.name}" if key else f"none: {spec.name} has no DRAM bandwidth"

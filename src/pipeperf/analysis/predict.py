@@ -213,7 +213,7 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
                          limited_by=res.limited_by, occupancy_source=res.source, bound=bound, predictions=preds,
                          profile=_run_profile(r), warp_classes=classes, memory=mem_rows, notes=notes, sweep=sw,
                          what_if=what, launch_overhead_seconds=overhead, phase_sensitivity=phase,
-                         compute_capability=spec.compute_capability)
+                         compute_capability=spec.compute_capability, issued_per_traced=info.issued_per_traced)
     pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
     return pred, info.truncated_warps
 

@@ -70,6 +70,8 @@ class GPUPrediction:
     resources: dict[str, int] = field(default_factory=dict)
     build: dict[str, Any] = field(default_factory=dict)   # {"target", "note", "ptxas_options"} of that build
     compute_capability: str = ""         # the GPU's (its spec's), for reports that name it (ncu's CC column)
+    #: instructions the IDGs issue per emulated (PTX) one: the SASS's share where timed from the SASS
+    issued_per_traced: float = 1.0
 
     @property
     def not_physical(self) -> dict[str, str]:

@@ -66,6 +66,9 @@ class BuildInfo:
     group_classes: int = 0
     instructions_full: int = 0    # the traced warps' instructions, whole traces
     instructions_kept: int = 0    # of those, the ones in the IDGs (traces cut at ``max_nodes``)
+    #: instructions the IDGs issue per traced (PTX) instruction: 1, or the SASS's count over the
+    #: PTX's where a translation re-expressed the traces (ptxas widens, folds and fuses)
+    issued_per_traced: float = 1.0
 
 
 @lru_cache(maxsize=4096)
@@ -237,10 +240,13 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
 
     if truncated:
         rep, lengths = _common_barriers(groups, rep, lengths, class_of, subset)
+    per_traced = 1.0
     if translate is not None:
         # the SASS of a cut trace ends at a block's end: its barriers can differ from the PTX's by
         # a block's worth, so the translated traces meet at a common barrier again
+        ptx_len = sum(len(rep[g[0]]) * len(g) for g in groups)
         rep = {g[0]: translate.translate(rep[g[0]]) for g in groups}
+        per_traced = sum(len(rep[g[0]]) * len(g) for g in groups) / ptx_len if ptx_len else 1.0
         class_of, registers_of = translate.class_of, translate.registers_of
         if truncated:
             rep, _ = _common_barriers(groups, rep, lengths, class_of)
@@ -257,7 +263,7 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     kept = int(sum(lengths.values()))
     return kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
                          sum(len(b) for b in shapes.values()), partial, len(gcs),
-                         kept if full is None else int(full), kept)
+                         kept if full is None else int(full), kept, per_traced)
 
 
 def _common_barriers(groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]], lengths: Mapping[int, int],

@@ -126,9 +126,15 @@ def floor_lines(p: Any) -> list[str]:
     dram = "-" if f.dram_seconds is None else \
         f"{format_seconds(f.dram_seconds)} ({f.dram_bytes:,.0f} B at {f.dram_gbs:,.0f} GB/s, {f.dram_source})"
     issue = "-" if f.issue_seconds is None else \
-        (f"{format_seconds(f.issue_seconds)} ({f.warp_instructions:,.0f} warp instructions / ({f.sms} SMs x "
+        (f"{format_seconds(f.issue_seconds)} ({f.warp_instructions:,.0f} warp instructions"
+         f"{_sass_share(p)} / ({f.sms} SMs x "
          f"{f.issue_limit:g} per clock) at the {f.clock_ghz:g} GHz boost clock)")
     return [f"  floors: DRAM {dram}; issue {issue}"]
+
+
+def _sass_share(p: Any) -> str:
+    r = float(getattr(p, "issued_per_traced", 1.0))
+    return "" if r == 1.0 else f", the SASS's: {r:.2f} per emulated PTX one"
 
 
 def _build_text(p: Any) -> str:
