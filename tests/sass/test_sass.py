@@ -232,6 +232,29 @@ def test_a_warps_sass_does_the_work_of_its_ptx(cu):
     assert len(out) < len(ptx)          # the address arithmetic folds into the SASS addressing
 
 
+def test_a_widened_load_takes_the_class_mapper_g_gave_its_fused_requests(cu):
+    """shared_rows' SASS loads 8 floats a thread with 2 LDS.128 where the PTX has 8 ld.shared.f32:
+    mapper g merges each run of 4 fused requests into its first pc's statistics, so every LDS.128
+    must take one of those pcs' classes (the absorbed members have none: they fell back to the
+    plain class, and 3 in 4 wide loads of a register-tiled GEMM were charged a broadcast's single
+    wavefront instead of the two a 16-byte return needs)."""
+    module, func, prof = _trace(cu, "shared_rows", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "k=4"])
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["shared_rows"]
+    view = build_view(sass, func, module.files)
+    groups: dict[int, list[int]] = {}
+    for pc, (g, _k) in sorted(view.fusion.items()):
+        groups.setdefault(g, []).append(pc)
+    assert groups and all(len(pcs) >= 4 for pcs in groups.values())
+    measured = {pcs[0] for pcs in groups.values()}      # as mapper g's rows would name them
+    gpu = load_gpu("ampere_a100")
+    tr = SassTranslator(view, set(gpu.classes), gpu.name, lambda pc: f"mapper-g@{pc}" if pc in measured else "plain",
+                        measured=measured)
+    w = min(prof.traces)
+    out = tr.translate(prof.traces.head(w, prof.traces.length(w), func.name))
+    wide = [tr.class_of(e) for e in out if e["opcode"].startswith("LDS.128")]
+    assert len(wide) == 2 * 4 and all(c.startswith("mapper-g@") for c in wide)
+
+
 @pytest.mark.slow
 def test_mapper_g_sees_the_widened_shared_loads(cu):
     """shared_rows' 8 ld.shared.f32 per thread and iteration are 2 LDS.128 in SASS (ptxas fuses

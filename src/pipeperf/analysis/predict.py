@@ -145,7 +145,7 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
         def ptx_class(pc: int) -> str:
             return overrides.get(pc) or map_instruction(func.instructions[pc], set(gpu.classes), gpu.name)
 
-        translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class)
+        translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class, measured=overrides)
 
     def build(cut: int | None, drop: bool = False, part: float | None = share):
         return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -506,11 +506,16 @@ class Translation:
 
 class SassTranslator:
     """``translate(entries)``: a warp's PTX trace entries -> its SASS entries (module docstring),
-    classes from the SASS mapper and, for memory instructions, mapper g's ``overrides``."""
+    classes from the SASS mapper and, for memory instructions, mapper g's (``ptx_class_of``).
+    ``measured``: the PTX pcs mapper g has statistics of; where ptxas widened a line's loads,
+    mapper g merged each run of fused requests into the first one's pc (``fuse_requests``), so a
+    SASS load of that line takes the class of one of those, not of a member it absorbed."""
 
-    def __init__(self, view: SassView, available: set[str], gpu: str, ptx_class_of: Callable[[int], str]):
+    def __init__(self, view: SassView, available: set[str], gpu: str, ptx_class_of: Callable[[int], str],
+                 measured: Collection[int] = ()):
         self.view, self.available, self.gpu = view, available, gpu
         self.ptx_class_of = ptx_class_of
+        self.measured = frozenset(measured)
         self.off_class = resolve("add_s32", available, gpu)
 
     def class_of(self, e: Mapping) -> str:
@@ -550,10 +555,11 @@ class SassTranslator:
                 mk = v.sass_mem[i]
                 if mk is not None:
                     runs[mk] += int(counts[b])
-        share: dict[MemKey, list[tuple[int, float]]] = {}      # the PTX pcs and their requests
+        share: dict[MemKey, list[tuple[int, float]]] = {}      # the PTX pcs whose class a SASS load takes
         for mk, pcs in v.ptx_mem.items():
-            share[mk] = [(p, ran.get(p, 0) / v.fusion.get(p, (0, 1))[1]) for p in pcs]
-            budget[mk] = sum(n for _, n in share[mk])
+            every = [(p, ran.get(p, 0) / v.fusion.get(p, (0, 1))[1]) for p in pcs]
+            budget[mk] = sum(n for _, n in every)
+            share[mk] = [(p, n) for p, n in every if p in self.measured] or every
         given: dict[int, int] = defaultdict(int)
         out: list[dict[str, Any]] = []
         done: dict[MemKey, int] = defaultdict(int)
@@ -574,7 +580,8 @@ class SassTranslator:
                 # which PTX instruction of the line: the one furthest behind its share of the requests
                 # (the SASS does not say which of a line's loads is which; the mix is kept)
                 done_on = sum(given[p] for p, _ in share[mk]) + 1
-                pc = max(share[mk], key=lambda pn: pn[1] * done_on / max(budget[mk], 1e-9) - given[pn[0]])[0]
+                total = sum(n for _, n in share[mk])
+                pc = max(share[mk], key=lambda pn: pn[1] * done_on / max(total, 1e-9) - given[pn[0]])[0]
                 if on:
                     given[pc] += 1
                 out.append({"pc": pc, "opcode": s.full_opcode, "sass": i, **({} if on else {"off": True})})
