@@ -51,6 +51,29 @@ def test_bank_conflict_degree(addrs, nbytes, degree):
     assert st.conflict_degree == degree
 
 
+@pytest.mark.parametrize("addrs, nbytes, waves, conflict", [
+    (range(0, 512, 16), 16, 4, 0),            # float4, contiguous: 4 return cycles, no conflict
+    ([0] * WARP, 16, 2, 0),                   # float4 broadcast (a tile row read by the warp): 2 return cycles
+    (range(0, 32 * 256, 256), 16, 32, 28),    # float4 at stride 64 words: 32 on 4 banks
+    (range(0, 32 * 8, 8), 4, 2, 1),           # stride 2 words: a real 2-way conflict
+])
+def test_a_wide_loads_return_cycles_are_not_bank_conflicts(addrs, nbytes, waves, conflict):
+    """What a request costs (conflict_degree: wavefronts - 1) counts the return of 64/128-bit
+    loads; what padding can remove (bank_conflict_degree, the row's and the advice's
+    conflict_degree, the 'no bank conflicts' what-if) does not: a register-tiled GEMM's broadcast
+    LDS.128 was told to pad its rows, 2-way."""
+    from pipeperf.hardware.memory_classes import ideal_stats
+
+    st = stats(req(0, "shared", addrs, nbytes))[0]
+    assert st.wavefronts == waves and st.bank_conflict_degree == conflict
+    assert st.to_dict()["conflict_degree"] == conflict and st.to_dict()["wavefronts_per_request"] == waves
+    ideal = ideal_stats({0: st}, "no bank conflicts")
+    if conflict:
+        assert ideal[0].wavefronts == waves - conflict
+    else:
+        assert ideal is None
+
+
 @pytest.mark.parametrize("stride, cycles", [
     (1, 1.0),            # 128 contiguous bytes: one line, one word per bank
     (0, 1.0),            # every lane the same word: a broadcast

@@ -84,6 +84,9 @@ class PcMemory:
     ctas_sampled: int = 0       # global atomics: CTAs of the sample that issued this instruction
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
+    #: shared: the wavefronts the requests' data return needs whatever the banks (one register per
+    #: lane per cycle: a 16-byte load 4, 2 where lanes pair on one address), summed; 0: not known
+    return_wavefronts: int = 0
     l1_wavefronts: float = 0.0  # global loads: L1 cycles per request (l1_load_wavefronts), summed; 0: not known
     min_sectors: int = 0        # global: sectors the requested bytes need at best (perfect coalescing)
     #: global: the (L2, L1) hit rates that set a request's latency, where they are not this
@@ -128,8 +131,21 @@ class PcMemory:
 
     @property
     def conflict_degree(self) -> float:
-        """D: mean extra shared-memory wavefronts per request."""
+        """D: mean extra shared-memory wavefronts per request (bank conflicts and the return of
+        wide loads alike: what the request costs)."""
         return self.wavefronts / self.requests - 1.0 if self.requests else 0.0
+
+    @property
+    def conflict_free_wavefronts(self) -> int:
+        """The wavefronts with no bank conflict: one per request, or its data return's."""
+        return max(self.requests, self.return_wavefronts)
+
+    @property
+    def bank_conflict_degree(self) -> float:
+        """Mean wavefronts per request beyond the conflict-free ones: what padding or permuting
+        the index can remove (a 16-byte load's four return cycles are not a conflict)."""
+        extra = self.wavefronts - self.conflict_free_wavefronts
+        return max(0, extra) / self.requests if self.requests else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"pc": self.pc, "space": self.space, "requests": self.requests}
@@ -141,7 +157,8 @@ class PcMemory:
             if self.fill_pc >= 0:
                 d["fill_pc"] = self.fill_pc
         elif self.space == "shared":
-            d.update(conflict_degree=round(self.conflict_degree, 4))
+            d.update(conflict_degree=round(self.bank_conflict_degree, 4),
+                     wavefronts_per_request=round(self.wavefronts / self.requests, 4) if self.requests else 0.0)
         return d
 
 

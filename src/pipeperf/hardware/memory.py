@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
-from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts
+from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts, return_wavefronts
 from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.memory_classes import l1_class
@@ -221,9 +221,13 @@ def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_
     waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
                         + (() if acc.kind is None else (acc.kind,)), acc.kind is None, lambda: bank_wavefronts(acc, s_req))
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
+    floor = np.zeros(len(acc), np.int64)
+    floor[s_req] = return_wavefronts(acc, s_req)[s_req]
+    f_pc = np.bincount(acc.pc, weights=floor, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":
             st.wavefronts = int(w_pc[pc])
+            st.return_wavefronts = int(f_pc[pc])
 
 
 def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None) -> None:

@@ -246,7 +246,8 @@ def map_memory(stats: Mapping[int, PcMemory], base_class: Mapping[int, str], gpu
 
 #: what-if analyses of the memory access pattern: name -> what it assumes
 WHAT_IF = {
-    "no bank conflicts": "every shared-memory request in one wavefront (D = 0)",
+    "no bank conflicts": "every shared-memory request in its conflict-free wavefronts (one, or the return "
+                         "cycles of a 64/128-bit load: PcMemory.conflict_free_wavefronts)",
     "coalesced global accesses": "every global request touches only the sectors its bytes need",
     "atomics combined per warp": "same-address global atomics first combined within each warp (a "
                                  "warp-shuffle reduction): one lane per warp and address reaches L2, after "
@@ -264,8 +265,8 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
         raise PipeperfError(f"unknown what-if '{what}': expected one of {', '.join(WHAT_IF)}")
     out, changed = dict(stats), False
     for pc, st in stats.items():
-        if what == "no bank conflicts" and st.space == "shared" and st.wavefronts > st.requests:
-            out[pc], changed = replace(st, wavefronts=st.requests), True
+        if what == "no bank conflicts" and st.space == "shared" and st.wavefronts > st.conflict_free_wavefronts:
+            out[pc], changed = replace(st, wavefronts=st.conflict_free_wavefronts), True
         elif what == "coalesced global accesses" and st.space == "global" and st.sectors > st.min_sectors > 0:
             # the sectors a coalesced pattern no longer touches are taken from the hits first (in
             # L1 and L2): an uncoalesced pattern's hits are mostly its own redundant re-touches,

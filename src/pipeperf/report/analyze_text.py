@@ -190,7 +190,9 @@ def _memory_lines(rows: list[dict]) -> list[str]:
         shared = row.get("shared_by_ctas", 1.0)
         what = (f"{row['sectors_per_request']:.2f} sectors/request, L2 hits {row['l2_hit_rate']:.0%}"
                 + (f" (address shared by {shared:.3g} CTAs of a wave)" if shared > 1 else "")
-                if row["space"] == "global" else f"bank-conflict degree {row['conflict_degree']:.2f}")
+                if row["space"] == "global" else
+                f"bank-conflict degree {row['conflict_degree']:.2f}, {row.get('wavefronts_per_request', 1.0):.2f} "
+                "wavefronts/request")
         key = (row["opcode"], what, f"{row['cpi']:.3g}", f"{row['latency']:.4g}", row["base_class"])
         groups.setdefault(key, []).append(row)
     out = []
