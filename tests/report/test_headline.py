@@ -93,3 +93,21 @@ def test_shares_shown_are_at_most_one(transpose_report):
     for p in transpose_report.predictions:
         assert all(0 <= v <= 1 for v in p.bound.subsystem_busy.values())
         assert p.bound.issue_share is None or 0 <= p.bound.issue_share <= 1
+
+
+def test_a_tensor_core_kernel_counts_its_mma_operations():
+    """A WMMA kernel's FP operations are its MMAs' (2 m n k per warp instruction: 8192 for a
+    16x16x16), not the 0 FP32 instructions it has; with no tensor-core peak in the peaks table the
+    headline gives no share of the FP32 one."""
+    from pathlib import Path
+
+    from pipeperf.analysis import analyze
+    from pipeperf.emulate.profile import tensor_flops
+
+    assert tensor_flops(("sync", "aligned", "m16n16k16", "row", "col")) == 8192
+    assert tensor_flops(("sync", "aligned", "m16n8k16", "row", "col")) == 4096 and tensor_flops(()) == 0
+    ptx = Path(__file__).parents[1] / "analyze" / "fixtures" / "wmma_shared_sm80.ptx"
+    a = analyze(ptx, [3], [64], ["zeros:f16:4096", "zeros:f32:4096"], ["ampere_a100"], what_if=False)
+    h = headline(a.predictions[0])
+    assert h.tensor and h.flop == 3 * 2 * 8192 and h.peak_gflops is None      # 3 CTAs of 2 warps, one MMA each
+    assert "GFLOP/s (tensor cores)" in h.text() and "% of" not in h.text().split(";")[1]

@@ -29,7 +29,7 @@ def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, 
     total = float(counts.get("ctas_total") or counts.get("ctas") or 1)
     emulated = float(counts.get("ctas_emulated") or total)
     scale = total / emulated if emulated else 1.0
-    out = launch_scaled(counts, [k for k in PROFILE_REQUIRED if k in counts])
+    out = launch_scaled(counts, [k for k in (*PROFILE_REQUIRED, "flop_count_tensor") if k in counts])
     notes = []
     if counts.get("launch"):
         notes.append(f"instruction counts of the {int(emulated):,} emulated CTAs weighted by the grid CTAs each "

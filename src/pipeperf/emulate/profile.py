@@ -156,7 +156,7 @@ LAUNCH_KEYS = ("inst_executed_warp", "inst_executed_thread", "inst_executed_thre
                "inst_fp_64", "inst_fp_16", "inst_integer", "inst_sfu", "inst_compute_ld_st", "flop_count_sp",
                "flop_count_dp", "flop_count_hp", "flop_count_sp_fma", "flop_count_dp_fma", "flop_count_hp_fma",
                "flop_count_sp_add", "flop_count_sp_mul", "flop_count_dp_add", "flop_count_dp_mul",
-               "flop_count_sp_special", "branches", "divergent_branches", "global_load_requests",
+               "flop_count_sp_special", "flop_count_tensor", "branches", "divergent_branches", "global_load_requests",
                "global_store_requests", "global_load_sectors", "global_store_sectors", "global_sectors",
                "shared_requests", "shared_load_requests", "shared_store_requests", "shared_bank_conflicts",
                "local_requests", "atomic_requests", "ctas", "threads", "warps")
@@ -207,6 +207,8 @@ def _tally(c: Any) -> tuple[_C[str], dict[str, dict[str, int]], dict[str, dict[s
             if prog.emulated[i]:
                 totals["emulated"] += t[i]
             fl = FLOPS.get(x.root, 0)
+            if x.root in ("wmma.mma", "mma"):         # per warp: 2 m n k (an MMA's multiply-adds)
+                totals["flop_tensor"] += w[i] * tensor_flops(x.modifiers)
             if cat in ("fp32", "fp64", "fp16"):
                 key = {"fp32": "sp", "fp64": "dp", "fp16": "hp"}[cat]
                 lanes = 2 if "f16x2" in x.types or "bf16x2" in x.types else 1
@@ -246,8 +248,21 @@ def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
         "flop_count_dp_fma": totals["fma_dp"], "flop_count_hp_fma": totals["fma_hp"],
         "flop_count_sp_add": totals["add_sp"], "flop_count_sp_mul": totals["mul_sp"],
         "flop_count_dp_add": totals["add_dp"], "flop_count_dp_mul": totals["mul_dp"],
-        "flop_count_sp_special": totals["flop_special"],
+        "flop_count_sp_special": totals["flop_special"], "flop_count_tensor": totals["flop_tensor"],
     }
+
+
+def tensor_flops(modifiers) -> int:
+    """Floating-point (or integer) operations of one warp's wmma.mma/mma of shape ``mMnNkK``
+    (a modifier; PTX ISA, sec. 9.7.14/9.7.15): 2 m n k, a multiply-add twice; 0 without one."""
+    import re
+
+    for m in modifiers:
+        shape = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", m)
+        if shape:
+            a, b, c = (int(v) for v in shape.groups())
+            return 2 * a * b * c
+    return 0
 
 
 def _memory_counts(c: Any, memory: bool) -> dict[str, Any]:

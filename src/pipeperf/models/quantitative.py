@@ -71,6 +71,7 @@ class KernelMetrics:
     m_tran_r: float  # dram_read_transactions (32-byte)
     m_tran_w: float  # dram_write_transactions (32-byte)
     m_fp16: float | None = None  # inst_fp_16, only to refuse fp16 kernels
+    m_tensor_flop: float = 0.0  # tensor-core (wmma/mma) operations, 2 m n k per warp MMA; not a Table 1 metric
     source: str = ""  # where the counts came from (file, format)
     measured_seconds: float | None = None  # reference GPU's duration, when the profile has it
     info: Mapping[str, Any] = field(default_factory=dict)  # launch id, grid, device, notes...
@@ -392,7 +393,8 @@ def metrics_from_profile(counts: Mapping[str, Any], name: str = "kernel",
             raise PipeperfError(
                 f"profile of {name!r}: inst_executed_thread ({thread_total:g}) exceeds "
                 f"32 x inst_executed_warp ({32 * values['m_inst']:g})", file=where)
-    return KernelMetrics(name=name, m_fp16=fp16, source=f"pipeperf profile {where or ''}".strip(),
+    tensor = _count(counts, "flop_count_tensor", name, where) if "flop_count_tensor" in counts else 0.0
+    return KernelMetrics(name=name, m_fp16=fp16, m_tensor_flop=tensor, source=f"pipeperf profile {where or ''}".strip(),
                          info={"notes": notes} if notes else {}, **values)
 
 

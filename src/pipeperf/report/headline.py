@@ -35,7 +35,7 @@ class Headline:
     gpu: str
     seconds: float                      # the Pipeline model's kernel time, s (launch overhead apart)
     launch_overhead_seconds: float      # the GPU's fixed cost per launch, s
-    flop: float | None                  # FP operations of the launch (W_comp, an FMA counts 2)
+    flop: float | None                  # FP operations of the launch (W_comp, an FMA counts 2; tensor-core MMAs 2 m n k)
     gflops: float | None                # flop / seconds, GFLOP/s
     peak_gflops: float | None           # the GPU's T_SP (or T_DP for an fp64 kernel), GFLOP/s
     dram_bytes: float | None            # DRAM read + write bytes of the launch (mapper g's cache model)
@@ -53,6 +53,7 @@ class Headline:
     dram_floor_seconds: float | None = None    # floors.Floors: the launch's DRAM bytes at that bandwidth
     issue_floor_seconds: float | None = None   # floors.Floors: its warp instructions at the issue limit
     not_physical: str | None = None     # why `seconds` is below a floor (floors.Floors.violation), else None
+    tensor: bool = False                # most operations are tensor-core MMAs (no peak of those to share)
 
     @property
     def flop_pct_of_peak(self) -> float | None:
@@ -78,7 +79,8 @@ class Headline:
         64 warps/SM resident;
         memory bound: global memory (L2/DRAM) 91 % busy``."""
         flop = "- GFLOP/s" if self.gflops is None else \
-            f"{self.gflops:,.4g} GFLOP/s" + _of(self.flop_pct_of_peak, self.peak_gflops, "GFLOP/s peak")
+            f"{self.gflops:,.4g} GFLOP/s" + (" (tensor cores)" if self.tensor else "") + \
+            _of(self.flop_pct_of_peak, self.peak_gflops, "GFLOP/s peak")
         unit = "GB/s" if self.peak_dram_source is None else f"GB/s {self.peak_dram_source}"
         dram = "DRAM - GB/s" if self.dram_gbs is None else \
             f"DRAM {self.dram_gbs:,.4g} GB/s" + _of(self.dram_pct_of_peak, self.peak_dram_gbs, unit)
@@ -155,15 +157,21 @@ def headline(pred: Any) -> Headline:
     flop: float | None = None
     dram: float | None = None
     fp64 = False
+    tensor = False
     if metrics is not None:
         flop = metrics.m_fp32 + metrics.m_fma32 + metrics.m_fp64 + metrics.m_fma64
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0
         fp64 = metrics.m_fp64 > metrics.m_fp32
+        tensor_flop = float(getattr(metrics, "m_tensor_flop", 0.0) or 0.0)
+        tensor = tensor_flop > flop              # a tensor-core kernel: its MMAs' operations
+        flop += tensor_flop
     peak_flops: float | None
     peak_dram: float | None
     try:
         peaks = load_peaks(pred.gpu)
         peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem
+        if tensor:                      # no tensor-core peak in the peaks table: no share of a wrong one
+            peak_flops = None
     except PipeperfError:                 # a GPU with no peak rates: no share of peak
         peak_flops = peak_dram = None
     floors = getattr(pred, "floors", None)
@@ -183,7 +191,7 @@ def headline(pred: Any) -> Headline:
                     top_line=_top_line(pred), top_advice=_top_advice(pred), peak_dram_source=dram_source,
                     dram_floor_seconds=None if floors is None else floors.dram_seconds,
                     issue_floor_seconds=None if floors is None else floors.issue_seconds,
-                    not_physical=None if floors is None else floors.violation(seconds))
+                    not_physical=None if floors is None else floors.violation(seconds), tensor=tensor)
 
 
 def _top_line(pred: Any) -> str | None:
