@@ -22,12 +22,19 @@ and, where the launch's warps run in lock step, at least its phase spread (:func
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeperf.analysis.floors import TOLERANCE
+
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.ptx.ir import Function
+    from pipeperf.ptx.source_map import SourceMap
+    from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -41,23 +48,23 @@ BLOCK_SIZES = (64, 128, 256, 512, 1024)
 class SimContext:
     """What re-simulating one kernel x GPU needs: the prepared IDGs and the launch's run."""
 
-    prep: Any                  # simulate.simulator.PreparedKernel with mapper g's classes
-    run: Any                   # its SimResult (attribution on)
+    prep: PreparedKernel       # the IDGs prepared with mapper g's classes
+    run: SimResult             # the launch's run (attribution on)
     warps_per_block: int
     n_blocks: int
     cut: bool                  # the run's cycles were extrapolated (IDGs cut, or loop periods skipped)
     #: resimulate(transform=None, on=None, group=, resident=, total=) -> SimResult: the launch
     #: re-simulated with changed IDGs / GPU classes / block size, extrapolated as the launch was
-    resimulate: Any = None
-    func: Any = None           # the PTX function and its SourceMap, to name lines (set by explain)
-    sources: Any = None
+    resimulate: Callable[..., SimResult] | None = None
+    func: Function | None = None       # the PTX function and its SourceMap, to name lines (set by explain)
+    sources: SourceMap | None = None
 
 
 @dataclass(frozen=True)
 class LaunchShape:
     """The launch as the occupancy rules see it on one GPU."""
 
-    spec: Any                  # hardware.spec.GPUSpec (the database's, no mapper g classes)
+    spec: GPUSpec              # the database's (no mapper g classes)
     block: tuple[int, int, int]
     n_blocks: int
     resources: dict[str, int]  # ptxas' registers/thread and static shared bytes of this GPU's build
@@ -65,7 +72,7 @@ class LaunchShape:
     max_blocks_per_sm: int | None
     target: str = ""           # this GPU's build target (sm_XX), named in advice on how to apply a change
     #: max registers -> ptxas' resources of this GPU's build with -maxrregcount=N (Build.capped_resources)
-    capped: Any = None
+    capped: Callable[[int], dict[str, int]] | None = None
 
 
 @dataclass
@@ -89,30 +96,6 @@ class Advice:
         return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
                 "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how,
                 "change": self.change}
-
-
-def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> None:
-    """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and, with ``advise``,
-    its ``advice`` from its simulation context, then drop the context (the IDGs need not outlive
-    the analysis)."""
-    from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
-
-    ctx: SimContext | None = pred.sim
-    if ctx is None:
-        return
-    st = pc_stalls(ctx.run, ctx.prep)
-    if st is not None:
-        pred.source_lines, pred.time_not_on_lines = line_times(st, func, sources, pred.cycles)
-        note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
-                         "trace, scaled to the extrapolated time)" if ctx.cut else "")
-        pred.notes = pred.notes + [note]
-    ctx.func, ctx.sources = func, sources
-    if advise:
-        pred.advice = advice_for(pred, ctx, launch)
-        why = pred.floors.violation(pred.seconds) if getattr(pred, "floors", None) is not None else None
-        if why is not None:
-            pred.notes = pred.notes + [f"no advice: the Pipeline time is not physical ({why})"]
-    pred.sim = None
 
 
 def min_gain(pred) -> float:
@@ -196,6 +179,7 @@ def _memory_advice(pred) -> list[Advice]:
 def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform=None) -> float:
     """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them
     (and the IDGs passed through ``transform``), extrapolated as the launch's was."""
+    assert ctx.resimulate is not None          # predict_one sets it
     return ctx.resimulate(transform, group=wpb, resident=resident, total=n_blocks).seconds
 
 
@@ -394,9 +378,10 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     wait, k, chain = max(found, key=lambda f: f[0])
     if wait < MIN_GAIN * a.total:
         return []                          # the recurrence's waits cannot be worth MIN_GAIN
-    if prep.kernel.idgs[k].pcs is None:
+    node_pcs = prep.kernel.idgs[k].pcs
+    if node_pcs is None:
         return []
-    pcs = set(prep.kernel.idgs[k].pcs[chain].tolist())
+    pcs = set(node_pcs[chain].tolist())
     gpu = prep.gpu
 
     def split(kg):
@@ -416,7 +401,7 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
         loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
         lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None
     where = ", ".join(list(lines)[:3]) or "?"
-    op = ins[int(prep.kernel.idgs[k].pcs[chain[0]])].opcode
+    op = ins[int(node_pcs[chain[0]])].opcode
     text = (f"a dependent chain of {op} at {where} (each waits for the one before, "
             f"{100 * wait / a.total:.0f}% of the warp slots' time): if the operation is associative (a "
             "sum), keep two partial results (e.g. acc0 += ...; acc1 += ... on alternate iterations) "

@@ -14,8 +14,12 @@ mark it and the advice never uses it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec
 
 #: a time this share below a floor is still taken as on it (the counts are launch-scaled estimates)
 TOLERANCE = 0.01
@@ -61,10 +65,10 @@ class Floors:
         return asdict(self)
 
 
-def floors_of(pred: Any, spec: Any) -> Floors:
-    """The floors of ``pred`` (a :class:`~pipeperf.analysis.results.GPUPrediction` with its
-    quantitative-roofline metrics) on GPU ``spec`` (:class:`~pipeperf.hardware.spec.GPUSpec`)."""
-    metrics = (pred.quantitative or {}).get("metrics")
+def floors_of(quantitative: Mapping[str, Any] | None, spec: GPUSpec) -> Floors:
+    """The floors of a launch from its quantitative-roofline metrics (``quantitative``, a
+    :class:`~pipeperf.analysis.results.GPUPrediction`'s) on GPU ``spec``."""
+    metrics = (quantitative or {}).get("metrics")
     dram = inst = None
     if metrics is not None:
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0      # 32-byte sectors
@@ -81,13 +85,12 @@ def floors_of(pred: Any, spec: Any) -> Floors:
                                  if inst and math.isfinite(issue) and issue > 0 and spec.cores else None))
 
 
-def not_physical(pred: Any) -> dict[str, str]:
-    """{model: why its time is not physical} over ``pred``'s model rows (empty without floors)."""
-    floors: Floors | None = getattr(pred, "floors", None)
+def not_physical(floors: Floors | None, predictions: Mapping[str, Mapping[str, float | None]]) -> dict[str, str]:
+    """{model: why its time is not physical} over the model rows ``predictions`` (empty without floors)."""
     if floors is None:
         return {}
     out = {}
-    for m, v in pred.predictions.items():
+    for m, v in predictions.items():
         why = floors.violation(v.get("seconds"))
         if why is not None:
             out[m] = why

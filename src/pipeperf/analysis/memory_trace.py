@@ -27,7 +27,10 @@ from pipeperf.ptx.source_map import SourceMap
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.records import KernelLaunch
     from pipeperf.analysis.sass_trace import SassView
+    from pipeperf.emulate.profile import Profile
+    from pipeperf.ptx.ir import Function
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
@@ -136,7 +139,7 @@ def traced_accesses(log: Sequence, func, warps_per_wave: int | None = None,
 
 
 def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,
-                   traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
+                   traced_warps: int, concurrent_warps: int, *, warps_per_cta: int | None = None,
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
                    resident_ctas: int = 1, active_sms: int | None = None,
                    launch_scale: float = 1.0, block: tuple[int, int, int] = (1, 1, 1),
@@ -157,8 +160,9 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                     l1_capacity_sectors(gpu, resident_ctas),
                     float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None, notes)
     if grid is not None and wave_ctas > 1:
-        share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
-                          len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
+        share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
+                          warps_per_cta=warps_per_cta,
+                          traced_ctas=len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -177,7 +181,7 @@ REUSE_WINDOW = 65536
 
 
 def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tuple[int, int, int],
-                      block: tuple[int, int, int], params: dict, wave_ctas: int, warps_per_cta: int | None,
+                      block: tuple[int, int, int], params: dict, *, wave_ctas: int, warps_per_cta: int | None,
                       traced_ctas: int) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
     (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
@@ -193,7 +197,7 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
     per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
     l2_bytes = l2_reach_bytes(gpu)
     limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
-    for pc, keys in cta_keys(func, glob, grid, block, params, n).items():
+    for pc, keys in cta_keys(func, glob, grid, block, params, n_ctas=n).items():
         if keys is None:
             continue
         f = reuse_within(keys, limit)
@@ -259,10 +263,9 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
-                  sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
-    """Mapper g for one launch on one GPU (:class:`MemoryMap`).
+def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
+                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
+    """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
@@ -271,6 +274,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
+    warps_per_cta, n_blocks, grid, block = launch.warps_per_block(), launch.n_blocks, launch.grid, launch.block
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not

@@ -1,7 +1,9 @@
 """What ``analyze`` returns: one :class:`GPUPrediction` per GPU inside the launch's :class:`Analysis`.
 
-Plain records, so the reports (:mod:`pipeperf.report`), the notebook API and the JSON read them
-without importing the emulator or the simulator."""
+Plain frozen records, so the reports (:mod:`pipeperf.report`), the notebook API and the JSON read
+them without importing the emulator or the simulator, and render them without compiling again or
+loading GPU specs: the prediction carries its GPU's peaks (``peaks``), the analysis the kernel's
+PTX lines by source line (``ptx_lines``, the source view's)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ if TYPE_CHECKING:
     from pipeperf.analysis.floors import Floors
     from pipeperf.analysis.lockstep import PhaseSensitivity
     from pipeperf.analysis.stalls import LineTime
+    from pipeperf.hardware.peaks import GpuPeaks
+    from pipeperf.ptx.ir import Function, Module
 
 
 @dataclass
@@ -35,10 +39,11 @@ class Bound:
         return d
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class GPUPrediction:
     """One kernel on one GPU: occupancy, every model's predicted time, what bounds it. Built by
-    keyword only: twenty fields side by side are too easy to swap by position."""
+    keyword only: twenty fields side by side are too easy to swap by position; frozen: each stage
+    after the simulation returns a copy with its fields set (``dataclasses.replace``)."""
 
     gpu: str
     kernel: str
@@ -51,7 +56,7 @@ class GPUPrediction:
     limited_by: str
     occupancy_source: str
     bound: Bound
-    predictions: dict[str, dict[str, float | None]]
+    predictions: dict[str, dict[str, float | None]]   # model -> cycles, seconds (and "unsupported": why)
     profile: dict[str, Any]
     warp_classes: list[dict[str, Any]]
     memory: list[dict[str, Any]]
@@ -70,13 +75,16 @@ class GPUPrediction:
     resources: dict[str, int] = field(default_factory=dict)
     build: dict[str, Any] = field(default_factory=dict)   # {"target", "note", "ptxas_options"} of that build
     compute_capability: str = ""         # the GPU's (its spec's), for reports that name it (ncu's CC column)
+    truncated_warps: int = 0             # warps whose trace the IDGs cut (the trace cut)
+    #: the GPU's peak rates (``pipeperf gpu peaks``; None where the database has none), for the headline
+    peaks: GpuPeaks | None = field(default=None, repr=False)
 
     @property
     def not_physical(self) -> dict[str, str]:
         """{model: why its time is below a physical floor} (:mod:`pipeperf.analysis.floors`)."""
         from pipeperf.analysis.floors import not_physical
 
-        return not_physical(self)
+        return not_physical(self.floors, self.predictions)
 
     @property
     def bound_by(self) -> str:
@@ -117,8 +125,37 @@ class GPUPrediction:
         return d
 
 
-@dataclass
+@dataclass(frozen=True)
+class PtxLines:
+    """The kernel's PTX instructions by CUDA source line (nvcc's ``.loc``) in the build ``target``
+    names: (file, line) -> [(PTX line, opcode, instruction)], and how many have no line; what the
+    HTML report's source view lists beside each line."""
+
+    target: str
+    by_line: dict[tuple[str, int], list[tuple[int, str, str]]] = field(default_factory=dict)
+    unmapped: int = 0
+
+
+def ptx_lines(module: Module, func: Function, target: str) -> PtxLines:
+    """:class:`PtxLines` of kernel ``func`` of ``module`` (a build for ``target``, '' for a .ptx file)."""
+    from pipeperf.ptx.source_map import SourceMap
+
+    smap = SourceMap(module)
+    by_line: dict[tuple[str, int], list[tuple[int, str, str]]] = {}
+    unmapped = 0
+    for ins in func.instructions:
+        loc = smap.location(func, ins)
+        if loc is None:
+            unmapped += 1
+            continue
+        by_line.setdefault((loc.file, loc.line), []).append((ins.line, ins.opcode, str(ins)))
+    return PtxLines(target or "the .ptx file's own", by_line, unmapped)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Analysis:
+    """One launch analysed on each GPU (``predictions``, in the order asked)."""
+
     kernel: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
@@ -133,6 +170,7 @@ class Analysis:
     sampling: str = ""              # why only a CTA sample was (or could not be) emulated
     hypa: dict[str, float] = field(default_factory=dict)   # HyPA's metrics of the launch (emulate.profile.hypa_metrics)
     out_of_bounds: list[dict[str, Any]] = field(default_factory=list)   # --oob warn: per line (Profile.out_of_bounds)
+    ptx_lines: PtxLines | None = field(default=None, repr=False)   # the default build's, for the source view
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON: ``{"kernels": [...one entry per GPU...], "launch": {...}}``."""

@@ -144,12 +144,9 @@ def headline(pred: Any) -> Headline:
     """The headline of a :class:`pipeperf.analysis.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
     multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
-    ``pipeperf gpu peaks`` (its database entry), the DRAM one the bandwidth of the launch's
+    ``pipeperf gpu peaks`` (its database entry, as the analysis loaded it: ``pred.peaks``), the DRAM one the bandwidth of the launch's
     :class:`~pipeperf.analysis.floors.Floors` (the vendor peak where the database has it), else
     the quantitative roofline's B_mem (an achievable figure where the database has one)."""
-    from pipeperf.errors import PipeperfError
-    from pipeperf.hardware.peaks import load_peaks
-
     seconds = float(pred.seconds)
     metrics = (pred.quantitative or {}).get("metrics")
     flop: float | None = None
@@ -159,13 +156,11 @@ def headline(pred: Any) -> Headline:
         flop = metrics.m_fp32 + metrics.m_fma32 + metrics.m_fp64 + metrics.m_fma64
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0
         fp64 = metrics.m_fp64 > metrics.m_fp32
-    peak_flops: float | None
-    peak_dram: float | None
-    try:
-        peaks = load_peaks(pred.gpu)
+    peak_flops: float | None = None
+    peak_dram: float | None = None
+    peaks = pred.peaks                    # the analysis loaded them; a GPU with none: no share of peak
+    if peaks is not None:
         peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem
-    except PipeperfError:                 # a GPU with no peak rates: no share of peak
-        peak_flops = peak_dram = None
     floors = getattr(pred, "floors", None)
     dram_source: str | None = None
     if floors is not None and floors.dram_gbs:
