@@ -9,9 +9,12 @@ GPU's peaks (``pipeperf gpu peaks``), the occupancy and what bounds the run, in 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.util.units import format_seconds
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Bound, GPUPrediction
 
 #: subsystem of the GPU database -> (kind of bound, what it is in plain words)
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
@@ -101,12 +104,12 @@ def _of(share: float | None, peak: float | None, unit: str) -> str:
 LATENCY_SHARE = 0.5
 
 
-def _clip_note(bound: Any, key: str) -> str:
+def _clip_note(bound: Bound, key: str) -> str:
     raw = getattr(bound, "clipped", {}).get(key)
     return "" if raw is None else f" (clipped from {raw:.0%}: busy time and cycles extrapolated separately)"
 
 
-def bound_words(bound: Any) -> str:
+def bound_words(bound: Bound) -> str:
     """What bounds the run in plain words, from a :class:`pipeperf.analysis.predict.Bound`, always
     with the numbers that justify it: ``memory bound: global memory (L2/DRAM) 91 % busy``,
     ``issue bound: 93 % of issue slots used``, ``latency bound: 12 % of issue slots used, 38 % of
@@ -132,7 +135,7 @@ def bound_words(bound: Any) -> str:
     return f"latency bound: {nums}{tail}"
 
 
-def _max_warps(pred: Any) -> int:
+def _max_warps(pred: GPUPrediction) -> int:
     """The SM's warp slots, from the occupancy the analysis computed (limit x warps per block /
     fraction), so a GPU given as a YAML file needs no second lookup."""
     if pred.occupancy > 0:
@@ -140,7 +143,7 @@ def _max_warps(pred: Any) -> int:
     return pred.blocks_per_sm * pred.warps_per_block
 
 
-def headline(pred: Any) -> Headline:
+def headline(pred: GPUPrediction) -> Headline:
     """The headline of a :class:`pipeperf.analysis.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
     multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
@@ -181,7 +184,7 @@ def headline(pred: Any) -> Headline:
                     not_physical=None if floors is None else floors.violation(seconds))
 
 
-def _top_line(pred: Any) -> str | None:
+def _top_line(pred: GPUPrediction) -> str | None:
     """``transpose.cu:18: 41% of the time (pipeline busy (lsu))``."""
     from pipeperf.analysis.stalls import line_label
 
@@ -192,7 +195,7 @@ def _top_line(pred: Any) -> str | None:
     return f"{line_label(t)}: {100 * t.share:.0f}% of the time ({t.top_reason})"
 
 
-def _top_advice(pred: Any) -> str | None:
+def _top_advice(pred: GPUPrediction) -> str | None:
     """``bank conflicts: 11.1 us predicted (-19%)``."""
     items = getattr(pred, "advice", None)
     if not items:
