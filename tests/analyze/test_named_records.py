@@ -1,6 +1,7 @@
-"""The analyze path passes named records, not positions (issue 40): no function of
-``src/pipeperf/analysis/`` takes more than MAX_POSITIONAL positional parameters (the rest are
-keyword-only), and the records its stages hand one another are frozen."""
+"""The analyze path passes named records, not positions (issue 40): no function of the path
+(``src/pipeperf/analysis/``, the IDG builder, the report stage, the API and the command) takes more
+than MAX_POSITIONAL positional parameters (the rest are keyword-only), and the records its stages
+hand one another are frozen."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-ANALYSIS = Path(__file__).resolve().parents[2] / "src" / "pipeperf" / "analysis"
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SRC / "pipeperf"
+#: the analyze path: its package, the IDG builder it calls, the report stage, the API and the command
+PATH = (PACKAGE / "analysis", PACKAGE / "idg" / "build.py", PACKAGE / "report", PACKAGE / "api.py",
+        PACKAGE / "cli" / "analyze.py")
 #: more than this many positional parameters and two of them are too easy to swap
 MAX_POSITIONAL = 6
 
@@ -22,12 +27,14 @@ def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 def test_no_function_on_the_analyze_path_takes_more_than_six_positional_parameters():
     over = []
-    for path in sorted(ANALYSIS.rglob("*.py")):
+    files = sorted(f for p in PATH for f in ([p] if p.is_file() else p.rglob("*.py")))
+    assert len(files) > 30
+    for path in files:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names = _positional(node)
                 if len(names) > MAX_POSITIONAL:
-                    over.append(f"{path.relative_to(ANALYSIS.parents[1])}:{node.lineno} {node.name}"
+                    over.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}"
                                 f"({', '.join(names)})")
     assert not over, ("more than 6 positional parameters (make the others keyword-only, after a '*'):\n"
                       + "\n".join(over))
@@ -43,7 +50,7 @@ def _frozen(cls: type) -> bool:
     "pipeperf.analysis.builds:Build",
     "pipeperf.analysis.records:Emulation",
     "pipeperf.analysis.records:SassTiming",
-    "pipeperf.analysis.records:WarpClasses",
+    "pipeperf.idg.build:WarpClasses",
     "pipeperf.analysis.memory_trace:MemoryMap",
     "pipeperf.analysis.results:GPUPrediction",
     "pipeperf.analysis.results:PtxLines",

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pipeperf.analysis.records import Emulation, KernelLaunch, WarpClasses
 from pipeperf.analysis.results import Bound
 from pipeperf.hardware.occupancy import Residency
 from pipeperf.hardware.spec import GPUSpec
@@ -27,6 +26,8 @@ from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.records import Emulation, KernelLaunch
+    from pipeperf.idg.build import WarpClasses
     from pipeperf.analysis.memory_trace import MemoryMap
     from pipeperf.analysis.options import AnalyzeOptions
     from pipeperf.analysis.results import GPUPrediction
@@ -157,11 +158,10 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
         translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class)
 
     def build(cut: int | None, drop: bool = False, part: float | None = share) -> WarpClasses:
-        kg, info = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
-                                             class_overrides=overrides, warps_per_group=wpb,
-                                             block_weights=sample_weights(blocks_traced, grid, prof.strata),
-                                             drop_periods=drop, fraction=part, fills=fills, translate=translator)
-        return WarpClasses(kg, info)
+        return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
+                                         class_overrides=overrides, warps_per_group=wpb,
+                                         block_weights=sample_weights(blocks_traced, grid, prof.strata),
+                                         drop_periods=drop, fraction=part, fills=fills, translate=translator)
 
     classes = build(max_nodes)
     kg, info = classes.graph, classes.info

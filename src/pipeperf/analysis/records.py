@@ -6,8 +6,8 @@ can be tested alone (ARCHITECTURE.md, "Records passed between stages"):
 - :class:`Emulation`: one emulation of a build's PTX (the :class:`~pipeperf.emulate.profile.Profile`
   and its TraceLog), in a GPU's warp width;
 - :class:`SassTiming`: the SASS a GPU's IDGs hold (``--isa sass``), or why they stay PTX;
-- :class:`WarpClasses`: the IDG builder's output (:class:`~pipeperf.idg.kernel_graph.KernelGraph`
-  and its :class:`~pipeperf.idg.build.BuildInfo`);
+- :class:`~pipeperf.idg.build.WarpClasses`: the IDG builder's output (the
+  :class:`~pipeperf.idg.kernel_graph.KernelGraph` and its :class:`~pipeperf.idg.build.BuildInfo`);
 - :class:`~pipeperf.analysis.memory_trace.MemoryMap`: mapper g's result;
 - :class:`~pipeperf.analysis.results.GPUPrediction` and :class:`~pipeperf.analysis.results.Analysis`:
   the predictions, with the :class:`~pipeperf.analysis.results.PtxLines` the source view renders.
@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from pipeperf.analysis.sass_trace import SassView
     from pipeperf.emulate.profile import Profile
-    from pipeperf.idg.build import BuildInfo
-    from pipeperf.idg.kernel_graph import KernelGraph
 
 
 @dataclass(frozen=True)
@@ -86,12 +84,3 @@ class SassTiming:
 
     view: SassView | None = None
     notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class WarpClasses:
-    """The IDG builder's result for one GPU: the warp classes and block shapes with their IDGs
-    (``graph``) and how they were cut and grouped (``info``)."""
-
-    graph: KernelGraph
-    info: BuildInfo
