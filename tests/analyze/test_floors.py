@@ -34,13 +34,13 @@ def test_a_time_below_a_floor_says_which_and_by_how_much():
 
 def test_floors_of_a_launch_use_the_vendor_peak_else_say_which_figure():
     a100 = load_gpu("ampere_a100")
-    pred = SimpleNamespace(quantitative={"metrics": _metrics(1e6, 1e6)})
-    f = floors_of(pred.quantitative, a100)
+    metrics = _metrics(1e6, 1e6)
+    f = floors_of(metrics, a100)
     assert f.dram_gbs == a100.memory["dram_peak_gbs"] and f.dram_is_peak
     assert f.dram_seconds == pytest.approx(32e6 / (a100.memory["dram_peak_gbs"] * 1e9))
     assert f.issue_seconds == pytest.approx(1e6 / (a100.cores * a100.issue_limit) / (a100.clock_ghz * 1e9))
     no_peak = replace(a100, memory={k: v for k, v in a100.memory.items() if k != "dram_peak_gbs"})
-    g = floors_of(pred.quantitative, no_peak)
+    g = floors_of(metrics, no_peak)
     assert g.dram_gbs == a100.memory["dram_read_gbs"] and not g.dram_is_peak
     assert g.dram_source == "achievable read, memory.dram_read_gbs of ampere_a100"
     assert floors_of(None, a100).dram_seconds is None

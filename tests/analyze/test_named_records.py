@@ -54,6 +54,7 @@ def _frozen(cls: type) -> bool:
     "pipeperf.analysis.memory_trace:MemoryMap",
     "pipeperf.analysis.results:GPUPrediction",
     "pipeperf.analysis.results:PtxLines",
+    "pipeperf.analysis.results:QuantitativeRoofline",
     "pipeperf.analysis.results:Analysis",
 ])
 def test_the_records_between_the_stages_are_frozen(where):

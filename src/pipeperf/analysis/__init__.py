@@ -172,7 +172,7 @@ def _completed(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: 
                    build={"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)})
     pred = add_quantitative_roofline(pred, emu.profile.counts, pred.memory if opts.memory else None, launch.path,
                                      spec.name)
-    pred = replace(pred, floors=floors_of(pred.quantitative, spec))
+    pred = replace(pred, floors=floors_of(pred.quantitative.metrics if pred.quantitative else None, spec))
     pred = _explained(pred, func, SourceMap(build.module),
                    LaunchShape(spec, launch.block, launch.n_blocks, own, opts.shared, opts.max_blocks_per_sm,
                                build.target, lambda cap: build.capped_resources(launch.kernel, cap)),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.models.quantitative import KernelMetrics
 
 #: a time this share below a floor is still taken as on it (the counts are launch-scaled estimates)
 TOLERANCE = 0.01
@@ -65,10 +66,9 @@ class Floors:
         return asdict(self)
 
 
-def floors_of(quantitative: Mapping[str, Any] | None, spec: GPUSpec) -> Floors:
-    """The floors of a launch from its quantitative-roofline metrics (``quantitative``, a
-    :class:`~pipeperf.analysis.results.GPUPrediction`'s) on GPU ``spec``."""
-    metrics = (quantitative or {}).get("metrics")
+def floors_of(metrics: KernelMetrics | None, spec: GPUSpec) -> Floors:
+    """The floors of a launch from its quantitative-roofline counts (``metrics``: Table 1's, the
+    :class:`~pipeperf.analysis.results.QuantitativeRoofline`'s) on GPU ``spec``."""
     dram = inst = None
     if metrics is not None:
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0      # 32-byte sectors

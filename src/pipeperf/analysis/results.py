@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pipeperf.analysis.lockstep import PhaseSensitivity
     from pipeperf.analysis.stalls import LineTime
     from pipeperf.hardware.peaks import GpuPeaks
+    from pipeperf.models.quantitative import KernelMetrics, QuantitativePrediction
     from pipeperf.ptx.ir import Function, Module
 
 
@@ -37,6 +38,18 @@ class Bound:
         if self.clipped:
             d["clipped"] = self.clipped
         return d
+
+
+@dataclass(frozen=True)
+class QuantitativeRoofline:
+    """Konstantinidis' quantitative roofline of the launch on one GPU: the launch's Table 1 counts
+    (``metrics``: the emulation's, launch-scaled; DRAM traffic from mapper g) and their prediction."""
+
+    metrics: KernelMetrics
+    prediction: QuantitativePrediction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metrics": self.metrics.to_dict(), "prediction": self.prediction.to_dict()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +78,7 @@ class GPUPrediction:
     what_if: dict[str, dict[str, Any]] = field(default_factory=dict)   # fixed access pattern -> pipeline
     launch_overhead_seconds: float = 0.0   # the launch's fixed cost (the GPU's launch.overhead_us), not in `seconds`
     phase_sensitivity: PhaseSensitivity | None = None   # lockstep.PhaseSensitivity: the time at +-1 % bandwidth
-    quantitative: dict[str, Any] | None = None   # the quantitative roofline's KernelMetrics and prediction
+    quantitative: QuantitativeRoofline | None = None   # the quantitative roofline's counts and prediction
     source_lines: list[LineTime] = field(default_factory=list)      # stalls.LineTime per source line, largest first
     time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
     advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
@@ -114,7 +127,7 @@ class GPUPrediction:
         if self.phase_sensitivity is not None:
             d["phase_sensitivity"] = self.phase_sensitivity.to_dict()
         if self.quantitative:
-            d["quantitative_roofline"] = {k: v.to_dict() for k, v in self.quantitative.items()}
+            d["quantitative_roofline"] = self.quantitative.to_dict()
         if self.source_lines:
             d["source_lines"] = [t.to_dict() for t in self.source_lines]
             d["time_not_on_lines"] = self.time_not_on_lines

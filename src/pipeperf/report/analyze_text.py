@@ -88,7 +88,7 @@ def format_analysis(a: Analysis, models: list[str] | None = None) -> str:
         lines += floor_lines(p)
         lines += _top_lines(p)
         lines += _memory_lines(p.memory)
-        q = (getattr(p, "quantitative", None) or {}).get("prediction")
+        q = p.quantitative.prediction if p.quantitative else None
         if q is not None:
             lines.append(f"  quantitative roofline (Konstantinidis; = pipeperf roofline): {_us(q.predicted_seconds)} us, "
                          f"{q.bound} bound: T'_op {q.t_op_adjusted:,.0f} G op/s = E_mix {q.params.e_mix:.0%} x "

@@ -151,7 +151,7 @@ def headline(pred: GPUPrediction) -> Headline:
     :class:`~pipeperf.analysis.floors.Floors` (the vendor peak where the database has it), else
     the quantitative roofline's B_mem (an achievable figure where the database has one)."""
     seconds = float(pred.seconds)
-    metrics = (pred.quantitative or {}).get("metrics")
+    metrics = pred.quantitative.metrics if pred.quantitative else None
     flop: float | None = None
     dram: float | None = None
     fp64 = False

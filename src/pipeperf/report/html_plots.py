@@ -46,8 +46,7 @@ def roofline_svg(analysis: Analysis) -> str | None:
     from pipeperf.util.units import format_seconds
     from pipeperf.report.roofline_plots import KERNEL_COLORS, roofline_figure, unique_in_order
 
-    pairs = [(p, p.quantitative["prediction"]) for p in analysis.predictions
-             if p.quantitative and p.quantitative.get("prediction") is not None]
+    pairs = [(p, p.quantitative.prediction) for p in analysis.predictions if p.quantitative is not None]
     if not pairs:
         return None
     fig = roofline_figure([q for _, q in pairs], title="Roofline: the kernel's predicted throughput")

@@ -292,7 +292,7 @@ def _advice(preds: list) -> str:
             gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "no gain"
             items.append(f"<li><b>what if {escape(what)}</b>: pipeline {_us(v.get('seconds'))} µs "
                          f"({gain}; now {_us(p.seconds)} µs)</li>")
-        q = (p.quantitative or {}).get("prediction")
+        q = p.quantitative.prediction if p.quantitative else None
         if q is not None:
             items.append(f"<li>quantitative roofline (Konstantinidis): {_us(q.predicted_seconds)} µs, "
                          f"{escape(q.bound)} bound; operational intensity {q.params.o_krn:.3g} op/B against "

@@ -91,7 +91,7 @@ def _metrics(analysis: Analysis, pred: GPUPrediction) -> Iterator[Row]:
     h = headline(pred)
     ncu, own = NCU_SECTION, PIPEPERF_SECTION
     yield ncu, "gpu__time_duration.sum", "nsecond", pred.seconds * 1e9
-    metrics = (pred.quantitative or {}).get("metrics")
+    metrics = pred.quantitative.metrics if pred.quantitative else None
     if metrics is not None:
         read, write = metrics.m_tran_r * 32.0, metrics.m_tran_w * 32.0
         yield ncu, "dram__bytes_read.sum", "byte", round(read)
