@@ -198,10 +198,10 @@ def _explained(pred: GPUPrediction, func: Function, sources: SourceMap, launch: 
         return pred
     st = pc_stalls(ctx.run, ctx.prep)
     if st is not None:
-        lines, not_on_lines = line_times(st, func, sources, pred.cycles)
+        per_line = line_times(st, func, sources, pred.cycles)
         note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
                          "trace, scaled to the extrapolated time)" if ctx.cut else "")
-        pred = replace(pred, source_lines=lines, time_not_on_lines=not_on_lines, notes=pred.notes + [note])
+        pred = replace(pred, source_lines=per_line.lines, time_not_on_lines=per_line.idle, notes=pred.notes + [note])
     ctx.func, ctx.sources = func, sources
     if advise:
         pred = replace(pred, advice=advice_for(pred, ctx, launch))

@@ -182,7 +182,8 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
             shorter.append(shorter_run(kind, half.info, r2))
             shorter_kg.append(half.graph)
         if shorter:
-            r, f = extend(r, info, shorter, skipped, gpu.issue_limit)
+            whole = extend(r, info, shorter, skipped, gpu.issue_limit)
+            r, f = whole.run, whole.factor
             if skipped:
                 note = skip_note(prof, info, shorter, skipped, f)
             else:
@@ -208,7 +209,7 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
         if not shorter:
             return r1
         s2 = [shorter_run(x.kind, x.info, run(k2)) for x, k2 in zip(shorter, shorter_kg)]
-        return extend(r1, info, s2, skipped, (on or gpu).issue_limit)[0]
+        return extend(r1, info, s2, skipped, (on or gpu).issue_limit).run
 
     sw = _occupancy_sweep(prep, kg, gpu, r, res, launch_blocks=(wpb, n_blocks, n_core), opts=opts,
                           resimulate=resimulate if shorter else None, shorter_kg=shorter_kg,

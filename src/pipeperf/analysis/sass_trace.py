@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from pipeperf.hardware.mapper import resolve
 from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space
 from pipeperf.sass.listing import SassFunction, SassInstr, mma_shape
 from pipeperf.sass.registers import registers
+
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec, InstrClass
 
 LineKey = tuple[str, int]
 MemKey = tuple[LineKey, str, str]          # (line, space, kind)
@@ -414,11 +417,11 @@ def wide_shared_class_name(base_name: str, width: int) -> str:
     return f"{base_name}@wide{width}B"
 
 
-def wide_shared_classes(view: SassView, gpu: Any) -> dict[str, Any]:
+def wide_shared_classes(view: SassView, gpu: GPUSpec) -> dict[str, InstrClass]:
     """Per base class and width over 4 bytes of the SASS's shared accesses that take no mapper g
     class: lambda = wavefronts x the class's, 32 banks delivering 128 B per cycle (a conflict-free
     LDS.128 or LDSM.x4 is 4), Lambda + the wavefronts after the first (as mapper g's shared_class)."""
-    out: dict[str, Any] = {}
+    out: dict[str, InstrClass] = {}
     for i, x in enumerate(view.sass.instructions):
         w = access_bytes(x)
         if view.sass_mem[i] is not None or w <= 4 or (memory_space(x) or ("",))[0] != "shared":

@@ -14,9 +14,13 @@ rows add up to the simulated time exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pipeperf.ptx.ir import Function
+    from pipeperf.ptx.source_map import SourceMap
 
 #: what the report says about how per-line time is obtained (an approximation, stated)
 METHOD = ("time per source line: every warp slot's cycles on the simulated SM charged to the "
@@ -113,7 +117,16 @@ def pc_stalls(run, prep) -> PcStalls | None:
     return PcStalls(by_pc, dict(a.idle), a.total)
 
 
-def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[LineTime], list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class LineTimes:
+    """The predicted time by source line (``lines``, largest share first) and the idle rows
+    (``idle``: slot cycles with no instruction): the shares of both sum to 1."""
+
+    lines: list[LineTime]
+    idle: list[dict[str, Any]]
+
+
+def line_times(stalls: PcStalls, func: Function, sources: SourceMap | None, cycles: float) -> LineTimes:
     """Per source line of ``func`` (``sources``: its module's SourceMap, or None), its share of the
     ``cycles`` the kernel is predicted to take and its reasons, largest share first; and the idle
     rows (slot cycles with no instruction), so that the shares of both sum to 1."""
@@ -138,7 +151,7 @@ def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[Lin
     out.sort(key=lambda x: -x.share)
     idle = [{"reason": r, "share_pct": 100 * v / total, "cycles": v / total * cycles}
             for r, v in stalls.idle.items() if v > 0]
-    return out, idle
+    return LineTimes(out, idle)
 
 
 def line_label(t: LineTime) -> str:
