@@ -37,7 +37,7 @@ DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_over
                      "warps_per_sm", "bound", "unsupported", "not_physical")
 
 
-@dataclass
+@dataclass(frozen=True)
 class AnalysisReport:
     """One analysed launch (``analysis``) and what its reports need besides: the launch file (the
     source view reads its lines) and its build options."""

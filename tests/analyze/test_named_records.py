@@ -55,6 +55,10 @@ def _frozen(cls: type) -> bool:
     "pipeperf.analysis.results:GPUPrediction",
     "pipeperf.analysis.results:PtxLines",
     "pipeperf.analysis.results:QuantitativeRoofline",
+    "pipeperf.analysis.results:Advice",
+    "pipeperf.analysis.records:SimContext",
+    "pipeperf.analysis.advice:LaunchShape",
+    "pipeperf.api:AnalysisReport",
     "pipeperf.analysis.results:Analysis",
 ])
 def test_the_records_between_the_stages_are_frozen(where):

@@ -174,8 +174,9 @@ def _completed(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: 
                                      spec.name)
     pred = replace(pred, floors=floors_of(pred.quantitative.metrics if pred.quantitative else None, spec))
     pred = _explained(pred, func, SourceMap(build.module),
-                   LaunchShape(spec, launch.block, launch.n_blocks, own, opts.shared, opts.max_blocks_per_sm,
-                               build.target, lambda cap: build.capped_resources(launch.kernel, cap)),
+                   LaunchShape(spec=spec, block=launch.block, n_blocks=launch.n_blocks, resources=own,
+                               dynamic_shared=opts.shared, max_blocks_per_sm=opts.max_blocks_per_sm,
+                               target=build.target, capped=lambda cap: build.capped_resources(launch.kernel, cap)),
                    advise=opts.what_if)
     if opts.isa == "sass":
         pred = _spills_counted(pred, launch, emu, spec, build,
@@ -202,7 +203,7 @@ def _explained(pred: GPUPrediction, func: Function, sources: SourceMap, launch: 
         note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
                          "trace, scaled to the extrapolated time)" if ctx.cut else "")
         pred = replace(pred, source_lines=per_line.lines, time_not_on_lines=per_line.idle, notes=pred.notes + [note])
-    ctx.func, ctx.sources = func, sources
+    ctx = replace(ctx, func=func, sources=sources)
     if advise:
         pred = replace(pred, advice=advice_for(pred, ctx, launch))
         why = pred.floors.violation(pred.seconds) if pred.floors is not None else None

@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeperf.analysis.floors import TOLERANCE
+from pipeperf.analysis.records import SimContext
+from pipeperf.analysis.results import Advice
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.results import GPUPrediction
     from pipeperf.hardware.spec import GPUSpec
-    from pipeperf.ptx.ir import Function
-    from pipeperf.ptx.source_map import SourceMap
-    from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -42,22 +42,6 @@ MIN_GAIN = 0.05
 DISPATCH_BOUND = 0.25
 #: block sizes tried for the occupancy / block-size advice (threads)
 BLOCK_SIZES = (64, 128, 256, 512, 1024)
-
-
-@dataclass
-class SimContext:
-    """What re-simulating one kernel x GPU needs: the prepared IDGs and the launch's run."""
-
-    prep: PreparedKernel       # the IDGs prepared with mapper g's classes
-    run: SimResult             # the launch's run (attribution on)
-    warps_per_block: int
-    n_blocks: int
-    cut: bool                  # the run's cycles were extrapolated (IDGs cut, or loop periods skipped)
-    #: resimulate(transform=None, on=None, group=, resident=, total=) -> SimResult: the launch
-    #: re-simulated with changed IDGs / GPU classes / block size, extrapolated as the launch was
-    resimulate: Callable[..., SimResult] | None = None
-    func: Function | None = None       # the PTX function and its SourceMap, to name lines (set by explain)
-    sources: SourceMap | None = None
 
 
 @dataclass(frozen=True)
@@ -75,37 +59,14 @@ class LaunchShape:
     capped: Callable[[int], dict[str, int]] | None = None
 
 
-@dataclass
-class Advice:
-    """One change, where to make it, and the predicted time after it."""
-
-    kind: str                  # bank conflicts | uncoalesced access | atomics | occupancy | block size |
-                               # block dispatch | tail effect | dependency chain
-    text: str                  # what to change, naming the source line or the launch parameter
-    seconds_before: float
-    seconds_after: float       # predicted for the changed kernel
-    how: str                   # how seconds_after was obtained (the approximation, stated)
-    change: dict[str, Any] = field(default_factory=dict)   # the change as data: {"block": 256, "grid": 4096}, ...
-
-    @property
-    def gain(self) -> float:
-        """Share of the kernel time saved."""
-        return 1.0 - self.seconds_after / self.seconds_before if self.seconds_before else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
-                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how,
-                "change": self.change}
-
-
-def min_gain(pred) -> float:
+def min_gain(pred: GPUPrediction) -> float:
     """The smallest gain worth advising: MIN_GAIN, or the launch's own phase spread where its warps
     run in lock step (analysis/lockstep.py): a gain inside that spread is not one the model resolves."""
     ps = getattr(pred, "phase_sensitivity", None)
     return max(MIN_GAIN, ps.spread) if ps is not None and not ps.smooth else MIN_GAIN
 
 
-def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def advice_for(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= :func:`min_gain`, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
@@ -113,7 +74,7 @@ def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     return sorted((a for a in items if a.gain >= floor and _physical(pred, a)), key=lambda a: -a.gain)
 
 
-def _physical(pred, a: Advice) -> bool:
+def _physical(pred: GPUPrediction, a: Advice) -> bool:
     """Advice rests on the Pipeline's times only where they are physical (analysis/floors.py): none
     while the launch's own time is below a floor, and no item whose changed time is below the issue
     floor (a change keeps the warp instructions; it may cut DRAM traffic, so that floor is not applied)."""
@@ -156,7 +117,7 @@ _MEMORY = {
 }
 
 
-def _memory_advice(pred) -> list[Advice]:
+def _memory_advice(pred: GPUPrediction) -> list[Advice]:
     """Mapper g's what-ifs, which already re-simulated the fixed access pattern."""
     from pipeperf.hardware.memory_classes import WHAT_IF
 
@@ -183,7 +144,7 @@ def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform
     return ctx.resimulate(transform, group=wpb, resident=resident, total=n_blocks).seconds
 
 
-def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _block_size_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Simulate the launch at each other block size of BLOCK_SIZES (1-D blocks without barriers:
     the same warps regrouped, the grid resized to the same threads) and keep the fastest."""
     from pipeperf.hardware.occupancy import resident_blocks
@@ -225,14 +186,14 @@ def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advic
                    {"block": t, "grid": n, "blocks_per_sm": resident})]
 
 
-def _idle_share(pred, which: int) -> float:
+def _idle_share(pred: GPUPrediction, which: int) -> float:
     """The share of the simulated time warp slots sat idle (0: no running block, 1: warp done)."""
     from pipeperf.simulate.simulator import IDLE
 
     return sum(r["share_pct"] for r in pred.time_not_on_lines if r["reason"] == IDLE[which]) / 100
 
 
-def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _register_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """When registers limit occupancy: the register cap that admits one more block per SM, built
     with ``-maxrregcount`` for this GPU's target (ptxas' real registers and spill bytes, where
     ptxas answers) and simulated at the occupancy those registers give."""
@@ -286,7 +247,7 @@ def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]
                     "target": launch.target})]
 
 
-def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _tail_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """A last wave that fills few of the GPU's block slots: the launch's blocks spread evenly over
     the SMs in whole waves, each block as costly as in a simulation of whole waves."""
     m = pred.blocks_per_sm
@@ -356,7 +317,7 @@ def _split(g, chains: list[np.ndarray]):
                            g.ids, g.pcs, g.fill)
 
 
-def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
+def _chain_advice(pred: GPUPrediction, ctx: SimContext) -> list[Advice]:
     """The recurrence the warps wait on most, split in two and simulated."""
     from pipeperf.idg.kernel_graph import KernelGraph, WarpClass
     from pipeperf.simulate.simulator import ARITHMETIC

@@ -127,11 +127,11 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
     IDGs: only the memory classes' lambda/Lambda differ). ``memory.fills``: the loads whose L1 hits
     wait for an earlier load's fill (:func:`warp_idg`). ``sass``: the kernel's
     :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS. The prediction carries
-    its :class:`~pipeperf.analysis.advice.SimContext` (``sim``) for the advice, and the warps whose
+    its :class:`~pipeperf.analysis.records.SimContext` (``sim``) for the advice, and the warps whose
     trace was cut (``truncated_warps``)."""
     gpu, overrides, mem_rows, notes = memory.gpu, memory.class_names, memory.rows, memory.notes
     alternatives, fills = memory.what_if, memory.fills
-    from pipeperf.analysis.advice import SimContext
+    from pipeperf.analysis.records import SimContext
     from pipeperf.analysis.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
     from pipeperf.analysis.lockstep import phase_sensitivity

@@ -6,6 +6,7 @@ can be tested alone (ARCHITECTURE.md, "Records passed between stages"):
 - :class:`Emulation`: one emulation of a build's PTX (the :class:`~pipeperf.emulate.profile.Profile`
   and its TraceLog), in a GPU's warp width;
 - :class:`SassTiming`: the SASS a GPU's IDGs hold (``--isa sass``), or why they stay PTX;
+- :class:`SimContext`: what the advice re-simulates from (the prepared IDGs, the run);
 - :class:`~pipeperf.idg.build.WarpClasses`: the IDG builder's output (the
   :class:`~pipeperf.idg.kernel_graph.KernelGraph` and its :class:`~pipeperf.idg.build.BuildInfo`);
 - :class:`~pipeperf.analysis.memory_trace.MemoryMap`: mapper g's result;
@@ -17,12 +18,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pipeperf.analysis.sass_trace import SassView
     from pipeperf.emulate.profile import Profile
+    from pipeperf.ptx.ir import Function
+    from pipeperf.ptx.source_map import SourceMap
+    from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,20 @@ class SassTiming:
 
     view: SassView | None = None
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SimContext:
+    """What re-simulating one kernel x GPU needs (the advice's): the prepared IDGs and the launch's
+    run; ``predict_one`` makes it, the analysis drops it once the advice is given."""
+
+    prep: PreparedKernel       # the IDGs prepared with mapper g's classes
+    run: SimResult             # the launch's run (attribution on)
+    warps_per_block: int
+    n_blocks: int
+    cut: bool                  # the run's cycles were extrapolated (IDGs cut, or loop periods skipped)
+    #: resimulate(transform=None, on=None, group=, resident=, total=) -> SimResult: the launch
+    #: re-simulated with changed IDGs / GPU classes / block size, extrapolated as the launch was
+    resimulate: Callable[..., SimResult] | None = None
+    func: Function | None = None       # the PTX function and its SourceMap, to name lines (set before the advice)
+    sources: SourceMap | None = None

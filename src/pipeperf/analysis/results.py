@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pipeperf.analysis.advice import Advice, SimContext
+    from pipeperf.analysis.records import SimContext
     from pipeperf.analysis.floors import Floors
     from pipeperf.analysis.lockstep import PhaseSensitivity
     from pipeperf.analysis.stalls import LineTime
@@ -38,6 +38,29 @@ class Bound:
         if self.clipped:
             d["clipped"] = self.clipped
         return d
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One change, where to make it, and the predicted time after it."""
+
+    kind: str                  # bank conflicts | uncoalesced access | atomics | occupancy | block size |
+                               # block dispatch | tail effect | dependency chain
+    text: str                  # what to change, naming the source line or the launch parameter
+    seconds_before: float
+    seconds_after: float       # predicted for the changed kernel
+    how: str                   # how seconds_after was obtained (the approximation, stated)
+    change: dict[str, Any] = field(default_factory=dict)   # the change as data: {"block": 256, "grid": 4096}, ...
+
+    @property
+    def gain(self) -> float:
+        """Share of the kernel time saved."""
+        return 1.0 - self.seconds_after / self.seconds_before if self.seconds_before else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
+                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how,
+                "change": self.change}
 
 
 @dataclass(frozen=True)
@@ -81,8 +104,8 @@ class GPUPrediction:
     quantitative: QuantitativeRoofline | None = None   # the quantitative roofline's counts and prediction
     source_lines: list[LineTime] = field(default_factory=list)      # stalls.LineTime per source line, largest first
     time_not_on_lines: list[dict[str, Any]] = field(default_factory=list)   # idle slot time (stalls.line_times)
-    advice: list[Advice] = field(default_factory=list)            # advice.Advice, largest gain first
-    sim: SimContext | None = field(default=None, repr=False)          # advice.SimContext: what re-simulations need
+    advice: list[Advice] = field(default_factory=list)            # largest gain first (analysis/advice.py)
+    sim: SimContext | None = field(default=None, repr=False)          # what the advice's re-simulations need
     floors: Floors | None = None       # floors.Floors: the DRAM-traffic and issue floors of the launch
     #: ptxas' resources of this GPU's own build (registers differ per target and with -maxrregcount)
     resources: dict[str, int] = field(default_factory=dict)
