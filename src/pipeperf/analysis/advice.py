@@ -35,6 +35,8 @@ from pipeperf.analysis.results import Advice
 if TYPE_CHECKING:
     from pipeperf.analysis.results import GPUPrediction
     from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.idg.graph import IDG
+    from pipeperf.idg.kernel_graph import KernelGraph
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -137,7 +139,8 @@ def _memory_advice(pred: GPUPrediction) -> list[Advice]:
     return out
 
 
-def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform=None) -> float:
+def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int,
+              transform: Callable[[KernelGraph], KernelGraph] | None = None) -> float:
     """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them
     (and the IDGs passed through ``transform``), extrapolated as the launch's was."""
     assert ctx.resimulate is not None          # predict_one sets it
@@ -271,7 +274,7 @@ def _tail_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> l
 MIN_CHAIN = 8
 
 
-def _chains(g, arithmetic: np.ndarray) -> list[np.ndarray]:
+def _chains(g: IDG, arithmetic: np.ndarray) -> list[np.ndarray]:
     """Recurrences of one IDG: maximal sequences of arithmetic nodes each of which depends on the
     one before, of the same class (its latest same-class operand), the one before having no other
     such successor: ``acc += a * b`` through a loop, unrolled or not."""
@@ -295,7 +298,7 @@ def _chains(g, arithmetic: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _split(g, chains: list[np.ndarray]):
+def _split(g: IDG, chains: list[np.ndarray]) -> IDG:
     """``g`` with each chain's link k made to depend on link k - 2 instead of k - 1 (two
     interleaved partial chains)."""
     from pipeperf.idg.graph import IDG
@@ -345,7 +348,7 @@ def _chain_advice(pred: GPUPrediction, ctx: SimContext) -> list[Advice]:
     pcs = set(node_pcs[chain].tolist())
     gpu = prep.gpu
 
-    def split(kg):
+    def split(kg: KernelGraph) -> KernelGraph:
         """Every warp class's recurrences through the chosen instructions, split in two."""
         classes = []
         for wc in kg.warp_classes:

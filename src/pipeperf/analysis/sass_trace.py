@@ -45,6 +45,7 @@ from pipeperf.sass.registers import registers
 
 if TYPE_CHECKING:
     from pipeperf.hardware.spec import GPUSpec, InstrClass
+    from pipeperf.ptx.ir import Function, Instruction
 
 LineKey = tuple[str, int]
 MemKey = tuple[LineKey, str, str]          # (line, space, kind)
@@ -54,7 +55,7 @@ MemKey = tuple[LineKey, str, str]          # (line, space, kind)
 _SLACK_COST, _CUT_COST, _FLOW_COST = 0.25, 0.5, 1e-4
 
 
-def _ptx_bytes(x) -> int:
+def _ptx_bytes(x: Instruction) -> int:
     """Bytes per thread of a PTX memory instruction (element size x vector width)."""
     size = 4
     for t in x.op.types:
@@ -66,7 +67,7 @@ def _ptx_bytes(x) -> int:
     return size * vec
 
 
-def ptx_memory(x) -> tuple[str, str] | None:
+def ptx_memory(x: Instruction) -> tuple[str, str] | None:
     """(space, kind) of a PTX global/shared memory instruction the SASS keeps one for one in bytes."""
     root, space = x.op.root, x.op.space or "global"
     if root in ("ld", "ldu") and space in ("global", "shared"):
@@ -81,7 +82,7 @@ def ptx_memory(x) -> tuple[str, str] | None:
 _SFU_PTX = {"ex2", "lg2", "sin", "cos", "rsqrt", "tanh"}
 
 
-def ptx_work(x) -> list[tuple[str, float]]:
+def ptx_work(x: Instruction) -> list[tuple[str, float]]:
     """The work of one PTX instruction that its SASS keeps: (kind, amount) pairs."""
     root, types = x.op.root, x.op.types
     mem = ptx_memory(x)
@@ -191,7 +192,7 @@ def _row_keys(key: LineKey | None, kind: str) -> tuple[tuple[LineKey | None, str
     return ((key, kind), (None, kind))
 
 
-def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
+def build_view(sass: SassFunction, func: Function, files: Mapping[int, str]) -> SassView:
     """The SassView of PTX function ``func`` (its module's ``.file`` table ``files``) and its SASS."""
     if sass.unsupported:
         raise PipeperfError(f"SASS timing: {sass.unsupported}")

@@ -21,6 +21,7 @@ import numpy as np
 if TYPE_CHECKING:
     from pipeperf.ptx.ir import Function
     from pipeperf.ptx.source_map import SourceMap
+    from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 #: what the report says about how per-line time is obtained (an approximation, stated)
 METHOD = ("time per source line: every warp slot's cycles on the simulated SM charged to the "
@@ -61,7 +62,7 @@ class LineTime:
                 "ptx": [{"ptx_line": n, "share_pct": round(100 * s, 3), "top_reason": r} for n, s, r in self.ptx]}
 
 
-def name_producers(prep, func) -> None:
+def name_producers(prep: PreparedKernel, func: Function) -> None:
     """Name each node's producer kind after its PTX instruction (loads and stores by state space,
     atomics, shuffles, barriers), else after its class's subsystem, for the dependency reasons."""
     from pipeperf.simulate.simulator import producer_kind
@@ -88,7 +89,7 @@ def name_producers(prep, func) -> None:
     prep.name_producers(kinds)
 
 
-def pc_stalls(run, prep) -> PcStalls | None:
+def pc_stalls(run: SimResult, prep: PreparedKernel) -> PcStalls | None:
     """Sum a run's attribution (``run.attribution``, from ``PreparedKernel.run(attribute=True)``)
     per PTX instruction; None when the run has none or its IDGs do not know their PTX lines."""
     a = run.attribution
