@@ -28,7 +28,7 @@ class Shorter:
     kind: str
     info: BuildInfo      # how its traces were cut
     cycles: float        # the Pipeline run's cycles on it
-    models: dict[str, dict[str, list]] | None = None   # the analytical models on it
+    models: dict[str, dict[str, list[float | None]]] | None = None   # the analytical models on it
     busy: dict[str, float] | None = None               # busy cycles per subsystem of that run
     issued: float | None = None                        # warp instructions it issued on the core
 

@@ -71,7 +71,7 @@ def warps_per_core(n_blocks: int, warps_per_block: int, cores: int) -> int:
 
 
 def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_warps_core: int,
-                           clock_ghz: float | None = None) -> dict[str, dict[str, list]]:
+                           clock_ghz: float | None = None) -> dict[str, dict[str, Any]]:
     """{model: {"cycles": [...], "seconds": [...], "unsupported": reason?}} at each occupancy
     (seconds at ``clock_ghz``: the Pipeline run's clock under its load, else the sustained clock)."""
     clock = clock_ghz or gpu.run_clock_ghz
