@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pipeperf.ptx.ir import Function, Module
 
 
-@dataclass
+@dataclass(frozen=True)
 class Bound:
     """What limits the simulated run: per-subsystem busy fraction, share of the issue slots used,
     share of cycles in which no warp issued. ``clipped``: shares that came out above 1 before

@@ -30,7 +30,7 @@ METHOD = ("time per source line: every warp slot's cycles on the simulated SM ch
           "share of all slot cycles; the simulated SM stands for every SM")
 
 
-@dataclass
+@dataclass(frozen=True)
 class PcStalls:
     """Slot cycles of one run per PTX instruction (pc) and reason, and the idle slot cycles."""
 
@@ -39,7 +39,7 @@ class PcStalls:
     total: float                          # slot cycles of the run (slots x cycles)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LineTime:
     """One source line's (or, without a ``.loc``, one PTX line's) share of the simulated time."""
 
