@@ -20,10 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 
 from pipeperf.errors import PipeperfError
+from pipeperf.util.launch_args import Dim3Like
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis, GPUPrediction
+    from pipeperf.report.headline import Headline
+    from pipeperf.report.source_view import SourceView
 
 #: the DataFrame's columns, units in their names
 DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_overhead_us", "gflop_per_s",
@@ -31,21 +37,21 @@ DATAFRAME_COLUMNS = ("kernel", "gpu", "model", "time_us", "cycles", "launch_over
                      "warps_per_sm", "bound", "unsupported", "not_physical")
 
 
-@dataclass
+@dataclass(frozen=True)
 class AnalysisReport:
-    """One analysed launch (``analysis``, a :class:`pipeperf.analysis.Analysis`) and what its
-    reports need besides: the launch file and build options for the source view."""
+    """One analysed launch (``analysis``) and what its reports need besides: the launch file (the
+    source view reads its lines) and its build options."""
 
-    analysis: Any
+    analysis: Analysis
     path: str
     arch: str | None = None
     nvcc_flags: Sequence[str] = field(default_factory=tuple)
 
     @property
-    def predictions(self) -> list:
+    def predictions(self) -> list[GPUPrediction]:
         return self.analysis.predictions
 
-    def headlines(self) -> list:
+    def headlines(self) -> list[Headline]:
         """The :class:`pipeperf.report.headline.Headline` of each GPU."""
         from pipeperf.report.headline import headline
 
@@ -55,7 +61,7 @@ class AnalysisReport:
         """The headline per GPU, one line each (the terminal report's first lines)."""
         return "\n".join(h.text() for h in self.headlines())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON ``pipeperf analyze --json`` prints (NumPy values and non-finite floats converted)."""
         from pipeperf.models.curve import jsonable
 
@@ -87,11 +93,11 @@ class AnalysisReport:
                              "not_physical": flags.get(model)})
         return pd.DataFrame(rows, columns=list(DATAFRAME_COLUMNS))
 
-    def source_view(self):
+    def source_view(self) -> SourceView:
         """The per-line source view (:mod:`pipeperf.report.source_view`)."""
         from pipeperf.report.source_view import source_view
 
-        return source_view(self.path, self.analysis.kernel, self.predictions, self.arch, self.nvcc_flags)
+        return source_view(self.analysis, self.path)
 
     def html(self) -> str:
         """The whole HTML page of ``pipeperf analyze --html``."""
@@ -125,7 +131,7 @@ def _pct(x: float | None, peak: float | None) -> float | None:
     return 100 * x / peak if x is not None and peak else None
 
 
-def analyze(path: str | Path, *, grid: Any, block: Any,
+def analyze(path: str | Path, *, grid: Dim3Like, block: Dim3Like,
             args: Mapping[str, Any] | Sequence[Any] = (), gpus: str | Sequence[str],
             sweep: bool = True, **options: Any) -> AnalysisReport:
     """Analyse one launch as ``pipeperf analyze`` does and return its :class:`AnalysisReport`.

@@ -35,7 +35,8 @@ def test_last_block_reduction_is_predicted_and_costs_more_than_the_ordinary_bloc
     prof = run_kernel(m, grid=4, block=256, trace_warps=256,
                       args=[np.ones(1024, np.int32), np.zeros(4, np.int32), np.zeros(1, np.int32), 1000])
     gpu = load_gpu("pascal_gtx1060")
-    kg, info = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name)
+    built = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name)
+    kg, info = built.graph, built.info
     assert info.blocks_traced == 4 and [g.weight for g in kg.group_classes] == [3.0, 1.0]
     bars = [{kg.warp_classes[j].idg.n_barriers for j in g.warps} for g in kg.group_classes]
     assert len(bars[0]) == len(bars[1]) == 1 and bars[1].pop() > bars[0].pop()   # the last block's extra pass

@@ -96,7 +96,8 @@ def test_named_barrier_of_some_warps_holds_no_group(module):
     prof = run_kernel(module, 2, 256, [np.ones(1024, np.float32), np.zeros(256, np.float32), 1024, 4],
                       kernel="consumer_group", trace_warps=16)
     gpu = load_gpu("pascal_gtx1060")
-    kg, _ = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name)
+    built = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name)
+    kg = built.graph
     kg.check_barriers()
     assert {kg.warp_classes[j].idg.n_barriers for g in kg.group_classes for j in g.warps} == {8}
     consumer = max(kg.idgs, key=lambda g: len(g))

@@ -34,23 +34,23 @@ def test_a_time_below_a_floor_says_which_and_by_how_much():
 
 def test_floors_of_a_launch_use_the_vendor_peak_else_say_which_figure():
     a100 = load_gpu("ampere_a100")
-    pred = SimpleNamespace(quantitative={"metrics": _metrics(1e6, 1e6)})
-    f = floors_of(pred, a100)
+    metrics = _metrics(1e6, 1e6)
+    f = floors_of(metrics, a100)
     assert f.dram_gbs == a100.memory["dram_peak_gbs"] and f.dram_is_peak
     assert f.dram_seconds == pytest.approx(32e6 / (a100.memory["dram_peak_gbs"] * 1e9))
     assert f.issue_seconds == pytest.approx(1e6 / (a100.cores * a100.issue_limit) / (a100.clock_ghz * 1e9))
     no_peak = replace(a100, memory={k: v for k, v in a100.memory.items() if k != "dram_peak_gbs"})
-    g = floors_of(pred, no_peak)
+    g = floors_of(metrics, no_peak)
     assert g.dram_gbs == a100.memory["dram_read_gbs"] and not g.dram_is_peak
     assert g.dram_source == "achievable read, memory.dram_read_gbs of ampere_a100"
-    assert floors_of(SimpleNamespace(quantitative=None), a100).dram_seconds is None
+    assert floors_of(None, a100).dram_seconds is None
 
 
 def test_models_below_a_floor_are_flagged_and_kept_out_of_advice():
     pred = SimpleNamespace(floors=FLOORS, seconds=2e-3,
                            predictions={"pipeline": {"seconds": 2e-3}, "gpumech_rr": {"seconds": 0.3e-3},
                                         "roofline": {"seconds": 1.1e-3}, "wfg": {"seconds": None}})
-    assert not_physical(pred) == {"gpumech_rr": "below the DRAM floor 1 ms by 70%"}
+    assert not_physical(pred.floors, pred.predictions) == {"gpumech_rr": "below the DRAM floor 1 ms by 70%"}
     assert _physical(pred, Advice("tail effect", "", 2e-3, 1.5e-3, ""))
     assert not _physical(pred, Advice("tail effect", "", 2e-3, 0.2e-3, ""))      # below the issue floor
     below = SimpleNamespace(floors=FLOORS, seconds=0.5e-3, predictions={})

@@ -14,7 +14,8 @@ def _saxpy(n: int, grid: int, block: int, warps: int):
     size = grid * block
     p = run_kernel(m, grid=grid, block=block, trace_warps=warps,
                    args=[n, 2.0, np.ones(size, np.float32), np.zeros(size, np.float32)])
-    return kernel_graph_from_profile(p, f)
+    built = kernel_graph_from_profile(p, f)
+    return built.graph, built.info
 
 
 def test_saxpy_idg_nodes_and_load_to_fma_edges():
@@ -44,7 +45,8 @@ def test_trace_cap_and_register_edges_by_hand():
              {"opcode": "add", "dsts": ("%r1",), "srcs": ("%r2", "%r1")},
              {"opcode": "st", "dsts": ("[%rd1]",), "srcs": ("%r1",)}]
     cls = {"ld": "ld_global_s32", "add": "add_f32", "st": "ld_global_s32"}
-    kg, info = kernel_graph_from_traces("k", {0: trace, 1: trace * 2}, lambda e: cls[e["opcode"]], max_nodes=4)
+    built = kernel_graph_from_traces("k", {0: trace, 1: trace * 2}, lambda e: cls[e["opcode"]], max_nodes=4)
+    kg, info = built.graph, built.info
     assert info.truncated_warps == 1 and len(kg.warp_classes) == 1 and kg.warp_classes[0].weight == 2
     g = kg.warp_classes[0].idg
     assert [list(g.deps_of(i)) for i in range(4)] == [[], [0], [0, 1], [2]]
@@ -73,8 +75,9 @@ def test_cut_traces_end_at_the_barriers_every_warp_of_the_block_reached():
     cls = {"bar.sync": "bar_sync", "add.s32": "add_s32"}
     w0 = [e("add.s32"), e("bar.sync")] * 8
     w1 = [e("add.s32")] * 3 + [e("bar.sync")] + [e("add.s32")] * 3 + [e("bar.sync")] + [e("add.s32")] * 10
-    kg, info = kernel_graph_from_traces("k", {0: w0, 1: w1}, lambda x: cls[x["opcode"]], max_nodes=8,
-                                        warps_per_group=2)
+    built = kernel_graph_from_traces("k", {0: w0, 1: w1}, lambda x: cls[x["opcode"]], max_nodes=8,
+                                     warps_per_group=2)
+    kg, info = built.graph, built.info
     kg.check_barriers()
     assert sorted(c.idg.n_barriers for c in kg.warp_classes) == [2, 2]
     assert sorted(len(c.idg) for c in kg.warp_classes) == [4, 8]

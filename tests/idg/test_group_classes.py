@@ -133,7 +133,8 @@ def test_build_groups_complete_blocks_by_warp_position():
     traces = {0: A, 1: B, 2: A, 3: B,                 # blocks 0, 1: (A, B)
               4: L, 5: L,                             # block 2: the last block, one barrier more
               6: A}                                   # block 3: cut by the trace sample
-    kg, info = kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2)
+    built = kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2)
+    kg, info = built.graph, built.info
     names = [c.idg.name for c in kg.warp_classes]
     assert sorted(c.weight for c in kg.warp_classes) == [2.0, 2.0, 3.0]      # A x3 (w6 too), B x2, L x2
     shapes = {tuple(names[j] for j in g.warps): g.weight for g in kg.group_classes}
@@ -141,12 +142,13 @@ def test_build_groups_complete_blocks_by_warp_position():
     assert (info.blocks_traced, info.partial_blocks, info.group_classes) == (3, 1, 2)
     kg.check_barriers()                               # refused before: 1 barrier vs 2
     with pytest.raises(PipeperfError):
-        kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]])[0].check_barriers()
+        kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]]).graph.check_barriers()
 
 
 def test_build_without_a_complete_block_has_no_group_classes():
     A = _trace("add", "bar")
-    kg, info = kernel_graph_from_traces("k", {0: A, 1: A}, lambda e: CLS[e["opcode"]], warps_per_group=4)
+    built = kernel_graph_from_traces("k", {0: A, 1: A}, lambda e: CLS[e["opcode"]], warps_per_group=4)
+    kg, info = built.graph, built.info
     assert kg.group_classes == () and info.partial_blocks == 1 and info.blocks_traced == 0
     assert kg.assign(8, 4).tolist() == [0] * 8
     with pytest.raises(PipeperfError, match="warps per group"):
@@ -161,11 +163,13 @@ def test_profile_takes_warps_per_block_from_the_launch():
     # n=40: block 0's two warps run the body, block 1's two warps are out of bounds
     p = run_kernel(m, grid=2, block=64, trace_warps=4,
                    args=[40, 2.0, np.ones(128, np.float32), np.zeros(128, np.float32)])
-    kg, info = kernel_graph_from_profile(p, f)
+    built = kernel_graph_from_profile(p, f)
+    kg, info = built.graph, built.info
     assert info.blocks_traced == 2 and len(kg.group_classes) == 2
     assert sorted(len(set(g.warps)) for g in kg.group_classes) == [1, 1]     # each block one path
     assert {g.warps[0] for g in kg.group_classes} == {0, 1}
-    kg1, info1 = kernel_graph_from_profile(p, f, warps_per_group=1)
+    built = kernel_graph_from_profile(p, f, warps_per_group=1)
+    kg1, info1 = built.graph, built.info
     assert info1.blocks_traced == 4 and sorted(g.weight for g in kg1.group_classes) == [2.0, 2.0]
 
 
@@ -195,8 +199,9 @@ def test_yaml_group_classes_load_and_check(tmp_path):
 def test_block_weights_let_sampled_blocks_stand_for_more():
     A, L = _trace("add", "bar"), _trace("add", "bar", "add", "bar")
     traces = {0: A, 1: A, 6: A, 7: A, 8: L, 9: L}     # blocks 0, 3 (ordinary) and 4 (the last one)
-    kg, info = kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2,
-                                        block_weights={0: 1.0, 3: 2.0})   # block 3 stands for blocks 1-3
+    built = kernel_graph_from_traces("k", traces, lambda e: CLS[e["opcode"]], warps_per_group=2,
+                                     block_weights={0: 1.0, 3: 2.0})   # block 3 stands for blocks 1-3
+    kg, info = built.graph, built.info
     assert [g.weight for g in kg.group_classes] == [3.0, 1.0] and info.blocks_traced == 3
     assert [c.weight for c in kg.warp_classes] == [6.0, 2.0]
     with pytest.raises(PipeperfError, match="positive"):

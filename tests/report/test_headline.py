@@ -38,7 +38,7 @@ def test_headline_rates_are_the_launch_counts_over_the_predicted_time(transpose_
 
     for p in transpose_report.predictions:
         h = headline(p)
-        m = p.quantitative["metrics"]
+        m = p.quantitative.metrics
         assert h.seconds == p.seconds
         assert h.dram_bytes == pytest.approx((m.m_tran_r + m.m_tran_w) * 32)
         assert h.dram_gbs == pytest.approx(h.dram_bytes / p.seconds / 1e9)

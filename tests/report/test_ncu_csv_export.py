@@ -48,7 +48,7 @@ def test_round_trip_through_the_ncu_importer(transpose_report, tmp_path):
     back = {m.info["device"]: m for m in read_ncu_csv(path)}
     assert set(back) == {p.gpu for p in transpose_report.predictions}
     for p in transpose_report.predictions:
-        mine, read = p.quantitative["metrics"], back[p.gpu]
+        mine, read = p.quantitative.metrics, back[p.gpu]
         assert read.measured_seconds == pytest.approx(p.seconds, rel=1e-9)
         for attr in ("m_fma32", "m_fma64", "m_ldst", "m_inst", "m_fp32", "m_fp64", "m_int",
                      "m_tran_r", "m_tran_w"):

@@ -13,22 +13,31 @@ on the same IDGs at the launch's occupancy (and, with ``sweep``, at every occupa
 from __future__ import annotations
 
 import logging
-import math
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from pipeperf.analysis.options import FAST_FORWARD_ROUNDS, AnalyzeOptions
+from pipeperf.analysis.records import Emulation, KernelLaunch, SassTiming
 from pipeperf.analysis.results import Analysis, GPUPrediction
 from pipeperf.errors import PipeperfError
 from pipeperf.sass.listing import ABSOLUTE_CALL
 from pipeperf.util.gcpause import paused_gc
+from pipeperf.util.launch_args import Dim3Like
 from pipeperf.util.progress import progress
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.advice import LaunchShape
+    from pipeperf.analysis.builds import Build, CompiledPTX
     from pipeperf.analysis.memory_trace import MemoryMap
+    from pipeperf.analysis.sass_trace import SassView
+    from pipeperf.emulate.profile import Profile
+    from pipeperf.hardware.occupancy import Residency
+    from pipeperf.hardware.spec import GPUSpec, InstrClass
+    from pipeperf.ptx.ir import Function, Module
+    from pipeperf.ptx.source_map import SourceMap
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +47,14 @@ log = logging.getLogger(__name__)
 #: mapper g's statistics come from the kept entries (the report says so)
 TRACE_ENTRIES = 8_000_000
 
+#: the launch's arguments as callers give them: ``--arg`` strings, values in parameter order, or a
+#: dict by parameter name (numbers, tuples, NumPy arrays, spec strings: a true boundary)
+LaunchArgs = Sequence[Any] | Mapping[str, Any]
 
-def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
-            options: AnalyzeOptions | None = None, compiled: Any = None, **kwargs: Any) -> Analysis:
+
+def analyze(path: str | Path, grid: Dim3Like, block: Dim3Like, args: LaunchArgs, gpus: Sequence[str],
+            options: AnalyzeOptions | None = None, *, compiled: CompiledPTX | None = None,
+            **kwargs: Any) -> Analysis:
     """Predict the run time of one launch on each GPU of ``gpus``: ``options`` (the defaults of
     :class:`AnalyzeOptions` if None) with ``kwargs`` replacing any of them (``what_if=False``, ...).
     ``args``: the ``--arg`` strings, or values in parameter order, or a dict by parameter name
@@ -54,22 +68,20 @@ def analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mappi
     ``pipeperf tune``'s compile task), built here otherwise."""
     opts = AnalyzeOptions.from_kwargs(options, **kwargs)
     with paused_gc():
-        return _analyze(path, grid, block, args, gpus, opts, compiled)
+        return _analyze(path, grid, block, args, gpus, opts, compiled=compiled)
 
 
-def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapping[str, Any], gpus: Sequence[str],
-             opts: AnalyzeOptions, compiled: Any = None) -> Analysis:
-    from pipeperf.analysis.advice import LaunchShape, explain
+def _analyze(path: str | Path, grid: Dim3Like, block: Dim3Like, args: LaunchArgs, gpus: Sequence[str],
+             opts: AnalyzeOptions, *, compiled: CompiledPTX | None = None) -> Analysis:
+    """The stages per GPU: build -> :class:`Emulation` (once per distinct PTX) -> mapper g's
+    :class:`~pipeperf.analysis.memory_trace.MemoryMap` -> :func:`~pipeperf.analysis.predict.predict_one`
+    -> the prediction completed (roofline row, floors, per-line time, advice) -> :class:`Analysis`."""
     from pipeperf.analysis.builds import Builds
-    from pipeperf.analysis.floors import floors_of
-    from pipeperf.analysis.predict import predict_one
-    from pipeperf.analysis.roofline_counts import add_quantitative_roofline
+    from pipeperf.analysis.results import ptx_lines
     from pipeperf.emulate import run_kernel, select_kernel
     from pipeperf.emulate.launch import dim3
     from pipeperf.emulate.profile import hypa_metrics
-    from pipeperf.hardware.occupancy import launch_residency
     from pipeperf.hardware.spec import load_gpu
-    from pipeperf.ptx.source_map import SourceMap
 
     t0 = time.perf_counter()
     specs = [load_gpu(name) for name in gpus]          # an unknown GPU fails before any work
@@ -77,116 +89,175 @@ def _analyze(path: str | Path, grid: Any, block: Any, args: Sequence[Any] | Mapp
         raise PipeperfError("no GPU to analyze for: name at least one (--gpu NAME)")
     check_device_memory(specs, args)
     g3, b3 = dim3(grid, "grid"), dim3(block, "block")
-    threads = math.prod(b3)
-    wpb = -(-threads // 32)
-    n_blocks = math.prod(g3)
     if opts.max_blocks_per_sm is not None and opts.max_blocks_per_sm < 1:
         raise PipeperfError(f"max blocks per SM must be >= 1, got {opts.max_blocks_per_sm}")
     builds = Builds(Path(path), opts.arch, list(opts.nvcc_flags), compiled)
-    module = builds.default.module
-    func = select_kernel(module, opts.kernel)
+    func = select_kernel(builds.default.module, opts.kernel)
+    launch = KernelLaunch(str(path), func.name, g3, b3)
     resources = builds.default.kernel_resources(func.name, Path(path))
     per_gpu = [builds.for_gpu(spec) for spec in specs]      # one compile per distinct target
-    traced = min(max(1, int(opts.trace_warps)), n_blocks * wpb)      # the warps a spread sample can trace
+    warps = launch.n_blocks * launch.warps_per_block()
+    traced = min(max(1, int(opts.trace_warps)), warps)      # the warps a spread sample can trace
     cap = None if opts.exact else max(1024, TRACE_ENTRIES // traced)
     run_opts = opts.resolved(cap)
-    profs: dict[str, Any] = {}      # one emulation per distinct PTX, dropped after the last GPU using it
+    emulations: dict[str, Emulation] = {}   # one per distinct PTX, dropped after the last GPU using it
+    first: Emulation | None = None
     pristine = _fresh(args) if len({b.code_key for b in per_gpu}) > 1 else None   # (the first one writes args)
-    out: Analysis | None = None
+    preds: list[GPUPrediction] = []
     for i, (spec, build) in enumerate(progress(list(zip(specs, per_gpu)), "analyze", "GPU")):
-        func = select_kernel(build.module, func.name)
-        if build.code_key not in profs:
+        if build.code_key not in emulations:
             t_emulate = time.perf_counter()
             log.info("emulating %s (grid %s, block %s) for %s", func.name, g3, b3, spec.name)
             launch_args = args if pristine is None or not i else _fresh(pristine)
-            profs[build.code_key] = _emulate(run_kernel, build.module, func.name, g3, b3, launch_args, opts.mode,
-                                             opts.trace_warps, opts.shared, opts.all_ctas, cap,
-                                             fast_loops=opts.skip_loops and not opts.exact,
-                                             max_steps=opts.max_steps,    # errors at their source line
-                                             allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob)
+            prof = _emulate(run_kernel, build.module, launch, launch_args, opts, trace_cap=cap)
+            emulations[build.code_key] = Emulation(prof, cap)
             log.info("emulated in %.1f s", time.perf_counter() - t_emulate)
         log.info("%s: memory model, simulation%s", spec.name, ", what-ifs and advice" if opts.what_if else "")
-        prof = profs[build.code_key]
+        emu = emulations[build.code_key]
         if all(b.code_key != build.code_key for b in per_gpu[i + 1:]):
-            del profs[build.code_key]
-        if out is None:
-            out = Analysis(func.name, g3, b3, resources, len(prof.traces), n_blocks * wpb, 0,
-                           ctas_emulated=int(prof.counts.get("ctas_emulated", n_blocks)),
-                           ctas_total=int(prof.counts.get("ctas_total", n_blocks)),
-                           sampling=str(prof.counts.get("sampling", "")), hypa=hypa_metrics(prof.counts),
-                           out_of_bounds=list(prof.out_of_bounds))
-        own = build.kernel_resources(func.name, Path(path))
-
-        def predict(build, opts=opts, run_opts=run_opts, spec=spec, prof=prof, func=func):
-            """This GPU's prediction from ``build`` (its registers, its SASS)."""
-            own = build.kernel_resources(func.name, Path(path))
-            res = launch_residency(spec, threads, own, opts.shared, n_blocks, opts.max_blocks_per_sm, build.note)
-            sass, sass_notes = _sass_view(build, func, spec, opts)
-            if sass is not None:             # the SASS of wmma lines: generic shared loads, row conflicts
-                from pipeperf.analysis.sass_trace import with_wmma_lines
-
-                sass = with_wmma_lines(sass, func, prof.wmma_row_bytes, prof.resolved_spaces)
-            mmap, prof_gpu = _mapper_g(prof, func, spec, build, res, opts, wpb, n_blocks, g3, b3, cap, sass)
-            mmap = replace(mmap, notes=mmap.notes + sass_notes + prof.notes)
-            wpb_gpu = -(-threads // spec.warp_size)        # warps of this GPU's width per block
-            return predict_one(prof_gpu, func, spec, mmap, wpb=wpb_gpu, n_blocks=n_blocks, res=res, opts=run_opts,
-                               path=str(path), grid=g3, sass=sass), mmap.rows
-        (pred, truncated), mem_rows = predict(build)
-        pred.resources = dict(own)
-        pred.build = {"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)}
-        add_quantitative_roofline(pred, prof.counts, mem_rows if opts.memory else None, str(path), spec.name)
-        pred.floors = floors_of(pred, spec)
-        explain(pred, func, SourceMap(build.module),
-                LaunchShape(spec, b3, n_blocks, own, opts.shared, opts.max_blocks_per_sm, build.target,
-                            lambda cap, b=build, name=func.name: b.capped_resources(name, cap)),
-                advise=opts.what_if)
-        if opts.isa == "sass":
-            _spills_counted(pred, build, func.name, predict,
-                            replace(opts, what_if=False, sweep=False, phase_check=False, models=False),
-                            replace(run_opts, what_if=False, sweep=False, phase_check=False, models=False))
-        out.predictions.append(pred)
-        out.truncated_warps = truncated
-    assert out is not None                  # specs is not empty
-    out.seconds_analysis = time.perf_counter() - t0
-    return out
+            del emulations[build.code_key]
+        first = first or emu
+        preds.append(_completed(_predict_gpu(launch, emu, spec, build, opts, run_opts), launch, emu, spec, build,
+                                opts=opts, run_opts=run_opts))
+    assert first is not None                  # specs is not empty
+    counts = first.profile.counts
+    return Analysis(kernel=func.name, grid=g3, block=b3, resources=resources, warps_traced=len(first.traces),
+                    warps_total=warps, truncated_warps=preds[-1].truncated_warps, predictions=preds,
+                    ctas_emulated=int(counts.get("ctas_emulated", launch.n_blocks)),
+                    ctas_total=int(counts.get("ctas_total", launch.n_blocks)),
+                    sampling=str(counts.get("sampling", "")), hypa=hypa_metrics(counts),
+                    out_of_bounds=list(first.profile.out_of_bounds),
+                    ptx_lines=ptx_lines(builds.default.module, func, builds.default.target),
+                    seconds_analysis=time.perf_counter() - t0)
 
 
-def _spills_counted(pred: Any, build: Any, name: str, predict: Any, opts: AnalyzeOptions,
-                    run_opts: AnalyzeOptions) -> None:
+def _predict_gpu(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, opts: AnalyzeOptions,
+                 run_opts: AnalyzeOptions) -> GPUPrediction:
+    """The launch's prediction on ``spec`` from ``build`` (its registers, its SASS) and the
+    emulation of its PTX: residency, mapper g, then :func:`~pipeperf.analysis.predict.predict_one`."""
+    from pipeperf.analysis.predict import predict_one
+    from pipeperf.emulate import select_kernel
+    from pipeperf.hardware.occupancy import launch_residency
+
+    func = select_kernel(build.module, launch.kernel)
+    own = build.kernel_resources(func.name, Path(launch.path))
+    res = launch_residency(spec, launch.threads, own, opts.shared, launch.n_blocks, opts.max_blocks_per_sm,
+                           build.note)
+    sass = _sass_view(build, func, spec, opts)
+    view = sass.view
+    if view is not None:                # the SASS of wmma lines: generic shared loads, row conflicts
+        from pipeperf.analysis.sass_trace import with_wmma_lines
+
+        view = with_wmma_lines(view, func, emu.profile.wmma_row_bytes, emu.profile.resolved_spaces)
+    mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view)
+    mmap = replace(mmap, notes=mmap.notes + list(sass.notes) + emu.profile.notes)
+    return predict_one(emu.in_warps_of(spec.warp_size, launch.threads), func, spec, mmap, launch=launch, res=res,
+                       opts=run_opts, sass=view)
+
+
+def _completed(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, *,
+               opts: AnalyzeOptions, run_opts: AnalyzeOptions) -> GPUPrediction:
+    """``pred`` with what follows the simulation: its build's resources, the quantitative roofline
+    row, the physical floors, the GPU's peaks (the headline's), the per-line time and advice, and
+    on the SASS path the register-cap advice re-predicted with its spills."""
+    from pipeperf.analysis.advice import LaunchShape
+    from pipeperf.analysis.floors import floors_of
+    from pipeperf.analysis.roofline_counts import add_quantitative_roofline
+    from pipeperf.emulate import select_kernel
+    from pipeperf.hardware.peaks import load_peaks
+    from pipeperf.ptx.source_map import SourceMap
+
+    func = select_kernel(build.module, launch.kernel)
+    own = build.kernel_resources(func.name, Path(launch.path))
+    try:
+        peaks = load_peaks(spec.name)
+    except PipeperfError:                 # a GPU with no peak rates: the headline gives no share of peak
+        peaks = None
+    pred = replace(pred, resources=dict(own), peaks=peaks,
+                   build={"target": build.target, "note": build.note, "ptxas_options": list(build.ptxas_flags)})
+    pred = add_quantitative_roofline(pred, emu.profile.counts, pred.memory if opts.memory else None, launch.path,
+                                     spec.name)
+    pred = replace(pred, floors=floors_of(pred.quantitative.metrics if pred.quantitative else None, spec,
+                                          pred.issued_per_traced))
+    pred = _explained(pred, func, SourceMap(build.module),
+                   LaunchShape(spec=spec, block=launch.block, n_blocks=launch.n_blocks, resources=own,
+                               dynamic_shared=opts.shared, max_blocks_per_sm=opts.max_blocks_per_sm,
+                               target=build.target, capped=lambda cap: build.capped_resources(launch.kernel, cap)),
+                   advise=opts.what_if)
+    if opts.isa == "sass":
+        pred = _spills_counted(pred, launch, emu, spec, build,
+                               opts=replace(opts, what_if=False, sweep=False, phase_check=False, models=False),
+                               run_opts=replace(run_opts, what_if=False, sweep=False, phase_check=False,
+                                                models=False))
+    return pred
+
+
+def _explained(pred: GPUPrediction, func: Function, sources: SourceMap, launch: LaunchShape,
+               advise: bool = True) -> GPUPrediction:
+    """``pred`` with its per-line time (``source_lines``, ``time_not_on_lines``) and, with
+    ``advise``, its ``advice`` from its simulation context, the context dropped (the IDGs need not
+    outlive the analysis)."""
+    from pipeperf.analysis.advice import advice_for
+    from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
+
+    ctx = pred.sim
+    if ctx is None:
+        return pred
+    st = pc_stalls(ctx.run, ctx.prep)
+    if st is not None:
+        per_line = line_times(st, func, sources, pred.cycles)
+        note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
+                         "trace, scaled to the extrapolated time)" if ctx.cut else "")
+        pred = replace(pred, source_lines=per_line.lines, time_not_on_lines=per_line.idle, notes=pred.notes + [note])
+    ctx = replace(ctx, func=func, sources=sources)
+    if advise:
+        pred = replace(pred, advice=advice_for(pred, ctx, launch))
+        why = pred.floors.violation(pred.seconds) if pred.floors is not None else None
+        if why is not None:
+            pred = replace(pred, notes=pred.notes + [f"no advice: the Pipeline time is not physical ({why})"])
+    return replace(pred, sim=None)
+
+
+def _spills_counted(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, *,
+                    opts: AnalyzeOptions, run_opts: AnalyzeOptions) -> GPUPrediction:
     """On the SASS path, the register-cap advice re-predicted from the SASS of the build capped at
     its registers: the spill code (LDL/STL) is then timed, which the occupancy-only
     re-simulation leaves out; a capped build that fails keeps the advice as it was."""
+    from pipeperf.analysis.advice import min_gain
+
+    advice = []
     for a in pred.advice:
         cap = a.change.get("max_registers")
         if cap is None or a.change.get("registers") is None:
+            advice.append(a)
             continue
         try:
-            capped = build.capped(name, int(cap))
-            (p2, _), _ = predict(capped, opts=opts, run_opts=run_opts)
+            p2 = _predict_gpu(launch, emu, spec, build.capped(launch.kernel, int(cap)), opts, run_opts)
         except PipeperfError as e:
-            a.how += f" (the capped build's SASS could not be timed: {e.message})"
+            advice.append(replace(a, how=a.how + f" (the capped build's SASS could not be timed: {e.message})"))
             continue
-        a.seconds_after = p2.seconds
-        a.how = (f"registers and spills from ptxas with -maxrregcount={cap} for {build.target or 'the target'}; "
-                 f"re-predicted from that build's SASS (its spill loads and stores timed) at "
-                 f"{p2.blocks_per_sm} blocks/SM")
-    from pipeperf.analysis.advice import min_gain
+        advice.append(replace(a, seconds_after=p2.seconds, how=(
+            f"registers and spills from ptxas with -maxrregcount={cap} for {build.target or 'the target'}; "
+            f"re-predicted from that build's SASS (its spill loads and stores timed) at "
+            f"{p2.blocks_per_sm} blocks/SM")))
+    pred = replace(pred, advice=advice)
+    return replace(pred, advice=[a for a in advice if a.change.get("max_registers") is None
+                                 or a.gain >= min_gain(pred)])
 
-    pred.advice = [a for a in pred.advice if a.change.get("max_registers") is None or a.gain >= min_gain(pred)]
 
-
-def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[Any, list[str]]:
+def _sass_view(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions) -> SassTiming:
     """With ``isa="sass"``, the kernel's SASS for ``spec``'s build and the note saying so; where
-    there is none (a call or indirect branch, no SASS for a 64-wide GPU), None and the note why the
-    IDGs stay PTX."""
+    there is none (a call or indirect branch, no SASS for a 64-wide GPU), no view and the note why
+    the IDGs stay PTX."""
     if opts.isa != "sass":
-        return None, []
+        return SassTiming()
     if spec.warp_size != 32:
-        return None, [f"SASS timing: {spec.name} has {spec.warp_size}-wide warps and no NVIDIA SASS; timed from the PTX"]
+        return SassTiming(None, (f"SASS timing: {spec.name} has {spec.warp_size}-wide warps and no NVIDIA SASS; "
+                                 "timed from the PTX",))
     try:
         view = build.sass_view(func)
     except PipeperfError as e:
-        return None, [f"{e}; timed from the PTX"]
+        return SassTiming(None, (f"{e}; timed from the PTX",))
     note = f"timed from the SASS ptxas makes for {build.target or 'the PTX target'}"
     if view.coverage < 1.0:
         note += f" ({view.coverage:.0%} of the PTX's work lines found in it)"
@@ -199,69 +270,66 @@ def _sass_view(build: Any, func: Any, spec: Any, opts: AnalyzeOptions) -> tuple[
             notes.append(f"SASS timing: the calls to ptxas' subroutine {sub} ({length} instructions: a "
                          "special-operand path, e.g. of an IEEE division) are timed as the call sites alone: "
                          "the subroutine's own instructions are not")
-    return view, notes
+    return SassTiming(view, tuple(notes))
 
 
-def _mapper_g(prof: Any, func: Any, spec: Any, build: Any, res: Any, opts: AnalyzeOptions, wpb: int, n_blocks: int,
-              g3: tuple[int, int, int], b3: tuple[int, int, int], cap: int | None, sass: Any = None
-              ) -> tuple[MemoryMap, Any]:
+def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,
+              opts: AnalyzeOptions, *, sass: SassView | None = None) -> MemoryMap:
     """Mapper g for one GPU where ``opts.memory`` asks for it (:class:`MemoryMap`; only the GPU
-    without it), and the profile with its traces in that GPU's warp width."""
+    without it), from the emulation's 32-wide warps, with the SASS's local and wide shared
+    classes where the IDGs hold SASS."""
     from pipeperf.analysis.memory_trace import MemoryMap
+    from pipeperf.emulate import select_kernel
     from pipeperf.ptx.source_map import SourceMap
 
+    func = select_kernel(build.module, launch.kernel)
     mmap = MemoryMap(spec)
-    threads = math.prod(b3)
     if opts.memory:
         from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
-        mmap = launch_memory(prof, func, spec, wpb, res.blocks, n_blocks, g3, b3, opts.warm_l2,
-                             SourceMap(build.module), sass)
+        mmap = launch_memory(emu.profile, func, spec, launch=launch, blocks_per_sm=res.blocks,
+                             warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
-                       notes=mmap.notes + memory_coverage_note(prof.traces, cap))
+                       notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
-        from pipeperf.analysis.sass_trace import wide_shared_classes
-
-        local, local_notes = _local_classes(mmap.gpu, sass, build.resources.get(func.name, {}), res.blocks, threads,
-                                            opts.shared, min(spec.cores, n_blocks))
-        extra = {**wide_shared_classes(sass, mmap.gpu), **local}
-        free = {**wide_shared_classes(sass, mmap.gpu, conflicts=False), **local}
-        # the what-if GPUs too: the IDG builder names these classes there as well
-        mmap = replace(mmap, gpu=mmap.gpu.with_classes(**extra), notes=mmap.notes + local_notes,
-                       what_if={k: g.with_classes(**(free if k == "no bank conflicts" else extra))
-                                for k, g in mmap.what_if.items()})
-    prof_gpu = prof
-    if spec.warp_size != 32:
-        from pipeperf.analysis.wavefronts import wide_warp_traces
-
-        prof_gpu = replace(prof, traces=wide_warp_traces(prof.traces, threads, spec.warp_size))
-    return mmap, prof_gpu
+        mmap = _with_sass_classes(mmap, sass, build.resources.get(func.name, {}), blocks=res.blocks,
+                                  threads=launch.threads, dynamic_shared=opts.shared,
+                                  active_sms=min(spec.cores, launch.n_blocks))
+    return mmap
 
 
-def _local_classes(gpu: Any, sass: Any, own: dict[str, int], blocks: int, threads: int, dynamic_shared: int,
-                   active_sms: int) -> tuple[dict[str, Any], list[str]]:
-    """The classes of the SASS's local accesses (spills, stack arrays: hardware/local_memory.py) by
-    name, and the note saying where their footprint fits."""
+def _with_sass_classes(mmap: MemoryMap, sass: SassView, own: Mapping[str, int], *, blocks: int, threads: int,
+                       dynamic_shared: int, active_sms: int) -> MemoryMap:
+    """``mmap`` with the classes of the SASS's wide shared accesses and of its local accesses
+    (spills, stack arrays: hardware/local_memory.py) added to its GPU and what-if GPUs (the IDG
+    builder names them there too), and the note saying where the local footprint fits."""
+    from pipeperf.analysis.sass_trace import wide_shared_classes
     from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class, local_class_name, local_footprint
     from pipeperf.hardware.mapper import resolve
     from pipeperf.hardware.sass_mapper import access_bytes
 
+    gpu = mmap.gpu
     instrs = sass.sass.instructions
     fp = local_footprint(instrs, int(own.get("local_bytes", 0)), access_bytes)
-    if fp is None:
-        return {}, []
-    resident = blocks * threads
-    smem = blocks * (int(own.get("shared_bytes", 0)) + int(dynamic_shared or 0))
-    have = set(gpu.classes)
-    kinds = {(resolve(LOCAL_OPCODES[x.opcode], have, gpu.name), access_bytes(x)) for x in instrs
-             if x.opcode in LOCAL_OPCODES}
-    classes = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
-    where = next(iter(classes.values())).source.split(";")[0].removeprefix("local memory, ")
-    note = f"local memory (register spills, stack arrays): {fp.instructions} LDL/STL in the SASS, {where}"
-    return classes, [note]
+    local: dict[str, InstrClass] = {}
+    notes: list[str] = []
+    if fp is not None:
+        resident = blocks * threads
+        smem = blocks * (int(own.get("shared_bytes", 0)) + int(dynamic_shared or 0))
+        have = set(gpu.classes)
+        kinds = {(resolve(LOCAL_OPCODES[x.opcode], have, gpu.name), access_bytes(x)) for x in instrs
+                 if x.opcode in LOCAL_OPCODES}
+        local = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
+        where = next(iter(local.values())).source.split(";")[0].removeprefix("local memory, ")
+        notes = [f"local memory (register spills, stack arrays): {fp.instructions} LDL/STL in the SASS, {where}"]
+    extra = {**wide_shared_classes(sass, gpu), **local}
+    free = {**wide_shared_classes(sass, gpu, conflicts=False), **local}     # the wmma rows' conflicts dropped
+    return replace(mmap, gpu=gpu.with_classes(**extra), notes=mmap.notes + notes,
+                   what_if={k: g.with_classes(**(free if k == "no bank conflicts" else extra))
+                            for k, g in mmap.what_if.items()})
 
 
-def check_device_memory(specs, args: Sequence[Any] | Mapping[str, Any]) -> None:
+def check_device_memory(specs: Sequence[GPUSpec], args: LaunchArgs) -> None:
     """Refuse, in one line, a launch whose buffers exceed a GPU's device memory
     (``memory.dram_bytes``, the vendor's capacity): it cannot run there, so no time is predicted."""
     from pipeperf.util.launch_args import buffer_bytes
@@ -275,20 +343,21 @@ def check_device_memory(specs, args: Sequence[Any] | Mapping[str, Any]) -> None:
                                 "it cannot run there; shrink the buffers or pick a larger GPU")
 
 
-def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_warps: int,
-             shared: int, all_ctas: bool, trace_cap: int | None = None, fast_loops: bool = True,
-             max_steps: int | None = None, allow_dtype_mismatch: bool = False, oob: str = "error"):
-    """Trace whole CTAs spread over the grid (first, last, evenly between; ``trace_warps`` warps
-    at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
-    ``all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``)."""
-    return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
-                      trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
-                      memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
-                      allow_dtype_mismatch=allow_dtype_mismatch, oob=oob,
-                      **({} if max_steps is None else {"max_steps": max_steps}))
+def _emulate(run_kernel: Callable[..., Profile], module: Module, launch: KernelLaunch, args: LaunchArgs,
+             opts: AnalyzeOptions, *, trace_cap: int | None = None) -> Profile:
+    """Trace whole CTAs spread over the grid (first, last, evenly between; ``opts.trace_warps``
+    warps at most, one CTA at least) with lane addresses, and emulate only those CTAs unless
+    ``opts.all_ctas`` or their traces could depend on other CTAs' writes (``prof.counts['sampling']``).
+    Loops are skipped unless ``opts.exact``; ``opts.max_steps`` errors at the loop's source line."""
+    return run_kernel(module, launch.grid, launch.block, args, kernel=launch.kernel, mode=opts.mode,
+                      trace_warps=opts.trace_warps, trace_blocks="spread", ctas=None if opts.all_ctas else "traced",
+                      shared=opts.shared, memory=True, trace_cap=trace_cap,
+                      fast_loops=opts.skip_loops and not opts.exact,
+                      allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob,
+                      **({} if opts.max_steps is None else {"max_steps": opts.max_steps}))
 
 
-def _fresh(args: Sequence[Any] | Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
+def _fresh(args: LaunchArgs) -> LaunchArgs:
     """``args`` with each NumPy array replaced by a copy of it (everything else as it is): the
     emulator writes its buffers, and each build's emulation must start from the launch's contents."""
     import numpy as np

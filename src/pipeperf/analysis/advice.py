@@ -22,12 +22,21 @@ and, where the launch's warps run in lock step, at least its phase spread (:func
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeperf.analysis.floors import TOLERANCE
+from pipeperf.analysis.records import SimContext
+from pipeperf.analysis.results import Advice
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import GPUPrediction
+    from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.idg.graph import IDG
+    from pipeperf.idg.kernel_graph import KernelGraph
 
 #: advice below this predicted gain (a share of the kernel time) is not shown
 MIN_GAIN = 0.05
@@ -37,27 +46,11 @@ DISPATCH_BOUND = 0.25
 BLOCK_SIZES = (64, 128, 256, 512, 1024)
 
 
-@dataclass
-class SimContext:
-    """What re-simulating one kernel x GPU needs: the prepared IDGs and the launch's run."""
-
-    prep: Any                  # simulate.simulator.PreparedKernel with mapper g's classes
-    run: Any                   # its SimResult (attribution on)
-    warps_per_block: int
-    n_blocks: int
-    cut: bool                  # the run's cycles were extrapolated (IDGs cut, or loop periods skipped)
-    #: resimulate(transform=None, on=None, group=, resident=, total=) -> SimResult: the launch
-    #: re-simulated with changed IDGs / GPU classes / block size, extrapolated as the launch was
-    resimulate: Any = None
-    func: Any = None           # the PTX function and its SourceMap, to name lines (set by explain)
-    sources: Any = None
-
-
 @dataclass(frozen=True)
 class LaunchShape:
     """The launch as the occupancy rules see it on one GPU."""
 
-    spec: Any                  # hardware.spec.GPUSpec (the database's, no mapper g classes)
+    spec: GPUSpec              # the database's (no mapper g classes)
     block: tuple[int, int, int]
     n_blocks: int
     resources: dict[str, int]  # ptxas' registers/thread and static shared bytes of this GPU's build
@@ -65,64 +58,17 @@ class LaunchShape:
     max_blocks_per_sm: int | None
     target: str = ""           # this GPU's build target (sm_XX), named in advice on how to apply a change
     #: max registers -> ptxas' resources of this GPU's build with -maxrregcount=N (Build.capped_resources)
-    capped: Any = None
+    capped: Callable[[int], dict[str, int]] | None = None
 
 
-@dataclass
-class Advice:
-    """One change, where to make it, and the predicted time after it."""
-
-    kind: str                  # bank conflicts | uncoalesced access | atomics | occupancy | block size |
-                               # block dispatch | tail effect | dependency chain
-    text: str                  # what to change, naming the source line or the launch parameter
-    seconds_before: float
-    seconds_after: float       # predicted for the changed kernel
-    how: str                   # how seconds_after was obtained (the approximation, stated)
-    change: dict[str, Any] = field(default_factory=dict)   # the change as data: {"block": 256, "grid": 4096}, ...
-
-    @property
-    def gain(self) -> float:
-        """Share of the kernel time saved."""
-        return 1.0 - self.seconds_after / self.seconds_before if self.seconds_before else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "seconds_before": self.seconds_before,
-                "seconds_after": self.seconds_after, "gain_pct": round(100 * self.gain, 2), "how": self.how,
-                "change": self.change}
-
-
-def explain(pred, func, sources, launch: LaunchShape, advise: bool = True) -> None:
-    """Fill ``pred``'s per-line time (``source_lines``, ``time_not_on_lines``) and, with ``advise``,
-    its ``advice`` from its simulation context, then drop the context (the IDGs need not outlive
-    the analysis)."""
-    from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
-
-    ctx: SimContext | None = pred.sim
-    if ctx is None:
-        return
-    st = pc_stalls(ctx.run, ctx.prep)
-    if st is not None:
-        pred.source_lines, pred.time_not_on_lines = line_times(st, func, sources, pred.cycles)
-        note = METHOD + (" (the shares are those of the simulated IDGs, which hold part of each warp's "
-                         "trace, scaled to the extrapolated time)" if ctx.cut else "")
-        pred.notes = pred.notes + [note]
-    ctx.func, ctx.sources = func, sources
-    if advise:
-        pred.advice = advice_for(pred, ctx, launch)
-        why = pred.floors.violation(pred.seconds) if getattr(pred, "floors", None) is not None else None
-        if why is not None:
-            pred.notes = pred.notes + [f"no advice: the Pipeline time is not physical ({why})"]
-    pred.sim = None
-
-
-def min_gain(pred) -> float:
+def min_gain(pred: GPUPrediction) -> float:
     """The smallest gain worth advising: MIN_GAIN, or the launch's own phase spread where its warps
     run in lock step (analysis/lockstep.py): a gain inside that spread is not one the model resolves."""
     ps = getattr(pred, "phase_sensitivity", None)
     return max(MIN_GAIN, ps.spread) if ps is not None and not ps.smooth else MIN_GAIN
 
 
-def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def advice_for(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= :func:`min_gain`, largest first."""
     items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
         + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
@@ -130,7 +76,7 @@ def advice_for(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     return sorted((a for a in items if a.gain >= floor and _physical(pred, a)), key=lambda a: -a.gain)
 
 
-def _physical(pred, a: Advice) -> bool:
+def _physical(pred: GPUPrediction, a: Advice) -> bool:
     """Advice rests on the Pipeline's times only where they are physical (analysis/floors.py): none
     while the launch's own time is below a floor, and no item whose changed time is below the issue
     floor (a change keeps the warp instructions; it may cut DRAM traffic, so that floor is not applied)."""
@@ -173,7 +119,7 @@ _MEMORY = {
 }
 
 
-def _memory_advice(pred) -> list[Advice]:
+def _memory_advice(pred: GPUPrediction) -> list[Advice]:
     """Mapper g's what-ifs, which already re-simulated the fixed access pattern."""
     from pipeperf.hardware.memory_classes import WHAT_IF
 
@@ -193,13 +139,15 @@ def _memory_advice(pred) -> list[Advice]:
     return out
 
 
-def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int, transform=None) -> float:
+def _simulate(ctx: SimContext, wpb: int, resident: int, n_blocks: int,
+              transform: Callable[[KernelGraph], KernelGraph] | None = None) -> float:
     """The launch's time with blocks of ``wpb`` warps, ``resident`` per SM, ``n_blocks`` of them
     (and the IDGs passed through ``transform``), extrapolated as the launch's was."""
+    assert ctx.resimulate is not None          # predict_one sets it
     return ctx.resimulate(transform, group=wpb, resident=resident, total=n_blocks).seconds
 
 
-def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _block_size_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Simulate the launch at each other block size of BLOCK_SIZES (1-D blocks without barriers:
     the same warps regrouped, the grid resized to the same threads) and keep the fastest."""
     from pipeperf.hardware.occupancy import resident_blocks
@@ -241,14 +189,14 @@ def _block_size_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advic
                    {"block": t, "grid": n, "blocks_per_sm": resident})]
 
 
-def _idle_share(pred, which: int) -> float:
+def _idle_share(pred: GPUPrediction, which: int) -> float:
     """The share of the simulated time warp slots sat idle (0: no running block, 1: warp done)."""
     from pipeperf.simulate.simulator import IDLE
 
     return sum(r["share_pct"] for r in pred.time_not_on_lines if r["reason"] == IDLE[which]) / 100
 
 
-def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _register_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """When registers limit occupancy: the register cap that admits one more block per SM, built
     with ``-maxrregcount`` for this GPU's target (ptxas' real registers and spill bytes, where
     ptxas answers) and simulated at the occupancy those registers give."""
@@ -302,7 +250,7 @@ def _register_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]
                     "target": launch.target})]
 
 
-def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
+def _tail_advice(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """A last wave that fills few of the GPU's block slots: the launch's blocks spread evenly over
     the SMs in whole waves, each block as costly as in a simulation of whole waves."""
     m = pred.blocks_per_sm
@@ -326,7 +274,7 @@ def _tail_advice(pred, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
 MIN_CHAIN = 8
 
 
-def _chains(g, arithmetic: np.ndarray) -> list[np.ndarray]:
+def _chains(g: IDG, arithmetic: np.ndarray) -> list[np.ndarray]:
     """Recurrences of one IDG: maximal sequences of arithmetic nodes each of which depends on the
     one before, of the same class (its latest same-class operand), the one before having no other
     such successor: ``acc += a * b`` through a loop, unrolled or not."""
@@ -350,7 +298,7 @@ def _chains(g, arithmetic: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _split(g, chains: list[np.ndarray]):
+def _split(g: IDG, chains: list[np.ndarray]) -> IDG:
     """``g`` with each chain's link k made to depend on link k - 2 instead of k - 1 (two
     interleaved partial chains)."""
     from pipeperf.idg.graph import IDG
@@ -372,7 +320,7 @@ def _split(g, chains: list[np.ndarray]):
                            g.ids, g.pcs, g.fill)
 
 
-def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
+def _chain_advice(pred: GPUPrediction, ctx: SimContext) -> list[Advice]:
     """The recurrence the warps wait on most, split in two and simulated."""
     from pipeperf.idg.kernel_graph import KernelGraph, WarpClass
     from pipeperf.simulate.simulator import ARITHMETIC
@@ -394,12 +342,13 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
     wait, k, chain = max(found, key=lambda f: f[0])
     if wait < MIN_GAIN * a.total:
         return []                          # the recurrence's waits cannot be worth MIN_GAIN
-    if prep.kernel.idgs[k].pcs is None:
+    node_pcs = prep.kernel.idgs[k].pcs
+    if node_pcs is None:
         return []
-    pcs = set(prep.kernel.idgs[k].pcs[chain].tolist())
+    pcs = set(node_pcs[chain].tolist())
     gpu = prep.gpu
 
-    def split(kg):
+    def split(kg: KernelGraph) -> KernelGraph:
         """Every warp class's recurrences through the chosen instructions, split in two."""
         classes = []
         for wc in kg.warp_classes:
@@ -416,7 +365,7 @@ def _chain_advice(pred, ctx: SimContext) -> list[Advice]:
         loc = ctx.sources.location(ctx.func, ins[pc]) if ctx.sources is not None else None
         lines[f"{loc.file}:{loc.line}" if loc else f"PTX line {ins[pc].line}"] = None
     where = ", ".join(list(lines)[:3]) or "?"
-    op = ins[int(prep.kernel.idgs[k].pcs[chain[0]])].opcode
+    op = ins[int(node_pcs[chain[0]])].opcode
     text = (f"a dependent chain of {op} at {where} (each waits for the one before, "
             f"{100 * wait / a.total:.0f}% of the warp slots' time): if the operation is associative (a "
             "sum), keep two partial results (e.g. acc0 += ...; acc1 += ... on alternate iterations) "

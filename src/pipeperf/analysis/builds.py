@@ -16,16 +16,26 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from collections.abc import Mapping
 
 from pipeperf.errors import PipeperfError
 from pipeperf.ptx.ir import Module
 
+if TYPE_CHECKING:
+    from pipeperf.analysis.sass_trace import SassView
+    from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.ptx.ir import Function
+
 _HEADER_RE = re.compile(r"^\s*(?:\.target\s.*|//.*)$", re.M)
 _LAUNCH_BOUNDS_LINE_RE = re.compile(r"^\s*\.(?:maxntid|minnctapersm)\s[^\n]*$", re.M)
 
 
-@dataclass
+#: target -> (PTX text, ptxas' resources per kernel) compiled already (``pipeperf tune``'s compile task)
+CompiledPTX = Mapping[str, tuple[str, dict[str, dict[str, int]]]]
+
+
+@dataclass(frozen=True)
 class Build:
     """One compile of the launch's file: its ``target`` ('' for a ``.ptx`` file, which keeps its
     own), the parsed module, ptxas' resources per kernel and what the report says of it."""
@@ -38,7 +48,7 @@ class Build:
     ptx: str = ""           # the PTX text (what ptxas compiles to SASS)
     ptxas_flags: tuple[str, ...] = ()   # ptxas options of the nvcc flags (compile.ptxas_options)
 
-    def sass_view(self, func):
+    def sass_view(self, func: Function) -> SassView:
         """The SASS of kernel ``func`` for this build's target against its PTX
         (:class:`~pipeperf.analysis.sass_trace.SassView`); a PipeperfError says why there is none."""
         from pipeperf.analysis.sass_trace import build_view
@@ -81,7 +91,7 @@ class Builds:
     """The launch file's builds, made on demand and at most once per target."""
 
     def __init__(self, path: Path, arch: str | None, nvcc_flags: list[str],
-                 compiled: Mapping[str, tuple[str, dict[str, dict[str, int]]]] | None = None):
+                 compiled: CompiledPTX | None = None):
         """``compiled``: target -> (PTX text, ptxas' resources) already made (by ``pipeperf tune``'s
         compile task, once for all the variants and GPUs that share them); other targets compile here."""
         from pipeperf.ptx.compile import DEFAULT_ARCH, ptxas_options
@@ -95,7 +105,7 @@ class Builds:
             raise PipeperfError(f"no such file: {path}")
         self.default = self._build(arch or DEFAULT_ARCH) if path.suffix == ".cu" else self._ptx_file()
 
-    def for_gpu(self, spec) -> Build:
+    def for_gpu(self, spec: GPUSpec) -> Build:
         """The build ``spec`` is analysed from, its note saying which target and why."""
         from pipeperf.ptx.compile import target_for
 

@@ -194,7 +194,7 @@ def _apply(x, vals: list):
 
 
 def cta_keys(func: Function, pcs: Iterable[int], grid: tuple[int, int, int], block: tuple[int, int, int],
-             params: dict[str, int | float], n_ctas: int, defuse: DefUse | None = None
+             params: dict[str, int | float], n_ctas: int, *, defuse: DefUse | None = None
              ) -> dict[int, np.ndarray | None]:
     """Per global memory PC, an int64 key for each of the first ``n_ctas`` CTAs (launch order):
     CTAs with equal keys address the same memory there (for the same thread and iteration);

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace as dc_replace
-from typing import Any
+from typing import TYPE_CHECKING, cast
 from collections.abc import Sequence
+
+if TYPE_CHECKING:
+    from pipeperf.emulate.profile import Profile
+    from pipeperf.emulate.tracelog import TraceLog
+    from pipeperf.idg.build import BuildInfo
+    from pipeperf.simulate.simulator import SimResult
 
 
 @dataclass(frozen=True)
@@ -20,14 +26,14 @@ class Shorter:
     half the budget) or "periods" (half the recorded periods of each skipped loop left out)."""
 
     kind: str
-    info: Any            # its BuildInfo
+    info: BuildInfo      # how its traces were cut
     cycles: float        # the Pipeline run's cycles on it
-    models: dict[str, dict[str, list]] | None = None   # the analytical models on it
+    models: dict[str, dict[str, list[float | None]]] | None = None   # the analytical models on it
     busy: dict[str, float] | None = None               # busy cycles per subsystem of that run
     issued: float | None = None                        # warp instructions it issued on the core
 
 
-def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skipped: int,
+def extrapolation_slopes(cycles: float, info: BuildInfo, shorter: Sequence[Shorter], skipped: int,
                          short_cycles: Sequence[float] | None = None, sums: bool = False) -> float:
     """Cycles of the whole traces from ``cycles`` (the IDGs as kept: ``info``) and the shorter
     runs: T = T_A + a * (cut-away instructions) + b * (skipped-period instructions), ``a`` the
@@ -59,7 +65,7 @@ def extrapolation_slopes(cycles: float, info, shorter: Sequence[Shorter], skippe
     return out
 
 
-def cut_note(info, info_half, f: float) -> str:
+def cut_note(info: BuildInfo, info_half: BuildInfo, f: float) -> str:
     return (f"{info.truncated_warps} of {info.warps_traced} traced warps run past {info.max_nodes:,} "
             f"instructions ({info.instructions_full:,} traced instructions, {info.instructions_kept:,} in the "
             f"IDGs): the Pipeline time is extrapolated from simulations of the first {info_half.max_nodes:,} "
@@ -67,33 +73,48 @@ def cut_note(info, info_half, f: float) -> str:
             "repeats), and so are the analytical models")
 
 
-def busy_cycles(r) -> dict[str, float]:
+def busy_cycles(r: SimResult) -> dict[str, float]:
     return {s: share * r.cycles for s, share in r.subsystem_busy.items()}
 
 
-def shorter_run(kind: str, info, r) -> Shorter:
+def shorter_run(kind: str, info: BuildInfo, r: SimResult) -> Shorter:
     """A shorter IDG set's run, as the extrapolation reads it."""
     return Shorter(kind, info, r.cycles, busy=busy_cycles(r), issued=r.instructions_on_core)
 
 
-def extend(r, info, shorter: Sequence[Shorter], skipped: int, issue_limit: float):
+@dataclass(frozen=True)
+class Extended:
+    """The run of the whole traces (``run``) and its factor over the kept IDGs' run (``factor``)."""
+
+    run: SimResult
+    factor: float
+
+
+def extend(r: SimResult, info: BuildInfo, shorter: Sequence[Shorter], skipped: int, issue_limit: float) -> Extended:
     """The run of whole traces from the kept IDGs' run ``r`` and the shorter runs: the slopes
-    (:func:`extrapolation_slopes`) floored by the busiest resource (:func:`resource_floor`);
-    (the extrapolated run, its factor over ``r``)."""
+    (:func:`extrapolation_slopes`) floored by the busiest resource (:func:`resource_floor`)."""
     cycles = extrapolation_slopes(r.cycles, info, shorter, skipped)
-    cycles, busy_full = resource_floor(r, cycles, info, shorter, skipped, issue_limit)
-    return scaled(r, cycles, info, busy_full)
+    floor = resource_floor(r, cycles, info, shorter, skipped, issue_limit=issue_limit)
+    return scaled(r, floor.cycles, info, floor.busy)
 
 
-def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: int,
-                   issue_limit: float) -> tuple[float, dict[str, float]]:
+@dataclass(frozen=True)
+class ResourceFloor:
+    """The extrapolated cycles, raised to the busiest resource's, and each subsystem's busy cycles."""
+
+    cycles: float
+    busy: dict[str, float]
+
+
+def resource_floor(r: SimResult, cycles: float, info: BuildInfo, shorter: Sequence[Shorter], skipped: int, *,
+                   issue_limit: float) -> ResourceFloor:
     """The extrapolated ``cycles`` raised, where needed, to what the whole traces' busiest pipeline
     and issue slots need: each subsystem's busy time and the issued instructions are sums over
     instructions, so they extrapolate linearly and exactly (as the cycles do), and no schedule
     finishes before its busiest resource. This matters where the kept IDGs are dominated by
     something the skipped periods are not (a compute loop's kept part is load-heavy: dropping
     periods then barely shortens the run, and the cycles' slope alone under-counts them).
-    Returns the cycles and each subsystem's extrapolated busy cycles."""
+    Returns the cycles and each subsystem's extrapolated busy cycles (:class:`ResourceFloor`)."""
     busy_a = busy_cycles(r)
     busy_full: dict[str, float] = {}
     for s, b in busy_a.items():
@@ -109,10 +130,10 @@ def resource_floor(r, cycles: float, info, shorter: Sequence[Shorter], skipped: 
     floor = max(busy_full.values(), default=0.0)
     if issued is not None and math.isfinite(issue_limit) and issue_limit > 0:
         floor = max(floor, issued / issue_limit)
-    return max(cycles, floor), busy_full
+    return ResourceFloor(max(cycles, floor), busy_full)
 
 
-def scaled(r, cycles: float, info, busy: dict[str, float] | None = None):
+def scaled(r: SimResult, cycles: float, info: BuildInfo, busy: dict[str, float] | None = None) -> Extended:
     """``r`` with ``cycles``, its seconds, throughputs, instruction count and (given the whole
     traces' busy cycles) subsystem shares scaled to match."""
     scale = info.instructions_full / info.instructions_kept
@@ -121,15 +142,15 @@ def scaled(r, cycles: float, info, busy: dict[str, float] | None = None):
     out = dc_replace(r, cycles=cycles, seconds=r.seconds * f, warps_per_cycle=r.warps_per_cycle / f,
                      ipc=r.ipc * scale / f, instructions_on_core=int(round(r.instructions_on_core * scale)),
                      issue_cycles=r.issue_cycles * f, subsystem_busy=shares)
-    return out, f
+    return Extended(out, f)
 
 
 
-def skip_note(prof, info, shorter: Sequence[Shorter], skipped: int, f: float) -> str:
+def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skipped: int, f: float) -> str:
     """What the emulator's loop skipping and the IDG budget left out, and how the time covers it."""
     from pipeperf.emulate.loops import KNOWN_PERIODS, PERIODS
 
-    log = prof.traces
+    log = cast("TraceLog", prof.traces)          # loops were skipped: the emulator's TraceLog
     iters = sum(k.count * len(k.warps) for k in log.skips)
     n, n2 = info.instructions_full, info.instructions_kept
     runs = ["all the kept periods"] + [{"periods": "half of each loop's recorded periods left out",

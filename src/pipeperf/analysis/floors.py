@@ -16,8 +16,13 @@ mark it and the advice never uses it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec
+    from pipeperf.models.quantitative import KernelMetrics
 
 #: a time this share below a floor is still taken as on it (the counts are launch-scaled estimates)
 TOLERANCE = 0.01
@@ -63,14 +68,14 @@ class Floors:
         return asdict(self)
 
 
-def floors_of(pred: Any, spec: Any) -> Floors:
-    """The floors of ``pred`` (a :class:`~pipeperf.analysis.results.GPUPrediction` with its
-    quantitative-roofline metrics) on GPU ``spec`` (:class:`~pipeperf.hardware.spec.GPUSpec`)."""
-    metrics = (pred.quantitative or {}).get("metrics")
+def floors_of(metrics: KernelMetrics | None, spec: GPUSpec, issued_per_traced: float = 1.0) -> Floors:
+    """The floors of a launch from its quantitative-roofline counts (``metrics``: Table 1's, the
+    :class:`~pipeperf.analysis.results.QuantitativeRoofline`'s) on GPU ``spec``; the emulation's
+    (PTX) instruction count times ``issued_per_traced`` where the IDGs hold the SASS."""
     dram = inst = None
     if metrics is not None:
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0      # 32-byte sectors
-        inst = float(metrics.m_inst) * float(getattr(pred, "issued_per_traced", 1.0))
+        inst = float(metrics.m_inst) * issued_per_traced
     key = next(((k, what) for k, what in DRAM_KEYS if spec.memory.get(k)), None)
     gbs = float(spec.memory[key[0]]) if key else None
     source = f"{key[1]}, memory.{key[0]} of {spec.name}" if key else f"none: {spec.name} has no DRAM bandwidth"
@@ -83,13 +88,12 @@ def floors_of(pred: Any, spec: Any) -> Floors:
                                  if inst and math.isfinite(issue) and issue > 0 and spec.cores else None))
 
 
-def not_physical(pred: Any) -> dict[str, str]:
-    """{model: why its time is not physical} over ``pred``'s model rows (empty without floors)."""
-    floors: Floors | None = getattr(pred, "floors", None)
+def not_physical(floors: Floors | None, predictions: Mapping[str, Mapping[str, float | None]]) -> dict[str, str]:
+    """{model: why its time is not physical} over the model rows ``predictions`` (empty without floors)."""
     if floors is None:
         return {}
     out = {}
-    for m, v in pred.predictions.items():
+    for m, v in predictions.items():
         why = floors.violation(v.get("seconds"))
         if why is not None:
             out[m] = why

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.hardware.memory_classes import L2_CLASS
 from pipeperf.hardware.spec import GPUSpec
+
+if TYPE_CHECKING:
+    from pipeperf.simulate.simulator import SimResult
 
 #: the base class whose subsystem is the DRAM bandwidth share (mapper g's DRAM-served requests)
 DRAM_CLASS = "ld_global_s32"
@@ -82,7 +85,7 @@ def scaled_pipelines(gpu: GPUSpec, subsystems: set[str], factor: float) -> GPUSp
 
 
 def phase_sensitivity(gpu: GPUSpec, busy: dict[str, float], seconds: float,
-                      resimulate: Callable[..., Any]) -> PhaseSensitivity | None:
+                      resimulate: Callable[..., SimResult]) -> PhaseSensitivity | None:
     """Re-simulate (``resimulate(on=GPU)`` -> a SimResult) with the bandwidth-share pipelines the
     run uses 1 % faster and 1 % slower; None when the run uses none of them."""
     pipes = {s: w for s, w in bandwidth_pipelines(gpu).items() if busy.get(s, 0.0) > 0.0}

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
-from pipeperf.emulate.tracelog import SynthBlock, block_head
+from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
@@ -27,12 +27,15 @@ from pipeperf.ptx.source_map import SourceMap
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.records import KernelLaunch
     from pipeperf.analysis.sass_trace import SassView
+    from pipeperf.emulate.profile import Profile
+    from pipeperf.ptx.ir import Function, Instruction
 
 _ROOTS = ("ld", "st", "ldu", "atom", "red")
 
 
-def _bytes_per_lane(x) -> int:
+def _bytes_per_lane(x: Instruction) -> int:
     t = x.op.types[-1] if x.op.types else "b32"
     vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
     return TYPE_BYTES.get(t, 4) * (vec if x.op.root in ("ld", "st", "ldu") else 1)
@@ -60,7 +63,7 @@ def _generic_space(first_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 SHARED_SAMPLE = 8192
 
 
-def _shared_strides(log: Sequence, func) -> dict[int, int]:
+def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
     """Per explicitly shared instruction with more than SHARED_SAMPLE traced requests: keep every k-th."""
     counts: dict[int, int] = {}
     for block in log:
@@ -70,7 +73,7 @@ def _shared_strides(log: Sequence, func) -> dict[int, int]:
     return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
 
 
-def traced_accesses(log: Sequence, func, warps_per_wave: int | None = None,
+def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = None,
                     longest: int = 0) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
     columnar ``Profile.memory_log``.  With ``warps_per_wave``, warps of later waves of blocks
@@ -135,8 +138,8 @@ def traced_accesses(log: Sequence, func, warps_per_wave: int | None = None,
     return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
 
 
-def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUSpec,
-                   traced_warps: int, concurrent_warps: int, warps_per_cta: int | None = None,
+def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str], gpu: GPUSpec,
+                   traced_warps: int, concurrent_warps: int, *, warps_per_cta: int | None = None,
                    grid: tuple[int, int, int] | None = None, wave_ctas: int = 0,
                    resident_ctas: int = 1, active_sms: int | None = None,
                    launch_scale: float = 1.0, block: tuple[int, int, int] = (1, 1, 1),
@@ -157,8 +160,9 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
                     l1_capacity_sectors(gpu, resident_ctas),
                     float(l2_bytes) / SECTOR / max(launch_scale, 1.0) if l2_bytes else None, notes)
     if grid is not None and wave_ctas > 1:
-        share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas, warps_per_cta,
-                          len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
+        share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
+                          warps_per_cta=warps_per_cta,
+                          traced_ctas=len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -176,8 +180,8 @@ def memory_mapping(acc: Accesses, func, base_class: Mapping[int, str], gpu: GPUS
 REUSE_WINDOW = 65536
 
 
-def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tuple[int, int, int],
-                      block: tuple[int, int, int], params: dict, wave_ctas: int, warps_per_cta: int | None,
+def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, grid: tuple[int, int, int],
+                      block: tuple[int, int, int], params: dict, *, wave_ctas: int, warps_per_cta: int | None,
                       traced_ctas: int) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
     (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
@@ -193,7 +197,7 @@ def share_across_ctas(stats: dict[int, PcMemory], func, gpu: GPUSpec, grid: tupl
     per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
     l2_bytes = l2_reach_bytes(gpu)
     limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
-    for pc, keys in cta_keys(func, glob, grid, block, params, n).items():
+    for pc, keys in cta_keys(func, glob, grid, block, params, n_ctas=n).items():
         if keys is None:
             continue
         f = reuse_within(keys, limit)
@@ -232,7 +236,7 @@ def dram_sectors(st: PcMemory, root: str) -> tuple[float, float]:
     return 0.0, st.sectors * (1.0 - st.hit_rate)
 
 
-def read_share(stats: Mapping[int, PcMemory], func) -> float:
+def read_share(stats: Mapping[int, PcMemory], func: Function) -> float:
     """The share of the launch's DRAM sectors that are read (loads' misses over loads' misses plus
     the sectors stores and atomics write; atomics count as both), from the traced sample."""
     read = written = 0.0
@@ -259,10 +263,9 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: int, n_blocks: int,
-                  grid: tuple[int, int, int], block: tuple[int, int, int] = (1, 1, 1), warm_l2: bool = False,
-                  sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
-    """Mapper g for one launch on one GPU (:class:`MemoryMap`).
+def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
+                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
+    """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
@@ -271,6 +274,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
+    warps_per_cta, n_blocks, grid, block = launch.warps_per_block(), launch.n_blocks, launch.grid, launch.block
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
@@ -332,7 +336,7 @@ def launch_memory(prof, func, spec: GPUSpec, warps_per_cta: int, blocks_per_sm: 
     return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills)
 
 
-def _wmma_space_classes(func, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:
+def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:
     """Classes of wmma.load/store, which mapper g has no addresses of: a generic one takes the class
     of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory_classes.resolved_class`:
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
@@ -403,14 +407,16 @@ def fragment_wavefronts(size: int, frag: str, element: int, row_bytes: int | Non
 BANK_BYTES_PER_CYCLE = 128
 
 
-def memory_coverage_note(log, cap: int | None) -> list[str]:
+def memory_coverage_note(log: Mapping[int, list[dict[str, Any]]], cap: int | None) -> list[str]:
     """The note saying which prefix of the traced warps mapper g's statistics come from, when it
     is not all of them. Why stated: the prefix holds every first touch but not the reuse that
     comes later (a column read again hundreds of iterations on), so its L1/L2 hit rates can be
     far lower than the whole launch's (covariance at m=256: +39 % time against ``exact``)."""
     from pipeperf.emulate.loops import SYNTH_ADDRESSES
 
-    covered, total = log.memory_coverage() if hasattr(log, "memory_coverage") else (0, 0)
+    if not isinstance(log, TraceLog):              # (traces made by hand: no memory log)
+        return []
+    covered, total = log.memory_coverage()
     if not total or covered >= total:
         return []
     why = (f"the trace cap of {cap:,} instructions per warp" if cap is not None else "") + \

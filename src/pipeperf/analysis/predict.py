@@ -13,7 +13,7 @@ evaluate every analytical model, the occupancy sweep and mapper g's what-ifs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,11 +26,18 @@ from pipeperf.models.compare import ANALYTICAL, evaluate
 from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.records import Emulation, KernelLaunch
+    from pipeperf.idg.build import WarpClasses
     from pipeperf.analysis.memory_trace import MemoryMap
     from pipeperf.analysis.options import AnalyzeOptions
     from pipeperf.analysis.results import GPUPrediction
+    from pipeperf.analysis.sass_trace import SassView
+    from pipeperf.ptx.ir import Function
 
 PIPELINE = "pipeline"
+
+#: a model's value on the whole traces from its value on the kept IDGs and on the shorter ones
+Extrapolate = Callable[[float, list[float]], float]
 
 
 def bound_of(r: SimResult, issue_limit: float) -> Bound:
@@ -64,7 +71,7 @@ def warps_per_core(n_blocks: int, warps_per_block: int, cores: int) -> int:
 
 
 def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_warps_core: int,
-                           clock_ghz: float | None = None) -> dict[str, dict[str, list]]:
+                           clock_ghz: float | None = None) -> dict[str, dict[str, Any]]:
     """{model: {"cycles": [...], "seconds": [...], "unsupported": reason?}} at each occupancy
     (seconds at ``clock_ghz``: the Pipeline run's clock under its load, else the sustained clock)."""
     clock = clock_ghz or gpu.run_clock_ghz
@@ -80,7 +87,7 @@ def analytical_predictions(kg: KernelGraph, gpu: GPUSpec, warps: list[int], n_wa
     return out
 
 
-def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: int,
+def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: int, *,
                   scheduler: str = "rr", fast_forward: int | None = None,
                   attribute: bool = False) -> list[SimResult]:
     """Simulations of the launch with each number of resident groups (blocks) per core
@@ -96,7 +103,7 @@ def pipeline_runs(prep: PreparedKernel, wpb: int, groups: list[int], n_blocks: i
 IDG_NODES = 40_000
 
 
-def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | None:
+def node_budget(log: Mapping[int, Any], func: Function, max_nodes: int | None, total: int = 0) -> float | None:
     """The share of each warp's trace the IDGs keep so the distinct traces' nodes stay within
     ``total`` (IDG_NODES); None: all of it. A share, not a length: every warp is cut alike."""
     from pipeperf.emulate.tracelog import TraceLog
@@ -112,18 +119,19 @@ def node_budget(log, func, max_nodes: int | None, total: int = 0) -> float | Non
     return None if n <= total else total / n
 
 
-def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int, res: Residency,
-                opts: AnalyzeOptions, path: str, grid: tuple[int, int, int], sass: Any = None
-                ) -> tuple[GPUPrediction, int]:
-    """Build the IDGs with ``memory.gpu``'s classes (``spec`` plus mapper g's, ``memory.class_names``
-    per pc), simulate the launch and evaluate every model, and simulate it again on each what-if
-    GPU of ``memory.what_if`` (the same IDGs: only the memory classes' lambda/Lambda differ): (the
-    prediction, warps whose trace was cut). ``memory.fills``: the loads whose L1 hits wait for an
-    earlier load's fill (:func:`warp_idg`). ``sass``: the kernel's
-    :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS."""
+def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: MemoryMap, *, launch: KernelLaunch,
+                res: Residency, opts: AnalyzeOptions, sass: SassView | None = None) -> GPUPrediction:
+    """Build the IDGs of ``emulation`` (its traces in ``spec``'s warp width) with ``memory.gpu``'s
+    classes (``spec`` plus mapper g's, ``memory.class_names`` per pc), simulate the launch and
+    evaluate every model, and simulate it again on each what-if GPU of ``memory.what_if`` (the same
+    IDGs: only the memory classes' lambda/Lambda differ). ``memory.fills``: the loads whose L1 hits
+    wait for an earlier load's fill (:func:`warp_idg`). ``sass``: the kernel's
+    :class:`~pipeperf.analysis.sass_trace.SassView`: the IDGs hold its SASS. The prediction carries
+    its :class:`~pipeperf.analysis.records.SimContext` (``sim``) for the advice, and the warps whose
+    trace was cut (``truncated_warps``)."""
     gpu, overrides, mem_rows, notes = memory.gpu, memory.class_names, memory.rows, memory.notes
     alternatives, fills = memory.what_if, memory.fills
-    from pipeperf.analysis.advice import SimContext
+    from pipeperf.analysis.records import SimContext
     from pipeperf.analysis.extrapolate import Shorter, cut_note, extend, extrapolation_slopes, shorter_run, \
         skip_note
     from pipeperf.analysis.lockstep import phase_sensitivity
@@ -132,6 +140,8 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
     from pipeperf.emulate.sampling import sample_weights
     from pipeperf.idg.build import kernel_graph_from_profile
 
+    prof, path, grid, n_blocks = emulation.profile, launch.path, launch.grid, launch.n_blocks
+    wpb = launch.warps_per_block(spec.warp_size)        # warps of this GPU's width per block
     blocks, scheduler, fast_forward = res.blocks, opts.scheduler, opts.fast_forward
     blocks_traced = sorted({w // wpb for w in prof.traces})
     max_nodes = opts.max_nodes
@@ -147,16 +157,18 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
 
         translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class, measured=overrides)
 
-    def build(cut: int | None, drop: bool = False, part: float | None = share):
+    def build(cut: int | None, drop: bool = False, part: float | None = share) -> WarpClasses:
         return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
                                          class_overrides=overrides, warps_per_group=wpb,
-                                         block_weights=sample_weights(blocks_traced, grid, prof.strata), drop_periods=drop,
-                                         fraction=part, fills=fills, translate=translator)
+                                         block_weights=sample_weights(blocks_traced, grid, prof.strata),
+                                         drop_periods=drop, fraction=part, fills=fills, translate=translator)
 
-    kg, info = build(max_nodes)
+    classes = build(max_nodes)
+    kg, info = classes.graph, classes.info
     prep = PreparedKernel(kg, gpu)
     name_producers(prep, func)
-    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler, fast_forward, attribute=True)[0]
+    r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler=scheduler, fast_forward=fast_forward,
+                      attribute=True)[0]
     log = prof.traces
     skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
     shorter: list[Shorter] = []
@@ -164,12 +176,14 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
     if info.instructions_full > info.instructions_kept:
         kinds = (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ())
         for kind in kinds:
-            k2, i2 = _shorter_graph(build, kind, max_nodes, share)
-            r2 = pipeline_runs(PreparedKernel(k2, gpu), wpb, [blocks], n_blocks, scheduler, fast_forward)[0]
-            shorter.append(shorter_run(kind, i2, r2))
-            shorter_kg.append(k2)
+            half = _shorter_graph(build, kind, max_nodes, share)
+            r2 = pipeline_runs(PreparedKernel(half.graph, gpu), wpb, [blocks], n_blocks, scheduler=scheduler,
+                               fast_forward=fast_forward)[0]
+            shorter.append(shorter_run(kind, half.info, r2))
+            shorter_kg.append(half.graph)
         if shorter:
-            r, f = extend(r, info, shorter, skipped, gpu.issue_limit)
+            whole = extend(r, info, shorter, skipped, gpu.issue_limit)
+            r, f = whole.run, whole.factor
             if skipped:
                 note = skip_note(prof, info, shorter, skipped, f)
             else:
@@ -178,26 +192,30 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb
-    preds = _model_predictions(kg, gpu, r, resident, n_core, opts.models, shorter_kg,
-                               lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs))
+    preds = _model_predictions(kg, gpu, r, resident=resident, n_core=n_core, models_on=opts.models,
+                               shorter_kg=shorter_kg,
+                               extrapolate=lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs))
 
-    def resimulate(transform=None, on=None, group: int = wpb, resident: int = blocks, total: int = n_blocks):
+    def resimulate(transform: Callable[[KernelGraph], KernelGraph] | None = None, on: GPUSpec | None = None,
+                   group: int = wpb, resident: int = blocks, total: int = n_blocks) -> SimResult:
         """The launch's run with the IDGs passed through ``transform`` (KernelGraph -> KernelGraph),
         on GPU ``on`` (a what-if's classes), at another block size / residency / grid, extrapolated
         from the same shorter IDGs as the launch, so it compares with the launch's time."""
-        def run(k):
+        def run(k: KernelGraph) -> SimResult:
             k = transform(k) if transform else k
-            return pipeline_runs(PreparedKernel(k, on or gpu), group, [resident], total, scheduler, fast_forward)[0]
+            return pipeline_runs(PreparedKernel(k, on or gpu), group, [resident], total, scheduler=scheduler,
+                                 fast_forward=fast_forward)[0]
         r1 = run(kg)
         if not shorter:
             return r1
         s2 = [shorter_run(x.kind, x.info, run(k2)) for x, k2 in zip(shorter, shorter_kg)]
-        return extend(r1, info, s2, skipped, (on or gpu).issue_limit)[0]
+        return extend(r1, info, s2, skipped, (on or gpu).issue_limit).run
 
-    sw = _occupancy_sweep(prep, kg, gpu, r, res, wpb, n_blocks, n_core, opts, resimulate if shorter else None,
-                          shorter_kg, lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs)) \
+    sw = _occupancy_sweep(prep, kg, gpu, r, res, launch_blocks=(wpb, n_blocks, n_core), opts=opts,
+                          resimulate=resimulate if shorter else None, shorter_kg=shorter_kg,
+                          extrapolate=lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs)) \
         if opts.sweep else None
-    what = {}
+    what: dict[str, dict[str, Any]] = {}
     for name, alt in alternatives.items():
         a = resimulate(on=alt)
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
@@ -206,20 +224,20 @@ def predict_one(prof, func, spec, memory: MemoryMap, *, wpb: int, n_blocks: int,
         phase = phase_sensitivity(gpu, r.subsystem_busy, r.seconds, resimulate)
         if phase is not None and not phase.smooth:
             notes = notes + [phase.note()]
-    classes = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
+    class_rows = [{"instructions": len(c.idg), "weight": c.weight} for c in kg.warp_classes]
     overhead = float(spec.launch.get("overhead_us", 0.0)) * 1e-6
-    pred = GPUPrediction(gpu=spec.name, kernel=func.name, cycles=r.cycles, seconds=r.seconds, blocks_per_sm=blocks,
+    return GPUPrediction(gpu=spec.name, kernel=func.name, cycles=r.cycles, seconds=r.seconds, blocks_per_sm=blocks,
                          block_limit=res.limit, warps_per_block=wpb, occupancy=res.occupancy,
                          limited_by=res.limited_by, occupancy_source=res.source, bound=bound, predictions=preds,
-                         profile=_run_profile(r), warp_classes=classes, memory=mem_rows, notes=notes, sweep=sw,
+                         profile=_run_profile(r), warp_classes=class_rows, memory=mem_rows, notes=notes, sweep=sw,
                          what_if=what, launch_overhead_seconds=overhead, phase_sensitivity=phase,
-                         compute_capability=spec.compute_capability, issued_per_traced=info.issued_per_traced)
-    pred.sim = SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate)
-    return pred, info.truncated_warps
+                         compute_capability=spec.compute_capability, truncated_warps=info.truncated_warps,
+                         issued_per_traced=info.issued_per_traced,
+                         sim=SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate))
 
 
-def _model_predictions(kg: KernelGraph, gpu: GPUSpec, r: SimResult, resident: int, n_core: int, models_on: bool,
-                       shorter_kg: list[KernelGraph], extrapolate: Any) -> dict[str, dict[str, Any]]:
+def _model_predictions(kg: KernelGraph, gpu: GPUSpec, r: SimResult, *, resident: int, n_core: int, models_on: bool,
+                       shorter_kg: list[KernelGraph], extrapolate: Extrapolate) -> dict[str, dict[str, Any]]:
     """{model: {"cycles", "seconds"[, "unsupported"]}}: the Pipeline run ``r`` and, with
     ``models_on``, every analytical model at ``resident`` warps, extrapolated as the Pipeline's
     (``extrapolate(value, values on the shorter IDGs)``) where shorter IDGs were simulated."""
@@ -247,28 +265,34 @@ def _run_profile(r: SimResult) -> dict[str, Any]:
             "fast_forward": r.fast_forward}
 
 
-def _occupancy_sweep(prep: PreparedKernel, kg: KernelGraph, gpu: GPUSpec, r: SimResult, res: Residency, wpb: int,
-                     n_blocks: int, n_core: int, opts: AnalyzeOptions, resimulate: Any = None,
-                     shorter_kg: Sequence[KernelGraph] = (), extrapolate: Any = None) -> dict[str, Any]:
+def _occupancy_sweep(prep: PreparedKernel, kg: KernelGraph, gpu: GPUSpec, r: SimResult, res: Residency, *,
+                     launch_blocks: tuple[int, int, int], opts: AnalyzeOptions,
+                     resimulate: Callable[..., SimResult] | None = None, shorter_kg: Sequence[KernelGraph] = (),
+                     extrapolate: Extrapolate | None = None) -> dict[str, Any]:
     """Every model's time at 1 .. (the resident limit, or the blocks each SM gets) blocks per SM;
     where the launch's time is extrapolated (skipped loop periods, cut IDGs: ``resimulate`` and the
-    shorter IDGs), each point is extrapolated the same way, so the launch's occupancy reads its time."""
+    shorter IDGs), each point is extrapolated the same way, so the launch's occupancy reads its time.
+    ``launch_blocks``: (warps per block, blocks, warps per SM over the launch)."""
+    wpb, n_blocks, n_core = launch_blocks
     groups = list(range(1, max(res.blocks, min(res.limit, -(-n_blocks // gpu.cores))) + 1))
     if resimulate is not None:
         pipe = [resimulate(resident=g).seconds for g in groups]
     else:
-        pipe = [x.seconds for x in pipeline_runs(prep, wpb, groups, n_blocks, opts.scheduler, opts.fast_forward)]
+        pipe = [x.seconds for x in pipeline_runs(prep, wpb, groups, n_blocks, scheduler=opts.scheduler,
+                                                 fast_forward=opts.fast_forward)]
     warps = [g * wpb for g in groups]
-    curves = {PIPELINE: pipe}
+    curves: dict[str, list[float | None]] = {PIPELINE: list(pipe)}
     if opts.models:
         short = [analytical_predictions(k2, gpu, warps, n_core, r.clock_ghz) for k2 in shorter_kg]
         for name, v in analytical_predictions(kg, gpu, warps, n_core, r.clock_ghz).items():
-            curves[name] = [b if b is None or not short else extrapolate(b, [x[name]["seconds"][i] for x in short])
+            curves[name] = [b if b is None or not short or extrapolate is None
+                            else extrapolate(b, [x[name]["seconds"][i] for x in short])
                             for i, b in enumerate(v["seconds"])]
     return {"groups_per_sm": groups, "warps_per_sm": warps, "seconds": curves}
 
 
-def _shorter_graph(build: Any, kind: str, max_nodes: int | None, share: float | None) -> tuple[KernelGraph, Any]:
+def _shorter_graph(build: Callable[..., WarpClasses], kind: str, max_nodes: int | None,
+                   share: float | None) -> WarpClasses:
     """The IDGs the extrapolation compares with the launch's: without half of each skipped loop's
     recorded periods (``periods``), or cut at half the node budget (``cut``, only with one)."""
     if kind == "periods":

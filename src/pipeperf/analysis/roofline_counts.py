@@ -10,11 +10,13 @@ rows carry them); the GPU's Table 3 rates come from its database entry (:func:`l
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 
-from pipeperf.models.quantitative import PROFILE_REQUIRED, KernelMetrics, QuantitativePrediction, \
-    metrics_from_profile, predict
+from pipeperf.models.quantitative import PROFILE_REQUIRED, KernelMetrics, metrics_from_profile, predict
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import GPUPrediction, QuantitativeRoofline
 
 NAME = "quantitative_roofline"
 
@@ -55,28 +57,32 @@ def launch_metrics(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str,
 
 
 def quantitative_roofline(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None,
-                          kernel: str, file: str | None, gpu: str) -> tuple[KernelMetrics, QuantitativePrediction]:
-    """(the launch's metrics, their quantitative-roofline prediction on database GPU ``gpu``)."""
+                          kernel: str, file: str | None, gpu: str) -> QuantitativeRoofline:
+    """The launch's metrics and their quantitative-roofline prediction on database GPU ``gpu``."""
+    from pipeperf.analysis.results import QuantitativeRoofline
     from pipeperf.hardware.peaks import load_peaks
 
     m = launch_metrics(counts, memory_rows, kernel, file)
-    return m, predict(m, load_peaks(gpu))
+    return QuantitativeRoofline(m, predict(m, load_peaks(gpu)))
 
 
-def add_quantitative_roofline(pred, counts, memory_rows, path: str, gpu: str) -> None:
-    """Konstantinidis' roofline of this launch on ``gpu`` as a model row, from the same counts and
-    rates as ``pipeperf roofline KERNEL.cu`` (:func:`quantitative_roofline`); ``pred`` is the
-    :class:`~pipeperf.analysis.results.GPUPrediction` it is added to."""
+def add_quantitative_roofline(pred: GPUPrediction, counts: Mapping[str, Any], memory_rows: list[dict[str, Any]] | None,
+                              path: str, gpu: str) -> GPUPrediction:
+    """``pred`` (a :class:`~pipeperf.analysis.results.GPUPrediction`) with Konstantinidis' roofline
+    of this launch on ``gpu`` as a model row, from the same counts and rates as ``pipeperf
+    roofline KERNEL.cu`` (:func:`quantitative_roofline`)."""
     from pipeperf.errors import PipeperfError
 
     try:
-        metrics, q = quantitative_roofline(counts, memory_rows, pred.kernel, path, gpu)
+        roofline = quantitative_roofline(counts, memory_rows, pred.kernel, path, gpu)
     except PipeperfError as e:           # a GPU without Table 3 rates, or a kernel Table 2 refuses
-        pred.predictions[NAME] = {"cycles": None, "seconds": None, "unsupported": e.message}
-        return
+        row: dict[str, Any] = {"cycles": None, "seconds": None, "unsupported": e.message}   # (a str among floats)
+        return replace(pred, predictions={**pred.predictions, NAME: row})
+    q = roofline.prediction
     clock = float(pred.profile.get("clock_ghz") or 0.0)
-    pred.predictions[NAME] = {"cycles": q.predicted_seconds * clock * 1e9 if clock else None,
-                              "seconds": q.predicted_seconds}
-    pred.quantitative = {"metrics": metrics, "prediction": q}
-    if pred.sweep is not None:           # occupancy plays no part in it: a flat curve, as Eq. 1's
-        pred.sweep["seconds"][NAME] = [q.predicted_seconds] * len(pred.sweep["warps_per_sm"])
+    predictions = {**pred.predictions, NAME: {"cycles": q.predicted_seconds * clock * 1e9 if clock else None,
+                                              "seconds": q.predicted_seconds}}
+    sweep = pred.sweep
+    if sweep is not None:           # occupancy plays no part in it: a flat curve, as Eq. 1's
+        sweep = {**sweep, "seconds": {**sweep["seconds"], NAME: [q.predicted_seconds] * len(sweep["warps_per_sm"])}}
+    return replace(pred, predictions=predictions, quantitative=roofline, sweep=sweep)

@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,10 @@ from pipeperf.hardware.sass_mapper import access_bytes, map_sass, memory_space
 from pipeperf.sass.listing import SassFunction, SassInstr, mma_shape
 from pipeperf.sass.registers import registers
 
+if TYPE_CHECKING:
+    from pipeperf.hardware.spec import GPUSpec, InstrClass
+    from pipeperf.ptx.ir import Function, Instruction
+
 LineKey = tuple[str, int]
 MemKey = tuple[LineKey, str, str]          # (line, space, kind)
 
@@ -51,7 +55,7 @@ MemKey = tuple[LineKey, str, str]          # (line, space, kind)
 _SLACK_COST, _CUT_COST, _FLOW_COST = 0.25, 0.5, 1e-4
 
 
-def _ptx_bytes(x) -> int:
+def _ptx_bytes(x: Instruction) -> int:
     """Bytes per thread of a PTX memory instruction (element size x vector width)."""
     size = 4
     for t in x.op.types:
@@ -63,7 +67,7 @@ def _ptx_bytes(x) -> int:
     return size * vec
 
 
-def ptx_memory(x) -> tuple[str, str] | None:
+def ptx_memory(x: Instruction) -> tuple[str, str] | None:
     """(space, kind) of a PTX global/shared memory instruction the SASS keeps one for one in bytes."""
     root, space = x.op.root, x.op.space or "global"
     if root in ("ld", "ldu") and space in ("global", "shared"):
@@ -78,7 +82,7 @@ def ptx_memory(x) -> tuple[str, str] | None:
 _SFU_PTX = {"ex2", "lg2", "sin", "cos", "rsqrt", "tanh"}
 
 
-def ptx_work(x) -> list[tuple[str, float]]:
+def ptx_work(x: Instruction) -> list[tuple[str, float]]:
     """The work of one PTX instruction that its SASS keeps: (kind, amount) pairs."""
     root, types = x.op.root, x.op.types
     mem = ptx_memory(x)
@@ -190,7 +194,7 @@ def _row_keys(key: LineKey | None, kind: str) -> tuple[tuple[LineKey | None, str
     return ((key, kind), (None, kind))
 
 
-def build_view(sass: SassFunction, func, files: Mapping[int, str]) -> SassView:
+def build_view(sass: SassFunction, func: Function, files: Mapping[int, str]) -> SassView:
     """The SassView of PTX function ``func`` (its module's ``.file`` table ``files``) and its SASS."""
     if sass.unsupported:
         raise PipeperfError(f"SASS timing: {sass.unsupported}")
@@ -417,7 +421,7 @@ def wide_shared_class_name(base_name: str, width: int, degree: int = 1) -> str:
     return f"{base_name}@wide{width}B" + (f"x{degree}" if degree > 1 else "")
 
 
-def with_wmma_lines(view: SassView, func, row_bytes: Mapping[int, int], spaces: Mapping[int, str]) -> SassView:
+def with_wmma_lines(view: SassView, func: Function, row_bytes: Mapping[int, int], spaces: Mapping[int, str]) -> SassView:
     """``view`` with what the emulation found of its wmma.load/store lines (mapper g has no
     addresses of them): ``spaces`` (PTX line -> the state space a generic one's addresses fell in,
     ``Profile.resolved_spaces``) marks the SASS generic LD/ST of such a line shared (ptxas keeps
@@ -470,14 +474,14 @@ def shared_class_of(view: SassView, i: int, available: set[str], gpu: str) -> st
     return map_sass(x, available, gpu)
 
 
-def wide_shared_classes(view: SassView, gpu: Any, conflicts: bool = True) -> dict[str, Any]:
+def wide_shared_classes(view: SassView, gpu: GPUSpec, conflicts: bool = True) -> dict[str, InstrClass]:
     """Per base class, width and bank-conflict degree of the SASS's shared accesses that take no
     mapper g class, wider than 4 bytes or conflicted: lambda = wavefronts x the class's, 32 banks
     delivering 128 B per cycle (a conflict-free LDS.128 or LDSM.x4 is 4, an LDSM of 64-byte
     fragment rows 4 x 4), Lambda + the wavefronts after the first (as mapper g's shared_class).
     ``conflicts=False``: every degree's class at the conflict-free count (the "no bank
     conflicts" what-if)."""
-    out: dict[str, Any] = {}
+    out: dict[str, InstrClass] = {}
     available = set(gpu.classes)
     for i, x in enumerate(view.sass.instructions):
         w = access_bytes(x)

@@ -14,9 +14,14 @@ rows add up to the simulated time exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pipeperf.ptx.ir import Function
+    from pipeperf.ptx.source_map import SourceMap
+    from pipeperf.simulate.simulator import PreparedKernel, SimResult
 
 #: what the report says about how per-line time is obtained (an approximation, stated)
 METHOD = ("time per source line: every warp slot's cycles on the simulated SM charged to the "
@@ -25,7 +30,7 @@ METHOD = ("time per source line: every warp slot's cycles on the simulated SM ch
           "share of all slot cycles; the simulated SM stands for every SM")
 
 
-@dataclass
+@dataclass(frozen=True)
 class PcStalls:
     """Slot cycles of one run per PTX instruction (pc) and reason, and the idle slot cycles."""
 
@@ -34,7 +39,7 @@ class PcStalls:
     total: float                          # slot cycles of the run (slots x cycles)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LineTime:
     """One source line's (or, without a ``.loc``, one PTX line's) share of the simulated time."""
 
@@ -57,7 +62,7 @@ class LineTime:
                 "ptx": [{"ptx_line": n, "share_pct": round(100 * s, 3), "top_reason": r} for n, s, r in self.ptx]}
 
 
-def name_producers(prep, func) -> None:
+def name_producers(prep: PreparedKernel, func: Function) -> None:
     """Name each node's producer kind after its PTX instruction (loads and stores by state space,
     atomics, shuffles, barriers), else after its class's subsystem, for the dependency reasons."""
     from pipeperf.simulate.simulator import producer_kind
@@ -84,7 +89,7 @@ def name_producers(prep, func) -> None:
     prep.name_producers(kinds)
 
 
-def pc_stalls(run, prep) -> PcStalls | None:
+def pc_stalls(run: SimResult, prep: PreparedKernel) -> PcStalls | None:
     """Sum a run's attribution (``run.attribution``, from ``PreparedKernel.run(attribute=True)``)
     per PTX instruction; None when the run has none or its IDGs do not know their PTX lines."""
     a = run.attribution
@@ -113,7 +118,16 @@ def pc_stalls(run, prep) -> PcStalls | None:
     return PcStalls(by_pc, dict(a.idle), a.total)
 
 
-def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[LineTime], list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class LineTimes:
+    """The predicted time by source line (``lines``, largest share first) and the idle rows
+    (``idle``: slot cycles with no instruction): the shares of both sum to 1."""
+
+    lines: list[LineTime]
+    idle: list[dict[str, Any]]
+
+
+def line_times(stalls: PcStalls, func: Function, sources: SourceMap | None, cycles: float) -> LineTimes:
     """Per source line of ``func`` (``sources``: its module's SourceMap, or None), its share of the
     ``cycles`` the kernel is predicted to take and its reasons, largest share first; and the idle
     rows (slot cycles with no instruction), so that the shares of both sum to 1."""
@@ -138,7 +152,7 @@ def line_times(stalls: PcStalls, func, sources, cycles: float) -> tuple[list[Lin
     out.sort(key=lambda x: -x.share)
     idle = [{"reason": r, "share_pct": 100 * v / total, "cycles": v / total * cycles}
             for r, v in stalls.idle.items() if v > 0]
-    return out, idle
+    return LineTimes(out, idle)
 
 
 def line_label(t: LineTime) -> str:

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         from pipeperf.report.html_report import write_html
         from pipeperf.report.source_view import source_view
 
-        view = source_view(args.file, a.kernel, a.predictions, args.arch, nvcc_flags(args))
+        view = source_view(a, args.file)
         write_html(a, args.html, view)
         written.append(f"html: {args.html}")
     if args.csv:

@@ -118,7 +118,7 @@ def _analyze_source(args: argparse.Namespace, gpus: list) -> tuple[list[KernelMe
             if not p.quantitative:
                 raise PipeperfError(f"{p.gpu}: {p.predictions['quantitative_roofline'].get('unsupported')}",
                                     file=args.kernel_source)
-            m = p.quantitative["metrics"]
+            m = p.quantitative.metrics
             metrics[p.gpu] = replace(m, info={**m.info, "gpu": p.gpu})
     others = [g for g in gpus if g.name not in metrics]
     if others:

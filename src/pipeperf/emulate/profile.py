@@ -7,7 +7,7 @@ import io
 from collections import Counter as _C
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 if TYPE_CHECKING:                       # NumPy's: imported by the functions that count, not by the record
     from pipeperf.emulate.counters import Counters
@@ -252,7 +252,7 @@ def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
     }
 
 
-def tensor_flops(modifiers) -> int:
+def tensor_flops(modifiers: Sequence[str]) -> int:
     """Floating-point (or integer) operations of one warp's wmma.mma/mma of shape ``mMnNkK``
     (a modifier; PTX ISA, sec. 9.7.14/9.7.15): 2 m n k, a multiply-add twice; 0 without one."""
     import re

@@ -69,7 +69,9 @@ def run(out: Path) -> Outcome:
     rep = analyze(KERNEL, grid=(n,), block=(THREADS,), args=launch_args(BOXES1D), gpus=list(PIPELINE_GPUS),
                            kernel="kernel_gpu_opencl", what_if=False, sweep=False)
     a = rep.analysis
-    metrics = a.predictions[0].quantitative["metrics"]           # one launch: the same counts on every GPU
+    roofline = a.predictions[0].quantitative
+    assert roofline is not None, "analyze gave lavaMD no quantitative roofline"
+    metrics = roofline.metrics           # one launch: the same counts on every GPU
     rows = []
     for g in dict.fromkeys((*ROOFLINE_GPUS, *PIPELINE_GPUS)):
         q = predict(metrics, load_peaks(g)) if g in ROOFLINE_GPUS else None

@@ -31,7 +31,7 @@ import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -40,6 +40,10 @@ from pipeperf.idg.graph import BARRIER_CLASSES, IDG
 from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 from pipeperf.ptx.operands import parse_operand
 from pipeperf.ptx.slices import operand_registers
+
+if TYPE_CHECKING:
+    from pipeperf.emulate.tracelog import TraceLog
+    from pipeperf.ptx.ir import Function
 
 #: (registers read, registers written) by one trace entry
 Registers = tuple[Sequence[str], Sequence[str]]
@@ -69,6 +73,15 @@ class BuildInfo:
     #: instructions the IDGs issue per traced (PTX) instruction: 1, or the SASS's count over the
     #: PTX's where a translation re-expressed the traces (ptxas widens, folds and fuses)
     issued_per_traced: float = 1.0
+
+
+@dataclass(frozen=True)
+class WarpClasses:
+    """What the IDG builder returns: the warp classes and block shapes with their IDGs (``graph``)
+    and how the traces were cut and grouped (``info``)."""
+
+    graph: KernelGraph
+    info: BuildInfo
 
 
 @lru_cache(maxsize=4096)
@@ -182,13 +195,13 @@ _OPCODE = operator.itemgetter("opcode")
 
 def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              class_of: Callable[[Mapping], str],
-                             registers_of: Callable[[Mapping], Registers] = text_registers,
+                             registers_of: Callable[[Mapping], Registers] = text_registers, *,
                              max_nodes: int | None = None, source: str = "",
                              warps_per_group: int | None = None,
                              block_weights: Mapping[int, float] | None = None,
                              fills: Mapping[int, int] | None = None,
                              translate: Translator | None = None,
-                             subset: Collection[int] = ()) -> tuple[KernelGraph, BuildInfo]:
+                             subset: Collection[int] = ()) -> WarpClasses:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -213,16 +226,17 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
-                     class_of, registers_of, source, warps_per_group, block_weights, full, fills, translate,
-                     subset)
+                     class_of=class_of, registers_of=registers_of, source=source, warps_per_group=warps_per_group,
+                     block_weights=block_weights, full=full, fills=fills, translate=translate, subset=subset)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
-              lengths: Mapping[int, int], truncated: int, class_of, registers_of, source: str,
+              lengths: Mapping[int, int], truncated: int, *, class_of: Callable[[Mapping], str],
+              registers_of: Callable[[Mapping], Registers], source: str,
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
               full: int | None = None, fills: Mapping[int, int] | None = None,
               translate: Translator | None = None,
-              subset: Collection[int] = ()) -> tuple[KernelGraph, BuildInfo]:
+              subset: Collection[int] = ()) -> WarpClasses:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``);
     ``subset``: :func:`subset_barriers` (a translation's entries name the PTX pc of their line)."""
     if warps_per_group is not None and warps_per_group < 1:
@@ -261,9 +275,9 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
     kg = KernelGraph(name, tuple(classes), source, gcs)
     kept = int(sum(lengths.values()))
-    return kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
-                         sum(len(b) for b in shapes.values()), partial, len(gcs),
-                         kept if full is None else int(full), kept, per_traced)
+    return WarpClasses(kg, BuildInfo(len(lengths), len(classes), max(lengths.values()), truncated,
+                                     sum(len(b) for b in shapes.values()), partial, len(gcs),
+                                     kept if full is None else int(full), kept, per_traced))
 
 
 def _common_barriers(groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]], lengths: Mapping[int, int],
@@ -309,13 +323,13 @@ def _block_shapes(class_of_warp: Mapping[int, int], wpg: int) -> tuple[dict[tupl
 
 
 def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu: str = "",
-                              max_nodes: int | None = None, source: str = "",
+                              max_nodes: int | None = None, source: str = "", *,
                               class_overrides: Mapping[int, str] | None = None,
                               warps_per_group: int | None = None,
                               block_weights: Mapping[int, float] | None = None,
                               drop_periods: bool = False, fraction: float | None = None,
                               fills: Mapping[int, int] | None = None,
-                              translate: Translator | None = None) -> tuple[KernelGraph, BuildInfo]:
+                              translate: Translator | None = None) -> WarpClasses:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
@@ -343,20 +357,24 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     from pipeperf.emulate.tracelog import TraceLog
 
     if isinstance(prof.traces, TraceLog) and prof.traces:
-        return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes, source, warps_per_group,
-                               block_weights, drop_periods, fraction, fills, translate, subset)
+        return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes=max_nodes, source=source,
+                               warps_per_group=warps_per_group, block_weights=block_weights,
+                               drop_periods=drop_periods, fraction=fraction, fills=fills, translate=translate,
+                               subset=subset)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
-    return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes, source,
-                                    warps_per_group, block_weights, fills, translate, subset)
+    return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes=max_nodes, source=source,
+                                    warps_per_group=warps_per_group, block_weights=block_weights, fills=fills,
+                                    translate=translate, subset=subset)
 
 
-def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_per_group, block_weights,
-                    drop_periods: bool = False, fraction: float | None = None,
+def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping], str],
+                    registers_of: Callable[[Mapping], Registers], *, max_nodes: int | None, source: str,
+                    warps_per_group: int, block_weights: Mapping[int, float] | None, drop_periods: bool = False, fraction: float | None = None,
                     fills: Mapping[int, int] | None = None, translate: Translator | None = None,
-                    subset: Collection[int] = ()):
+                    subset: Collection[int] = ()) -> WarpClasses:
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -369,7 +387,7 @@ def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_
     for w in sorted(sig):
         by_pcs.setdefault(sig[w][0], []).append(w)
     merged: dict[tuple, list[int]] = {}
-    rep: dict[int, list[Mapping]] = {}
+    rep: dict[int, Sequence[Mapping]] = {}
     kept: dict[int, int] = {}
     cut: dict[int, bool] = {}
     for wids in by_pcs.values():
@@ -396,8 +414,9 @@ def _from_trace_log(log, func, class_of, registers_of, max_nodes, source, warps_
     if not kept:
         raise PipeperfError(f"no warp traces for kernel '{func.name}' (trace at least one warp)")
     truncated = sum(cut.values())
-    return _assemble(func.name, groups, rep, kept, truncated, class_of, registers_of, source, warps_per_group,
-                     block_weights, sum(n for _, n in sig.values()), fills, translate, subset)
+    return _assemble(func.name, groups, rep, kept, truncated, class_of=class_of, registers_of=registers_of,
+                     source=source, warps_per_group=warps_per_group, block_weights=block_weights,
+                     full=sum(n for _, n in sig.values()), fills=fills, translate=translate, subset=subset)
 
 
 def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:

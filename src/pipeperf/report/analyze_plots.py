@@ -5,7 +5,7 @@ them in the model), one panel per GPU, the launch's own occupancy marked."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -16,10 +16,13 @@ from matplotlib.ticker import FuncFormatter
 from pipeperf.errors import PipeperfError
 from pipeperf.report.model_plots import STYLE
 
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis, GPUPrediction
+
 SHOWN = ("pipeline", "volkov", "roofline", "mwp_cwp_corr", "wfg_corr", "gpumech_gto", "gpumech_rr_corr")
 
 
-def plot_sweep(analysis: Any, path: str | Path) -> Path:
+def plot_sweep(analysis: Analysis, path: str | Path) -> Path:
     """Write the occupancy-sweep chart of an :class:`pipeperf.analysis.Analysis` (PNG, PDF, SVG)."""
     fig = sweep_figure(analysis)
     out = Path(path)
@@ -32,7 +35,7 @@ def plot_sweep(analysis: Any, path: str | Path) -> Path:
     return out
 
 
-def sweep_figure(analysis: Any, preds: list | None = None) -> plt.Figure:
+def sweep_figure(analysis: Analysis, preds: list[GPUPrediction] | None = None) -> plt.Figure:
     """The occupancy-sweep chart of ``preds`` (default: every GPU of ``analysis`` with a sweep),
     one panel per GPU; the caller saves and closes it (the HTML report embeds it)."""
     preds = [p for p in (analysis.predictions if preds is None else preds) if p.sweep]
@@ -40,9 +43,10 @@ def sweep_figure(analysis: Any, preds: list | None = None) -> plt.Figure:
         raise PipeperfError("--plot needs --sweep-occupancy (nothing to draw)")
     fig, axes = plt.subplots(1, len(preds), figsize=(6.0 * len(preds), 4.4), squeeze=False)
     for ax, p in zip(axes[0], preds):
-        x = p.sweep["warps_per_sm"]
+        sweep = p.sweep or {}                   # (each has one: the others were left out above)
+        x = sweep["warps_per_sm"]
         for name in SHOWN:
-            ys = p.sweep["seconds"].get(name)
+            ys = sweep["seconds"].get(name)
             if not ys or all(v is None for v in ys):
                 continue
             pts = [(w, v * 1e6) for w, v in zip(x, ys) if v is not None]

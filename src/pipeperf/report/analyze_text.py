@@ -5,9 +5,12 @@ then per GPU the occupancy, what bounds the kernel, the source lines that take t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.report.names import fast_forward_text
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis, GPUPrediction
 
 
 def _us(seconds: float | None) -> str:
@@ -21,7 +24,7 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.0f}%"
 
 
-def _emulated(a: Any) -> str:
+def _emulated(a: Analysis) -> str:
     """How many CTAs were emulated, and why not all of them (or why all of them)."""
     if a.ctas_total and a.ctas_emulated < a.ctas_total:
         return f"; emulated {a.ctas_emulated} of {a.ctas_total} CTAs ({a.sampling})"
@@ -36,7 +39,7 @@ def oob_lines(rows: list[dict]) -> list[str]:
             f"(PTX line {r['ptx_line']})" for r in rows]
 
 
-def format_analysis(a: Any, models: list[str] | None = None) -> str:
+def format_analysis(a: Analysis, models: list[str] | None = None) -> str:
     """``a`` is a :class:`pipeperf.analysis.Analysis`; ``models``: the table's rows (None: every
     model the analysis predicted)."""
     from pipeperf.ptx.cuda_names import display_name
@@ -85,7 +88,7 @@ def format_analysis(a: Any, models: list[str] | None = None) -> str:
         lines += floor_lines(p)
         lines += _top_lines(p)
         lines += _memory_lines(p.memory)
-        q = (getattr(p, "quantitative", None) or {}).get("prediction")
+        q = p.quantitative.prediction if p.quantitative else None
         if q is not None:
             lines.append(f"  quantitative roofline (Konstantinidis; = pipeperf roofline): {_us(q.predicted_seconds)} us, "
                          f"{q.bound} bound: T'_op {q.t_op_adjusted:,.0f} G op/s = E_mix {q.params.e_mix:.0%} x "
@@ -116,7 +119,7 @@ ROOFLIKE_WHY = ("why the roofline-like rows differ: 'roofline' is Eq. 1 over map
                 "hide (Eq. 3); the DRAM floor below takes the same bytes at the vendor peak")
 
 
-def floor_lines(p: Any) -> list[str]:
+def floor_lines(p: GPUPrediction) -> list[str]:
     """The launch's physical floors (analysis/floors.py) and what each is made of."""
     from pipeperf.util.units import format_seconds
 
@@ -132,12 +135,12 @@ def floor_lines(p: Any) -> list[str]:
     return [f"  floors: DRAM {dram}; issue {issue}"]
 
 
-def _sass_share(p: Any) -> str:
-    r = float(getattr(p, "issued_per_traced", 1.0))
+def _sass_share(p: GPUPrediction) -> str:
+    r = float(p.issued_per_traced)
     return "" if r == 1.0 else f", the SASS's: {r:.2f} per emulated PTX one"
 
 
-def _build_text(p: Any) -> str:
+def _build_text(p: GPUPrediction) -> str:
     """This GPU's own build: the registers (and local bytes) ptxas gave it, for which target."""
     r = getattr(p, "resources", None) or {}
     if not r:
@@ -163,7 +166,7 @@ def _advice_lines(preds: list) -> list[str]:
     return [""] + out if out else []
 
 
-def _top_lines(p: Any) -> list[str]:
+def _top_lines(p: GPUPrediction) -> list[str]:
     """The source lines with the largest shares of the simulated time and their top reasons."""
     from pipeperf.analysis.stalls import line_label
 

@@ -9,9 +9,12 @@ GPU's peaks (``pipeperf gpu peaks``), the occupancy and what bounds the run, in 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeperf.util.units import format_seconds
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Bound, GPUPrediction
 
 #: subsystem of the GPU database -> (kind of bound, what it is in plain words)
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
@@ -103,12 +106,12 @@ def _of(share: float | None, peak: float | None, unit: str) -> str:
 LATENCY_SHARE = 0.5
 
 
-def _clip_note(bound: Any, key: str) -> str:
+def _clip_note(bound: Bound, key: str) -> str:
     raw = getattr(bound, "clipped", {}).get(key)
     return "" if raw is None else f" (clipped from {raw:.0%}: busy time and cycles extrapolated separately)"
 
 
-def bound_words(bound: Any) -> str:
+def bound_words(bound: Bound) -> str:
     """What bounds the run in plain words, from a :class:`pipeperf.analysis.predict.Bound`, always
     with the numbers that justify it: ``memory bound: global memory (L2/DRAM) 91 % busy``,
     ``issue bound: 93 % of issue slots used``, ``latency bound: 12 % of issue slots used, 38 % of
@@ -134,7 +137,7 @@ def bound_words(bound: Any) -> str:
     return f"latency bound: {nums}{tail}"
 
 
-def _max_warps(pred: Any) -> int:
+def _max_warps(pred: GPUPrediction) -> int:
     """The SM's warp slots, from the occupancy the analysis computed (limit x warps per block /
     fraction), so a GPU given as a YAML file needs no second lookup."""
     if pred.occupancy > 0:
@@ -142,18 +145,15 @@ def _max_warps(pred: Any) -> int:
     return pred.blocks_per_sm * pred.warps_per_block
 
 
-def headline(pred: Any) -> Headline:
+def headline(pred: GPUPrediction) -> Headline:
     """The headline of a :class:`pipeperf.analysis.GPUPrediction`. FLOPs and DRAM bytes are the
     quantitative roofline's counts of the same launch (W_comp: fp32 and fp64 instructions, a
     multiply-add twice; DRAM traffic from mapper g's cache model); the FLOP peak is the GPU's
-    ``pipeperf gpu peaks`` (its database entry), the DRAM one the bandwidth of the launch's
+    ``pipeperf gpu peaks`` (its database entry, as the analysis loaded it: ``pred.peaks``), the DRAM one the bandwidth of the launch's
     :class:`~pipeperf.analysis.floors.Floors` (the vendor peak where the database has it), else
     the quantitative roofline's B_mem (an achievable figure where the database has one)."""
-    from pipeperf.errors import PipeperfError
-    from pipeperf.hardware.peaks import load_peaks
-
     seconds = float(pred.seconds)
-    metrics = (pred.quantitative or {}).get("metrics")
+    metrics = pred.quantitative.metrics if pred.quantitative else None
     flop: float | None = None
     dram: float | None = None
     fp64 = False
@@ -162,18 +162,16 @@ def headline(pred: Any) -> Headline:
         flop = metrics.m_fp32 + metrics.m_fma32 + metrics.m_fp64 + metrics.m_fma64
         dram = (metrics.m_tran_r + metrics.m_tran_w) * 32.0
         fp64 = metrics.m_fp64 > metrics.m_fp32
-        tensor_flop = float(getattr(metrics, "m_tensor_flop", 0.0) or 0.0)
+        tensor_flop = float(metrics.m_tensor_flop or 0.0)
         tensor = tensor_flop > flop              # a tensor-core kernel: its MMAs' operations
         flop += tensor_flop
-    peak_flops: float | None
-    peak_dram: float | None
-    try:
-        peaks = load_peaks(pred.gpu)
+    peak_flops: float | None = None
+    peak_dram: float | None = None
+    peaks = pred.peaks                    # the analysis loaded them; a GPU with none: no share of peak
+    if peaks is not None:
         peak_flops, peak_dram = (peaks.t_dp if fp64 else peaks.t_sp), peaks.b_mem
-        if tensor:                      # no tensor-core peak in the peaks table: no share of a wrong one
+        if tensor:                        # no tensor-core peak in the peaks table: no share of a wrong one
             peak_flops = None
-    except PipeperfError:                 # a GPU with no peak rates: no share of peak
-        peak_flops = peak_dram = None
     floors = getattr(pred, "floors", None)
     dram_source: str | None = None
     if floors is not None and floors.dram_gbs:
@@ -194,7 +192,7 @@ def headline(pred: Any) -> Headline:
                     not_physical=None if floors is None else floors.violation(seconds), tensor=tensor)
 
 
-def _top_line(pred: Any) -> str | None:
+def _top_line(pred: GPUPrediction) -> str | None:
     """``transpose.cu:18: 41% of the time (pipeline busy (lsu))``."""
     from pipeperf.analysis.stalls import line_label
 
@@ -205,7 +203,7 @@ def _top_line(pred: Any) -> str | None:
     return f"{line_label(t)}: {100 * t.share:.0f}% of the time ({t.top_reason})"
 
 
-def _top_advice(pred: Any) -> str | None:
+def _top_advice(pred: GPUPrediction) -> str | None:
     """``bank conflicts: 11.1 us predicted (-19%)``."""
     items = getattr(pred, "advice", None)
     if not items:

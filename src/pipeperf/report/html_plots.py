@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis
 
 
 def figure_svg(fig: plt.Figure) -> str:
@@ -27,7 +30,7 @@ def figure_svg(fig: plt.Figure) -> str:
     return text[text.index("<svg"):].replace("*{stroke-linejoin", ".pipeperf-report svg *{stroke-linejoin", 1)
 
 
-def sweep_svg(analysis: Any) -> str | None:
+def sweep_svg(analysis: Analysis) -> str | None:
     """The occupancy sweep (every model's time against resident warps per SM), None without one."""
     from pipeperf.report.analyze_plots import sweep_figure
 
@@ -36,15 +39,14 @@ def sweep_svg(analysis: Any) -> str | None:
     return figure_svg(sweep_figure(analysis))
 
 
-def roofline_svg(analysis: Any) -> str | None:
+def roofline_svg(analysis: Analysis) -> str | None:
     """The GPUs' rooflines with the kernel's points: the quantitative roofline's prediction (filled
     marker, as ``pipeperf roofline`` draws it) and the throughput the Pipeline model's time implies
     (W_comp / predicted time, a star); None when no GPU has the quantitative roofline's counts."""
     from pipeperf.util.units import format_seconds
     from pipeperf.report.roofline_plots import KERNEL_COLORS, roofline_figure, unique_in_order
 
-    pairs = [(p, p.quantitative["prediction"]) for p in analysis.predictions
-             if p.quantitative and p.quantitative.get("prediction") is not None]
+    pairs = [(p, p.quantitative.prediction) for p in analysis.predictions if p.quantitative is not None]
     if not pairs:
         return None
     fig = roofline_figure([q for _, q in pairs], title="Roofline: the kernel's predicted throughput")

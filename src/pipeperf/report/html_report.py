@@ -14,11 +14,15 @@ from pipeperf.report.names import fast_forward_text
 
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable, Sequence
 
 from pipeperf.report.analyze_text import ROOFLIKE_WHY, floor_lines
 from pipeperf.report.headline import SUBSYSTEM_WORDS, Headline, bound_words, headline
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis
+    from pipeperf.report.source_view import SourceLine, SourceView
 
 #: the report's sections, in page order: (id, heading)
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -60,7 +64,7 @@ _CSS = """
 """
 
 
-def render_html(analysis: Any, source: Any | None = None, title: str | None = None) -> str:
+def render_html(analysis: Analysis, source: SourceView | None = None, title: str | None = None) -> str:
     """The whole page: ``<!DOCTYPE html>`` ... with :func:`html_body` as its body."""
     from pipeperf.ptx.cuda_names import demangle_name
 
@@ -72,7 +76,7 @@ def render_html(analysis: Any, source: Any | None = None, title: str | None = No
             "</body>\n</html>\n")
 
 
-def write_html(analysis: Any, path: str | Path, source: Any | None = None) -> Path:
+def write_html(analysis: Analysis, path: str | Path, source: SourceView | None = None) -> Path:
     """Write :func:`render_html` to ``path``; an unwritable path is a one-line error."""
     from pipeperf.errors import PipeperfError
 
@@ -84,7 +88,7 @@ def write_html(analysis: Any, path: str | Path, source: Any | None = None) -> Pa
     return out
 
 
-def html_body(analysis: Any, source: Any | None = None) -> str:
+def html_body(analysis: Analysis, source: SourceView | None = None) -> str:
     """The report as one ``<div class="pipeperf-report">`` (styles included): the page's body,
     and the notebook API's ``_repr_html_``. ``source`` is a
     :class:`pipeperf.report.source_view.SourceView` (None: the source section says it is absent)."""
@@ -288,7 +292,7 @@ def _advice(preds: list) -> str:
             gain = f"{v['speedup']:.2f}x faster" if v.get("speedup") else "no gain"
             items.append(f"<li><b>what if {escape(what)}</b>: pipeline {_us(v.get('seconds'))} µs "
                          f"({gain}; now {_us(p.seconds)} µs)</li>")
-        q = (p.quantitative or {}).get("prediction")
+        q = p.quantitative.prediction if p.quantitative else None
         if q is not None:
             items.append(f"<li>quantitative roofline (Konstantinidis): {_us(q.predicted_seconds)} µs, "
                          f"{escape(q.bound)} bound; operational intensity {q.params.o_krn:.3g} op/B against "
@@ -314,7 +318,7 @@ def _roofline(svg: str | None) -> str:
             "implies (star).</figcaption></figure>")
 
 
-def _source(view: Any | None) -> str:
+def _source(view: SourceView | None) -> str:
     if view is None:
         return "<p class=\"muted\">No source view (the analysis was given no source).</p>"
     if not view.files:
@@ -356,7 +360,7 @@ def _source(view: Any | None) -> str:
     return "\n".join(out)
 
 
-def _ptx_shares(ln: Any, ptx_line: int) -> str:
+def _ptx_shares(ln: SourceLine, ptx_line: int) -> str:
     """A PTX line's share of the time on each GPU that has one, ``[41.0% lsu busy]``-like."""
     cells = [f"{100 * v[0]:.1f}%" for v in (ln.ptx_share.get(g, {}).get(ptx_line) for g in ln.ptx_share) if v]
     return f"[{' | '.join(cells)}] " if cells else ""

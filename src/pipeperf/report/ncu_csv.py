@@ -20,10 +20,13 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterator
 
 from pipeperf.report.headline import headline
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis, GPUPrediction
 
 #: ncu's ``--csv --page details`` columns, in its order
 COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
@@ -46,7 +49,7 @@ _COUNTS = {
 Row = tuple[str, str, str, Any]        # (section, metric, unit, value)
 
 
-def analysis_rows(analysis: Any) -> list[dict[str, str]]:
+def analysis_rows(analysis: Analysis) -> list[dict[str, str]]:
     """Every row of the file as {column: text}."""
     from pipeperf.ptx.cuda_names import demangle_name
 
@@ -63,7 +66,7 @@ def analysis_rows(analysis: Any) -> list[dict[str, str]]:
     return out
 
 
-def analysis_csv(analysis: Any) -> str:
+def analysis_csv(analysis: Analysis) -> str:
     """The CSV text, every field quoted as ncu writes it."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, quoting=csv.QUOTE_ALL, lineterminator="\n")
@@ -72,7 +75,7 @@ def analysis_csv(analysis: Any) -> str:
     return buf.getvalue()
 
 
-def write_csv(analysis: Any, path: str | Path) -> Path:
+def write_csv(analysis: Analysis, path: str | Path) -> Path:
     """Write :func:`analysis_csv` to ``path``; an unwritable path is a one-line error."""
     from pipeperf.errors import PipeperfError
 
@@ -84,11 +87,11 @@ def write_csv(analysis: Any, path: str | Path) -> Path:
     return out
 
 
-def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
+def _metrics(analysis: Analysis, pred: GPUPrediction) -> Iterator[Row]:
     h = headline(pred)
     ncu, own = NCU_SECTION, PIPEPERF_SECTION
     yield ncu, "gpu__time_duration.sum", "nsecond", pred.seconds * 1e9
-    metrics = (pred.quantitative or {}).get("metrics")
+    metrics = pred.quantitative.metrics if pred.quantitative else None
     if metrics is not None:
         read, write = metrics.m_tran_r * 32.0, metrics.m_tran_w * 32.0
         yield ncu, "dram__bytes_read.sum", "byte", round(read)
@@ -139,15 +142,15 @@ def _metrics(analysis: Any, pred: Any) -> Iterator[Row]:
         yield own, "pipeperf__floor_issue.time_duration", "nsecond", floors.issue_seconds * 1e9
     flags = pred.not_physical if floors is not None else {}
     for model, v in pred.predictions.items():
-        if v.get("seconds") is not None:
-            yield own, f"pipeperf__time_duration_{model}.sum", "nsecond", v["seconds"] * 1e9
+        if (seconds := v.get("seconds")) is not None:
+            yield own, f"pipeperf__time_duration_{model}.sum", "nsecond", seconds * 1e9
         if model in flags:
             yield own, f"pipeperf__time_duration_{model}.not_physical", "", flags[model]
-    for what, v in (pred.what_if or {}).items():
+    for what, w in (pred.what_if or {}).items():
         slug = what.replace(" ", "_")
-        yield own, f"pipeperf__what_if_{slug}.time_duration", "nsecond", v["seconds"] * 1e9
-        if v.get("speedup"):
-            yield own, f"pipeperf__what_if_{slug}.speedup", "x", v["speedup"]
+        yield own, f"pipeperf__what_if_{slug}.time_duration", "nsecond", w["seconds"] * 1e9
+        if w.get("speedup"):
+            yield own, f"pipeperf__what_if_{slug}.speedup", "x", w["speedup"]
     for i, a in enumerate(getattr(pred, "advice", None) or [], 1):      # largest gain first
         slug = f"{i}_" + a.kind.replace(" ", "_")
         yield own, f"pipeperf__advice_{slug}.time_duration", "nsecond", a.seconds_after * 1e9

@@ -13,8 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pipeperf.errors import PipeperfError
+
+if TYPE_CHECKING:
+    from pipeperf.analysis.results import Analysis
 
 #: source lines shown around the kernel's first and last mapped line
 CONTEXT_LINES = 2
@@ -47,25 +51,15 @@ class SourceView:
     note: str = ""
 
 
-def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch: str | None = None,
-                nvcc_flags: Sequence[str] = ()) -> SourceView:
-    """The source view of ``kernel`` (its PTX entry) in ``path`` (.cu or .ptx), from the default
-    build (nvcc's cache makes it free after ``analyze``) and each prediction's memory rows."""
-    from pipeperf.analysis.builds import Builds
-    from pipeperf.emulate import select_kernel
-    from pipeperf.ptx.source_map import SourceMap
-
-    build = Builds(Path(path), arch, list(nvcc_flags)).default
-    func = select_kernel(build.module, kernel)
-    smap = SourceMap(build.module)
-    by_line: dict[tuple[str, int], list[tuple[int, str, str]]] = {}
-    unmapped = 0
-    for ins in func.instructions:
-        loc = smap.location(func, ins)
-        if loc is None:
-            unmapped += 1
-            continue
-        by_line.setdefault((loc.file, loc.line), []).append((ins.line, ins.opcode, str(ins)))
+def source_view(analysis: Analysis, path: str | Path) -> SourceView:
+    """The source view of the analysed kernel of launch file ``path`` (.cu or .ptx): the PTX lines
+    of its default build the analysis kept (:class:`~pipeperf.analysis.results.PtxLines`) and each
+    prediction's memory rows and per-line time; nothing is compiled again."""
+    ptx = analysis.ptx_lines
+    if ptx is None:
+        raise PipeperfError("the analysis kept no PTX lines for the source view")
+    by_line, unmapped = ptx.by_line, ptx.unmapped
+    predictions = analysis.predictions
     mem: dict[tuple[str, int], dict[str, list[dict]]] = {}
     share: dict[tuple[str, int], dict[str, tuple[float, str]]] = {}
     ptx_share: dict[tuple[str, int], dict[str, dict[int, tuple[float, str]]]] = {}
@@ -92,7 +86,7 @@ def source_view(path: str | Path, kernel: str, predictions: Sequence[Any], arch:
                        for n in range(lo, hi + 1)]
     note = "" if files else ("the PTX has no .loc line information (compile with nvcc -lineinfo, "
                              "as pipeperf does for a .cu file)")
-    return SourceView(build.target or "the .ptx file's own", files, unmapped, note)
+    return SourceView(ptx.target, files, unmapped, note)
 
 
 def _read_lines(name: str, launch_file: str | Path) -> list[str] | None:

@@ -13,7 +13,8 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import SupportsIndex
 
 from pipeperf.errors import PipeperfError
 
@@ -266,7 +267,11 @@ BLOCK_LIMITS = (1024, 1024, 64)
 MAX_BLOCK_THREADS = 1024
 
 
-def dim3(value: Any, what: str) -> tuple[int, int, int]:
+#: a grid or block as callers give it: ``256``, ``"64,64"``, ``(16, 16)``
+Dim3Like = int | str | SupportsIndex | Sequence[int]
+
+
+def dim3(value: Dim3Like, what: str) -> tuple[int, int, int]:
     """``256``, ``"64,64"`` (or ``"64x64"``), ``(16, 16)`` -> a 3-tuple of positive ints."""
     if isinstance(value, str):
         parts = value.strip().replace("x", ",").split(",")      # "64,64" or "64x64"
