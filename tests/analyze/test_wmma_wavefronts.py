@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeperf.analysis.memory_trace import _wmma_space_classes, fragment_wavefronts
+from pipeperf.analysis.memory_trace import _wmma_space_classes
+from pipeperf.hardware.banks import fragment_wavefronts
 from pipeperf.emulate.wmma import fragment_bytes
 from pipeperf.hardware.spec import load_gpu
 from pipeperf.ptx.parser import parse_ptx

@@ -17,6 +17,7 @@ import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
+from pipeperf.hardware.banks import fragment_wavefronts
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
@@ -340,7 +341,7 @@ def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str]
     """Classes of wmma.load/store, which mapper g has no addresses of: a generic one takes the class
     of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory_classes.resolved_class`:
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
-    shared-memory one its fragment's wavefronts (:func:`fragment_wavefronts`)."""
+    shared-memory one its fragment's wavefronts (:func:`~pipeperf.hardware.banks.fragment_wavefronts`)."""
     from pipeperf.emulate.wmma import ELEMENT_BYTES, fragment_bytes
     from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.memory_classes import resolved_class
@@ -380,31 +381,6 @@ def _has_ldmatrix(spec: GPUSpec) -> bool:
         return tuple(int(p) for p in spec.compute_capability.split(".")[:2]) >= (7, 5)
     except ValueError:
         return False
-
-
-def fragment_wavefronts(size: int, frag: str, element: int, row_bytes: int | None) -> tuple[int, int]:
-    """(shared-memory wavefronts, bank-conflict degree) of one warp's wmma.load/store of a fragment
-    of ``size`` bytes whose matrix rows lie ``row_bytes`` apart (ldm x the element size).
-
-    The banks deliver 128 B per cycle (CUDA C++ Programming Guide, "Shared Memory": 32 banks of
-    4 bytes), so a conflict-free 16x16 f16 fragment (512 B) takes 4 and an f32 accumulator
-    (1 KiB) 8. An A or B fragment of 8- or 16-bit elements is read as 8x8 matrices of 16-byte rows
-    (PTX ISA, ``ldmatrix``: each 8x8 matrix's eight row addresses are one phase; ptxas compiles
-    these loads to LDSM for sm_75 and later), and eight rows ``row_bytes`` apart fall on
-    gcd(row_bytes / 16, 8) times the same four banks: a 32-element f16 row (64 B) makes every
-    phase 4-way conflicted, a 128-element one (256 B) 8-way, a padded 40-element one (80 B) none.
-    Accumulators (and 32-bit elements) keep the conflict-free count: their loads are per-lane
-    LDS/STS whose pattern the fragment's layout does not fix."""
-    waves = max(1, -(-size // BANK_BYTES_PER_CYCLE))
-    if frag not in ("a", "b") or element not in (1, 2) or not row_bytes or row_bytes % 16:
-        return waves, 1
-    degree = math.gcd(row_bytes // 16, 8)
-    return waves * degree, degree
-
-
-#: bytes the 32 shared-memory banks deliver per cycle (CUDA C++ Programming Guide, "Shared Memory":
-#: 32 banks of 4 bytes, one access per bank per clock)
-BANK_BYTES_PER_CYCLE = 128
 
 
 def memory_coverage_note(log: Mapping[int, list[dict[str, Any]]], cap: int | None) -> list[str]:

@@ -430,9 +430,9 @@ def with_wmma_lines(view: SassView, func: Function, row_bytes: Mapping[int, int]
     ``Profile.wmma_row_bytes``) gives each LDSM or generic shared load of an A/B fragment's line
     its rows' bank-conflict degree. Both read a fragment as 8 rows of 16 bytes per 128-byte
     wavefront (an ldmatrix phase; a 32-bit load of the mma layout: lane / 4 the row, lane % 4 the
-    word), the rule of :func:`~pipeperf.analysis.memory_trace.fragment_wavefronts`, which the
+    word), the rule of :func:`~pipeperf.hardware.banks.fragment_wavefronts`, which the
     PTX path's classes use. A line with several fragment loads of different degrees takes their mean."""
-    from pipeperf.analysis.memory_trace import fragment_wavefronts
+    from pipeperf.hardware.banks import fragment_wavefronts
     from pipeperf.emulate.wmma import ELEMENT_BYTES
 
     degrees: dict[LineKey, list[int]] = defaultdict(list)

@@ -6,6 +6,7 @@ L1 pays the larger of its data stage and its tag stage."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -90,3 +91,28 @@ def l1_load_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
     for r, waves, lines in _banks_and_lines(acc, reqs):
         out[r] = np.maximum(waves, 1.0 + (lines - 1) / L1_TAG_LINES_PER_CYCLE)
     return out
+
+
+def fragment_wavefronts(size: int, frag: str, element: int, row_bytes: int | None) -> tuple[int, int]:
+    """(shared-memory wavefronts, bank-conflict degree) of one warp's wmma.load/store of a fragment
+    of ``size`` bytes whose matrix rows lie ``row_bytes`` apart (ldm x the element size).
+
+    The banks deliver 128 B per cycle (CUDA C++ Programming Guide, "Shared Memory": 32 banks of
+    4 bytes), so a conflict-free 16x16 f16 fragment (512 B) takes 4 and an f32 accumulator
+    (1 KiB) 8. An A or B fragment of 8- or 16-bit elements is read as 8x8 matrices of 16-byte rows
+    (PTX ISA, ``ldmatrix``: each 8x8 matrix's eight row addresses are one phase; ptxas compiles
+    these loads to LDSM for sm_75 and later), and eight rows ``row_bytes`` apart fall on
+    gcd(row_bytes / 16, 8) times the same four banks: a 32-element f16 row (64 B) makes every
+    phase 4-way conflicted, a 128-element one (256 B) 8-way, a padded 40-element one (80 B) none.
+    Accumulators (and 32-bit elements) keep the conflict-free count: their loads are per-lane
+    LDS/STS whose pattern the fragment's layout does not fix."""
+    waves = max(1, -(-size // BANK_BYTES_PER_CYCLE))
+    if frag not in ("a", "b") or element not in (1, 2) or not row_bytes or row_bytes % 16:
+        return waves, 1
+    degree = math.gcd(row_bytes // 16, 8)
+    return waves * degree, degree
+
+
+#: bytes the 32 shared-memory banks deliver per cycle (CUDA C++ Programming Guide, "Shared Memory":
+#: 32 banks of 4 bytes, one access per bank per clock)
+BANK_BYTES_PER_CYCLE = 128
