@@ -270,7 +270,7 @@ def test_mapper_g_sees_the_widened_shared_loads(cu):
             assert any("timed from the SASS" in n for n in a.predictions[0].notes)
         p = a.predictions[0]
         # the issue floor counts the instructions the IDGs issue: the SASS's, fewer than the PTX's
-        m_inst = p.quantitative["metrics"].m_inst
+        m_inst = p.quantitative.metrics.m_inst
         assert p.floors.warp_instructions == pytest.approx(m_inst * p.issued_per_traced)
         assert (p.issued_per_traced < 0.8) if isa == "sass" else (p.issued_per_traced == 1.0)
     assert rows["sass"] * 4 == rows["ptx"]
