@@ -324,3 +324,25 @@ def test_the_ldsm_of_a_wmma_fragment_costs_its_wavefronts(sm80):
     for x in ldsm:
         c = classes[wide_shared_class_name("ld_shared_f32", access_bytes(x))]
         assert c.cpi == access_bytes(x) * 32 // 128 * gpu.classes["ld_shared_f32"].cpi
+
+
+def test_block_counts_past_the_time_limit_take_the_relaxation(cu, monkeypatch):
+    """Where the integer program finds no solution in its time limit (a large CFG on a loaded
+    machine: custom-mma-attn's kernels failed so), the counts come from its linear relaxation,
+    rounded, and the analysis says so; they still reproduce the warp's work."""
+    from pipeperf.analysis import sass_trace
+
+    module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
+    view = build_view(sass, func, module.files)
+    gpu = load_gpu("ampere_a100")
+    avail = set(gpu.classes)
+    monkeypatch.setattr(sass_trace, "MILP_SECONDS", 1e-9)
+    monkeypatch.setattr(sass_trace, "RELAXED", set())
+    sass_trace._solve_cached.cache_clear()
+    tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
+    w = min(prof.traces)
+    out = tr.translate(prof.traces.head(w, prof.traces.length(w), func.name))
+    sass_trace._solve_cached.cache_clear()
+    assert sum(e["opcode"].startswith("LDG") for e in out) == 16
+    assert sass_trace.relaxed_note("sum_loop") and not sass_trace.relaxed_note("other")
