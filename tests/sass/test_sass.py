@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from pipeperf.analysis import analyze
-from pipeperf.analysis.sass_trace import SassTranslator, build_view, walk
+from pipeperf.analysis.sass_trace import SassTranslator, build_view
+from pipeperf.analysis.sass_walk import walk
 from pipeperf.emulate import run_kernel
 from pipeperf.hardware.mapper import map_instruction
 from pipeperf.hardware.sass_mapper import access_bytes, sass_class_of
@@ -330,19 +331,19 @@ def test_block_counts_past_the_time_limit_take_the_relaxation(cu, monkeypatch):
     """Where the integer program finds no solution in its time limit (a large CFG on a loaded
     machine: custom-mma-attn's kernels failed so), the counts come from its linear relaxation,
     rounded, and the analysis says so; they still reproduce the warp's work."""
-    from pipeperf.analysis import sass_trace
+    from pipeperf.analysis import sass_walk
 
     module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
     sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
     view = build_view(sass, func, module.files)
     gpu = load_gpu("ampere_a100")
     avail = set(gpu.classes)
-    monkeypatch.setattr(sass_trace, "MILP_SECONDS", 1e-9)
-    monkeypatch.setattr(sass_trace, "RELAXED", set())
-    sass_trace._solve_cached.cache_clear()
+    monkeypatch.setattr(sass_walk, "MILP_SECONDS", 1e-9)
+    monkeypatch.setattr(sass_walk, "RELAXED", set())
+    sass_walk.solve_block_counts.cache_clear()
     tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
     w = min(prof.traces)
     out = tr.translate(prof.traces.head(w, prof.traces.length(w), func.name))
-    sass_trace._solve_cached.cache_clear()
+    sass_walk.solve_block_counts.cache_clear()
     assert sum(e["opcode"].startswith("LDG") for e in out) == 16
-    assert sass_trace.relaxed_note("sum_loop") and not sass_trace.relaxed_note("other")
+    assert sass_walk.relaxed_note("sum_loop") and not sass_walk.relaxed_note("other")

@@ -190,7 +190,7 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
                 note = cut_note(info, shorter[0].info, f)
             notes = notes + [note]
     if sass is not None:
-        from pipeperf.analysis.sass_trace import relaxed_note
+        from pipeperf.analysis.sass_walk import relaxed_note
 
         notes = notes + relaxed_note(sass.sass.name)
     bound = bound_of(r, gpu.issue_limit)
