@@ -25,3 +25,39 @@ def test_row_conflicts_equal_the_general_count(seed):
                                  np.repeat(np.arange(n), e), addr, size)
         assert row_conflicts((addr >> np.uint64(2)).reshape(nw, -1)) == general
     assert general >= 0
+
+
+PTX = __import__("pathlib").Path(__file__).parents[1] / "analyze" / "fixtures" / "wmma_shared_sm80.ptx"
+
+
+def _emulate_fixture(tmp_path, stride: int, mode: str, fast: bool, monkeypatch):
+    """The 16x16x16 WMMA of the analyze fixture on shared tiles, its ldm set to ``stride``."""
+    from pipeperf.emulate import run_kernel, wmma
+
+    with monkeypatch.context() as mp:
+        if not fast:   # every fragment element resolved and its rows counted (the general path)
+            mp.setattr(wmma, "_counted_shared", lambda *a: False)
+            mp.setattr(wmma, "_warp_rows_conflicts", lambda *a: None)
+        ptx = tmp_path / f"k{stride}.ptx"
+        ptx.write_text(PTX.read_text().replace("mov.u32 \t%r27, 16;", f"mov.u32 \t%r27, {stride};"))
+        try:
+            p = run_kernel(ptx, [3], [128], [np.ones(512, np.float16), np.zeros(512, np.float32)],
+                           kernel="k", mode=mode)
+        except Exception as e:   # noqa: BLE001 - the fault itself is compared
+            return str(e)
+        return {k: v for k, v in p.counts.items() if k not in ("seconds", "thread_instructions_per_second")}
+
+
+@pytest.mark.parametrize("stride", [16, 8, 2, 200])
+@pytest.mark.parametrize("mode", ["hybrid", "full"])
+def test_fragments_counted_per_warp_equal_the_rows(tmp_path, monkeypatch, stride, mode):
+    """Hybrid mode's shared fragments not moved are checked on each lane's lowest and highest
+    element and their conflicts taken per warp from one table (wmma._counted_shared): the same
+    counts, or the same fault (stride 200 runs past the CTA's shared memory), as resolving and
+    counting every element."""
+    fast = _emulate_fixture(tmp_path, stride, mode, True, monkeypatch)
+    assert fast == _emulate_fixture(tmp_path, stride, mode, False, monkeypatch)
+    if stride == 200:
+        assert "out-of-bounds shared access" in fast
+    elif stride == 16:
+        assert fast["shared_bank_conflicts"] > 0
