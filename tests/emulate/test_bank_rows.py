@@ -61,3 +61,18 @@ def test_fragments_counted_per_warp_equal_the_rows(tmp_path, monkeypatch, stride
         assert "out-of-bounds shared access" in fast
     elif stride == 16:
         assert fast["shared_bank_conflicts"] > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_warps_and_repeated_ctas_equal_the_general_count(seed):
+    """Whole warps (a slice of threads): rows counted by marking their words, and a batch whose CTAs
+    all make the same requests counted once and multiplied; both equal the general (warp, word) count."""
+    rng = np.random.default_rng(seed)
+    for trial in range(30):
+        bt, ctas, size = 32 * int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.choice([4, 8, 16]))
+        one = rng.integers(0, int(rng.choice([40, 400, 1 << 20])), size=bt).astype(np.uint64) * np.uint64(size)
+        addr = np.tile(one, ctas) if trial % 2 else \
+            rng.integers(0, 4096, size=bt * ctas).astype(np.uint64) * np.uint64(size)
+        n = len(addr)
+        m, st = SimpleNamespace(block_threads=bt), SimpleNamespace(wid=np.arange(n) // 32)
+        assert bank_conflicts(m, st, slice(0, n), addr, size) == bank_conflicts(m, st, np.arange(n), addr, size)
