@@ -238,3 +238,33 @@ def test_wide_loads_take_a_cycle_per_register_unless_lane_pairs_share_addresses(
             (lane * 8, 8), ((lane // 2) * 8, 8), (np.zeros(32, int), 4), (lane * 4, 4)]
     acc = Accesses.from_rows([(0, 0, k, "shared", nb, (a + 4096).tolist()) for k, (a, nb) in enumerate(rows)])
     assert bank_wavefronts(acc, np.arange(len(rows))).tolist() == [4, 4, 2, 2, 2, 1, 1, 1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("wide", [False, True])
+def test_marked_bank_wavefronts_and_lines_equal_a_count_by_sets(seed, wide):
+    """Requests without atomics have their words marked in a bitmap (hardware/banks.py, no sort):
+    per request the most distinct words on one bank (at least the return floor) and the distinct
+    128-byte lines, as counted word by word with sets; wide spans (mixed in, ``wide``) are sorted."""
+    from pipeperf.hardware.banks import _banks_and_lines, return_wavefronts
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(300):
+        nbytes = int(rng.choice([1, 2, 4, 8, 16]))
+        lanes = int(rng.integers(1, 33))
+        span = int(rng.choice([64, 1024, 4096])) if i % 3 or not wide else int(rng.choice([1 << 16, 1 << 40]))
+        base = int(rng.integers(0, 1 << 20)) * nbytes
+        addr = base + rng.integers(0, span // nbytes + 1, lanes) * nbytes
+        rows.append((i % 7, i % 5, i, "shared", nbytes, addr.tolist()))
+    acc = Accesses.from_rows(rows)
+    reqs = np.arange(len(acc))
+    floor = return_wavefronts(acc, reqs)
+    got_w, got_l = np.zeros(len(acc), np.int64), np.zeros(len(acc), np.int64)
+    for r, waves, lines in _banks_and_lines(acc, reqs):
+        got_w[r], got_l[r] = waves, lines
+    for i, (_, _, _, _, nb, addr) in enumerate(rows):
+        words = {a // 4 + j for a in addr for j in range(max(1, (a % 4 + nb + 3) // 4))}
+        per_bank = np.bincount([w % 32 for w in words], minlength=32)
+        assert got_w[i] == max(int(per_bank.max()), int(floor[i])), i
+        assert got_l[i] == len({w // 32 for w in words}), i
