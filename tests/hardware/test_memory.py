@@ -268,3 +268,27 @@ def test_marked_bank_wavefronts_and_lines_equal_a_count_by_sets(seed, wide):
         per_bank = np.bincount([w % 32 for w in words], minlength=32)
         assert got_w[i] == max(int(per_bank.max()), int(floor[i])), i
         assert got_l[i] == len({w // 32 for w in words}), i
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_global_sectors_request_by_request_ascending(wide):
+    """Mapper g's (request, sector) pairs (hardware/memory.py, marked in a bitmap where requests span
+    few sectors, else sorted): each request's distinct 32-byte sectors, ascending, request by request."""
+    from pipeperf.hardware.memory import _global_sectors
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for i in range(400):
+        nbytes = int(rng.choice([1, 4, 8, 16]))
+        span = int(rng.choice([32, 512, 4096])) if i % 3 or not wide else 1 << 40
+        base = int(rng.integers(0, 1 << 30)) * nbytes
+        rows.append((i % 9, i % 4, i, "global", nbytes,
+                     (base + rng.integers(0, span // nbytes + 1, int(rng.integers(1, 33))) * nbytes).tolist()))
+    acc = Accesses.from_rows(rows)
+    req, sec = _global_sectors(acc, np.arange(len(acc)))
+    want_req, want_sec = [], []
+    for i, row in enumerate(rows):
+        s = sorted({u for a in row[5] for u in range(a // 32, (a + row[4] - 1) // 32 + 1)})
+        want_req += [i] * len(s)
+        want_sec += s
+    assert req.tolist() == want_req and sec.tolist() == want_sec and sec.dtype == np.uint64

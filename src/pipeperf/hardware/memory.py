@@ -85,7 +85,23 @@ class _Caches:
 def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(request, sector) of every distinct sector each global request touches, request by request."""
     reqs, secs = [], []
-    for r, units, distinct in request_units(acc, g_req, 5):
+    for r, units, _ in request_units(acc, g_req, 5, sort=False):
+        lo = units.min(1)
+        rel = (units - lo[:, None]).astype(np.int64)
+        span = rel.max(1)
+        near = span < max(64, 16 * units.shape[1])        # a bitmap at most 16x the units
+        if near.all():                                    # mark each request's sectors: no sort
+            width = int(span.max()) + 1
+            marks = np.zeros(len(r) * width, bool)
+            marks[(rel + (np.arange(len(r), dtype=np.int64) * width)[:, None]).reshape(-1)] = True
+            at = np.flatnonzero(marks)                    # request by request, each one's ascending
+            row = at // width
+            reqs.append(r[row])
+            secs.append(lo[row] + (at - row * width).astype(np.uint64))
+            continue
+        units = np.sort(units, axis=1)
+        distinct = np.ones(units.shape, bool)
+        distinct[:, 1:] = units[:, 1:] != units[:, :-1]
         reqs.append(np.repeat(r, distinct.sum(axis=1)))
         secs.append(units[distinct])
     return np.concatenate(reqs), np.concatenate(secs)
