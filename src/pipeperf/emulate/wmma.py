@@ -174,10 +174,13 @@ def _whole_warps(m, ix, size: int) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _lane_span(e: int, rows: int, cols: int, stride: int, col: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest and highest element offset of each lane's fragment at a uniform ``stride``, shape (32,)."""
+def _lane_span(e: int, rows: int, cols: int, stride: int, col: bool, size: int, warps: int) -> tuple[np.ndarray, int]:
+    """Byte offset of each lane's lowest fragment element at a uniform ``stride`` for ``warps`` whole
+    warps (uint64, read-only), and the highest element's byte offset of any lane."""
     el = _lane_offsets(e, rows, cols, stride, col)
-    return el.min(1), el.max(1)
+    lo = np.tile(el.min(1) * size, warps).astype(np.uint64)
+    lo.flags.writeable = False
+    return lo, int(el.max()) * size
 
 
 def _counted_shared(m, x: Instruction, st, ix, base, stride, e: int, rows: int, cols: int, col: bool,
@@ -185,8 +188,8 @@ def _counted_shared(m, x: Instruction, st, ix, base, stride, e: int, rows: int, 
     """A shared-memory fragment access of whole warps at a uniform stride whose data is not moved
     (hybrid mode), checked and counted without its per-element addresses: True when done. The
     checks of :func:`resolve` (the generic window by the lowest address, alignment, the CTA's shared
-    bytes) pass for every element exactly when they pass for each lane's lowest and highest element
-    (an element's offset is a multiple of its size); the bank conflicts come per warp from
+    bytes) pass for every element exactly when they pass for each lane's lowest element and for the
+    highest element of all (an element's offset is a multiple of its size); the bank conflicts come per warp from
     :func:`_row_table`. False (then the elements are resolved and counted one by one, which also
     raises the exact fault) when any condition does not hold."""
     if not (_whole_warps(m, ix, size) and space in ("shared", "generic") and stride.size
@@ -196,11 +199,11 @@ def _counted_shared(m, x: Instruction, st, ix, base, stride, e: int, rows: int, 
     conflicts = _warp_rows_conflicts(base, n // 32, e, rows, cols, s, col, size) if m.memory else 0
     if conflicts is None:
         return False
-    lo, hi = _lane_span(e, rows, cols, s, col)
-    b = np.broadcast_to(base, (n,))
-    try:
-        _, _, sp = resolve(m, st, ix, b + np.tile(lo * size, n // 32).astype(np.uint64), space, size, x, False)
-        _, _, sp2 = resolve(m, st, ix, b + np.tile(hi * size, n // 32).astype(np.uint64), space, size, x, False)
+    lo, hi = _lane_span(e, rows, cols, s, col, size, n // 32)
+    try:   # every lane's lowest element (the window, alignment: an element's offset is a multiple of its
+        # size), then the highest element of all (the end of the CTA's shared memory, in the same window)
+        _, _, sp = resolve(m, st, ix, base + lo, space, size, x, False)
+        _, _, sp2 = resolve(m, st, ix, np.asarray(np.max(base) + np.uint64(hi), np.uint64), space, size, x, False)
     except EmulationError:
         return False
     if sp != "shared" or sp2 != "shared":
