@@ -292,3 +292,15 @@ def test_global_sectors_request_by_request_ascending(wide):
         want_req += [i] * len(s)
         want_sec += s
     assert req.tolist() == want_req and sec.tolist() == want_sec and sec.dtype == np.uint64
+
+
+def test_distinct_count_is_the_number_of_distinct_values():
+    """The L2 footprint's count (hardware/cache_model.distinct_count): np.unique's, over narrow ranges
+    (marked block by block) and wide ones."""
+    from pipeperf.hardware.cache_model import dense_ids, distinct_count
+
+    rng = np.random.default_rng(3)
+    for span in (1, 100, 1 << 20, 1 << 40):
+        v = (rng.integers(0, span, int(rng.integers(1, 5000))) + (1 << 33)).astype(np.uint64)
+        assert distinct_count(v) == len(np.unique(v)) == dense_ids(v)[0]
+    assert distinct_count(np.zeros(0, np.uint64)) == 0

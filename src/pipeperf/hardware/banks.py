@@ -44,20 +44,23 @@ def _marked_banks_and_lines(acc: Accesses, reqs: np.ndarray,
         rel = (words - lo[:, None]).astype(np.int64)       # bank = rel mod 32, line = rel // 32
         span = rel.max(1)
         near = span < max(64, 16 * words.shape[1])         # a bitmap at most 16x the words
-        waves, lines = np.empty(len(r), np.int64), np.empty(len(r), np.int64)
-        if near.any():
-            waves[near], lines[near] = _marked(rel[near], int(span[near].max()))
-        if not near.all():
+        if near.all():                                     # (the common case: no copies)
+            waves, lines = _marked(rel, int(span.max()))
+        else:
+            waves, lines = np.empty(len(r), np.int64), np.empty(len(r), np.int64)
+            if near.any():
+                waves[near], lines[near] = _marked(rel[near], int(span[near].max()))
             waves[~near], lines[~near] = _sorted(words[~near])
         yield r, np.maximum(waves, floor[r]), lines
 
 
 def _marked(rel: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of word offsets from a multiple of 32 words (``span`` the largest): the most distinct
-    words on one bank and the distinct lines, from a bitmap."""
+    """Per row of word offsets from a multiple of 32 words (``span`` the largest; ``rel`` is overwritten):
+    the most distinct words on one bank and the distinct lines, from a bitmap."""
     n, width = len(rel), -(-(span + 1) // 32) * 32
     marks = np.zeros(n * width, np.uint8)
-    marks[(rel + (np.arange(n, dtype=np.int64) * width)[:, None]).reshape(-1)] = 1
+    rel += (np.arange(n, dtype=np.int64) * width)[:, None]        # (the caller's array: in place)
+    marks[rel.reshape(-1)] = 1
     m = marks.reshape(n, width // 32, 32)
     return m.sum(1, dtype=np.int32).max(1), m.any(2).sum(1)
 

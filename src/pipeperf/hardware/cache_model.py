@@ -94,6 +94,22 @@ def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.n
 DENSE_SPAN = 1 << 26
 
 
+def distinct_count(values: np.ndarray) -> int:
+    """``dense_ids(values)[0]`` (the number of distinct values) without the ranks: a table over a
+    narrow range marked block by block (no array of the values' size beyond the input)."""
+    n = len(values)
+    if n == 0:
+        return 0
+    lo, hi = values.min(), values.max()
+    span = int(hi) - int(lo) + 1
+    if span > max(DENSE_SPAN, 4 * n):
+        return len(np.unique(values))
+    seen = np.zeros(span, bool)
+    for c in range(0, n, 1 << 22):
+        seen[(values[c:c + (1 << 22)] - lo).astype(np.int64, copy=False)] = True
+    return int(np.count_nonzero(seen))
+
+
 def dense_ids(values: np.ndarray) -> tuple[int, np.ndarray]:
     """(distinct values, each value's rank among them): ``np.unique(values, return_inverse=True)``
     exactly, by marking the values in a table over their range when it is narrow (sector numbers

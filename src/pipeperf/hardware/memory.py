@@ -29,7 +29,7 @@ import numpy as np
 
 from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
 from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts
-from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, hits_of, l2_hits, \
+from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.memory_classes import l1_class
 from pipeperf.hardware.spec import GPUSpec
@@ -104,7 +104,22 @@ def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.nd
         distinct[:, 1:] = units[:, 1:] != units[:, :-1]
         reqs.append(np.repeat(r, distinct.sum(axis=1)))
         secs.append(units[distinct])
-    return np.concatenate(reqs), np.concatenate(secs)
+    req = np.concatenate(reqs)
+    del reqs                                  # (one list's blocks and one whole array at a time)
+    return req, np.concatenate(secs)
+
+
+def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple:
+    """(request, sector) of the accesses the cache model follows (:func:`sector_sample`: to 1 in R
+    sectors, R = ``rate``), the sectors per PC of the whole stream, R, the stream's accesses and its
+    distinct sectors."""
+    req, sec = _global_sectors(acc, g_req)
+    n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
+    keep, rate = sector_sample(sec)
+    n_accesses, n_distinct = len(sec), distinct_count(sec)
+    if rate > 1:
+        req, sec = req[keep], sec[keep]
+    return _read_only((req, sec, n_sec)) + (rate, n_accesses, n_distinct)
 
 
 def _read_only(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
@@ -118,18 +133,16 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
                   warps_per_cta: int | None, notes: list[str] | None) -> None:
     """Sectors per request, L2 hits and (with ``warps_per_cta``) same-CTA and L1 hits of the
     global requests ``g_req``, into ``out``."""
-    # the sectors each request touches: the same for every GPU of one analysis (32-byte sectors everywhere)
-    req, sec = by_identity("global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space), None,
-                           lambda: _read_only(_global_sectors(acc, g_req)))
+    # the sectors each request touches and the sample followed: the same for every GPU of one analysis
+    # (32-byte sectors everywhere); only the sample is kept (the whole stream can be 10^7 sectors)
+    req, sec, n_sec, rate, n_accesses, n_distinct = by_identity(
+        "global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space, acc.pc), n_pcs,
+        lambda: _sampled_sectors(acc, g_req, n_pcs))
     lanes = np.diff(acc.lane_start)[g_req]
     need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
     n_min = np.bincount(acc.pc[g_req], weights=need, minlength=n_pcs)
-    n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
-    n_accesses = len(sec)
-    keep, rate = sector_sample(sec)
-    footprint = dense_ids(sec)[0] / rate if acc.load is not None and caches.l2_launch is not None else 0.0
+    footprint = n_distinct / rate if acc.load is not None and caches.l2_launch is not None else 0.0
     if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
-        req, sec = req[keep], sec[keep]
         caches = caches.scaled(rate)
         if notes is not None:
             notes.append(f"cache model: {n_accesses:,} global sector accesses, more than the "
