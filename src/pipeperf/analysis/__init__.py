@@ -278,7 +278,7 @@ def _emulate(run_kernel, module, name: str, grid, block, args, mode: str, trace_
     return run_kernel(module, grid, block, args, kernel=name, mode=mode, trace_warps=trace_warps,
                       trace_blocks="spread", ctas=None if all_ctas else "traced", shared=shared,
                       memory=True, trace_cap=trace_cap, fast_loops=fast_loops,
-                      allow_dtype_mismatch=allow_dtype_mismatch, oob=oob,
+                      allow_dtype_mismatch=allow_dtype_mismatch, oob=oob, trace_addresses=False,
                       **({} if max_steps is None else {"max_steps": max_steps}))
 
 
