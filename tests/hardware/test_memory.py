@@ -273,14 +273,15 @@ def test_marked_bank_wavefronts_and_lines_equal_a_count_by_sets(seed, wide):
 @pytest.mark.parametrize("wide", [False, True])
 def test_global_sectors_request_by_request_ascending(wide):
     """Mapper g's (request, sector) pairs (hardware/memory.py, marked in a bitmap where requests span
-    few sectors, else sorted): each request's distinct 32-byte sectors, ascending, request by request."""
+    few sectors, else sorted; ``wide``: both kinds in one block): each request's distinct 32-byte
+    sectors, ascending, request by request."""
     from pipeperf.hardware.memory import _global_sectors
 
     rng = np.random.default_rng(7)
     rows = []
     for i in range(400):
         nbytes = int(rng.choice([1, 4, 8, 16]))
-        span = int(rng.choice([32, 512, 4096])) if i % 3 or not wide else 1 << 40
+        span = int(rng.choice([32, 512, 4096])) if i % 3 or not wide else int(rng.choice([1 << 16, 1 << 40]))
         base = int(rng.integers(0, 1 << 30)) * nbytes
         rows.append((i % 9, i % 4, i, "global", nbytes,
                      (base + rng.integers(0, span // nbytes + 1, int(rng.integers(1, 33))) * nbytes).tolist()))

@@ -83,30 +83,55 @@ class _Caches:
 
 
 def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(request, sector) of every distinct sector each global request touches, request by request."""
+    """(request, sector) of every distinct sector each global request touches, request by request,
+    each one's ascending: requests spanning few sectors marked in a bitmap, the others sorted."""
     reqs, secs = [], []
     for r, units, _ in request_units(acc, g_req, 5, sort=False):
         lo = units.min(1)
         rel = (units - lo[:, None]).astype(np.int64)
         span = rel.max(1)
         near = span < max(64, 16 * units.shape[1])        # a bitmap at most 16x the units
-        if near.all():                                    # mark each request's sectors: no sort
-            width = int(span.max()) + 1
-            marks = np.zeros(len(r) * width, bool)
-            marks[(rel + (np.arange(len(r), dtype=np.int64) * width)[:, None]).reshape(-1)] = True
-            at = np.flatnonzero(marks)                    # request by request, each one's ascending
-            row = at // width
+        if near.all():
+            row, sec = _marked_sectors(rel, lo, int(span.max()))
             reqs.append(r[row])
-            secs.append(lo[row] + (at - row * width).astype(np.uint64))
+            secs.append(sec)
             continue
-        units = np.sort(units, axis=1)
-        distinct = np.ones(units.shape, bool)
-        distinct[:, 1:] = units[:, 1:] != units[:, :-1]
-        reqs.append(np.repeat(r, distinct.sum(axis=1)))
-        secs.append(units[distinct])
+        parts = [(np.flatnonzero(~near), *_sorted_sectors(units[~near]))]
+        if near.any():
+            parts.append((np.flatnonzero(near), *_marked_sectors(rel[near], lo[near], int(span[near].max()))))
+        counts = [np.bincount(row, minlength=len(sel)) for sel, row, _ in parts]
+        n_row = np.empty(len(r), np.int64)                # per request: its distinct sectors
+        for (sel, _, _), c in zip(parts, counts):
+            n_row[sel] = c
+        first = np.cumsum(n_row) - n_row                  # where each request's sectors start
+        out = np.empty(int(n_row.sum()), np.uint64)
+        for (sel, row, sec), c in zip(parts, counts):     # each sector's rank within its request
+            out[first[sel][row] + np.arange(len(row)) - (np.cumsum(c) - c)[row]] = sec
+        reqs.append(np.repeat(r, n_row))
+        secs.append(out)
     req = np.concatenate(reqs)
     del reqs                                  # (one list's blocks and one whole array at a time)
     return req, np.concatenate(secs)
+
+
+def _marked_sectors(rel: np.ndarray, lo: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, sector) of each row's distinct units, rows in order and each one's ascending, from
+    offsets ``rel`` (overwritten) above the rows' lowest ``lo``, at most ``span``: a bitmap, no sort."""
+    width = span + 1
+    marks = np.zeros(len(rel) * width, bool)
+    rel += (np.arange(len(rel), dtype=np.int64) * width)[:, None]
+    marks[rel.reshape(-1)] = True
+    at = np.flatnonzero(marks)
+    row = at // width
+    return row, lo[row] + (at - row * width).astype(np.uint64)
+
+
+def _sorted_sectors(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_marked_sectors` of rows of units, by sorting each row."""
+    units = np.sort(units, axis=1)
+    distinct = np.ones(units.shape, bool)
+    distinct[:, 1:] = units[:, 1:] != units[:, :-1]
+    return np.repeat(np.arange(len(units)), distinct.sum(axis=1)), units[distinct]
 
 
 def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple:
