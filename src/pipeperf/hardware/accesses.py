@@ -145,7 +145,7 @@ class PcMemory:
         return d
 
 
-_CHUNK = 1 << 15             # requests per block of the vectorised per-request analysis
+_CHUNK = 1 << 14             # requests per block of the vectorised per-request analysis
 
 
 def request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int,
