@@ -97,10 +97,11 @@ class State:
         self.top = True  # a kernel's state (not a device function's)
 
     def reg(self, name: str, dt: np.dtype) -> np.ndarray:
-        a = self.regs.get(name)
-        if a is None:
+        try:
+            return self.regs[name]              # (a declared one is made on first use: Registers)
+        except KeyError:
             a = self.regs[name] = np.zeros(self.n, np.bool_ if dt == np.bool_ else RAW[dt.itemsize])
-        return a
+            return a
 
     def param_store(self, key: tuple[str, int], dt: np.dtype) -> np.ndarray:
         a = self.params.get(key)
