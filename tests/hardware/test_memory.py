@@ -305,3 +305,23 @@ def test_distinct_count_is_the_number_of_distinct_values():
         v = (rng.integers(0, span, int(rng.integers(1, 5000))) + (1 << 33)).astype(np.uint64)
         assert distinct_count(v) == len(np.unique(v)) == dense_ids(v)[0]
     assert distinct_count(np.zeros(0, np.uint64)) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_previous_access_orders_as_lexsort(seed):
+    """previous_access's one-key sort (sector rank, position) gives lexsort's order, ties in the
+    positions included (hardware/cache_model._by_sector_then_position)."""
+    from pipeperf.hardware.cache_model import _by_sector_then_position, previous_access
+
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 2, 50, 5000):
+        sec = (rng.integers(0, [3, 100, 1 << 40][seed % 3], n) + (1 << 33)).astype(np.uint64)
+        for pos in (rng.permutation(n).astype(np.int64), rng.integers(-5, 20, n).astype(np.int64)):
+            if n:
+                assert np.array_equal(_by_sector_then_position(sec, pos), np.lexsort((pos, sec)))
+            prev = previous_access(sec, pos)
+            want = np.full(n, -1, np.int64)
+            by = np.lexsort((pos, sec))
+            same = sec[by[1:]] == sec[by[:-1]] if n > 1 else np.zeros(0, bool)
+            want[by[1:][same]] = by[:-1][same]
+            assert np.array_equal(prev, want)

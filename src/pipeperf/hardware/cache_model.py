@@ -40,10 +40,25 @@ def previous_access(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
     prev = np.full(n, -1, np.int64)
     if n < 2:
         return prev
-    by_sector = np.lexsort((pos, sectors))
+    by_sector = _by_sector_then_position(sectors, pos)
     same = sectors[by_sector[1:]] == sectors[by_sector[:-1]]
     prev[by_sector[1:][same]] = by_sector[:-1][same]
     return prev
+
+
+def _by_sector_then_position(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``np.lexsort((pos, sectors))``: one stable sort of the key (sector, position), both taken
+    from their least, where it fits in 62 bits (ties kept in order, as lexsort keeps them)."""
+    lo = int(pos.min())
+    span = int(pos.max()) - lo + 1
+    first = sectors.min()
+    if (int(sectors.max()) - int(first) + 1) * span >= 1 << 62:
+        return np.lexsort((pos, sectors))
+    key = (sectors - first).astype(np.int64)
+    key *= span
+    key += pos
+    key -= lo
+    return np.argsort(key, kind="stable")
 
 
 def hits_of(prev: np.ndarray, pos: np.ndarray, capacity: float) -> np.ndarray:
