@@ -47,22 +47,21 @@ class Registers(dict):
     that a hybrid run never touches (a persistent GEMM's fragments: 1.1 GB at 8 192 threads).
     Iterating lists only those made."""
 
-    def __init__(self, n: int, declared: dict[str, np.dtype]):
+    def __init__(self, n: int, declared: dict[str, np.dtype | None]):
         super().__init__()
         self._n = n
         self._declared = declared
 
     def __missing__(self, name: str) -> np.ndarray:
-        dt = self._declared.get(name)
-        if dt is None:
+        if name not in self._declared:
             raise KeyError(name)
-        a = self[name] = np.zeros(self._n, dt)
+        a = self[name] = np.zeros(self._n, self._declared[name])
         return a
 
     def __contains__(self, name: object) -> bool:
         return dict.__contains__(self, name) or name in self._declared
 
-    def get(self, name: str, default=None):  # type: ignore[override]
+    def get(self, name: str, default: np.ndarray | None = None) -> np.ndarray | None:  # type: ignore[override]
         if dict.__contains__(self, name):
             return dict.__getitem__(self, name)
         return self[name] if name in self._declared else default
@@ -75,7 +74,7 @@ class State:
     def __init__(self, func: Function, n: int):
         self.func = func
         self.n = n
-        declared: dict[str, np.dtype] = {}
+        declared: dict[str, np.dtype | None] = {}    # (None: an unknown width, float64 as np.zeros makes)
         for d in func.reg_decls:
             dt = np.dtype(np.bool_) if d.type == "pred" else RAW.get(TYPE_BYTES.get(d.type, 4))
             for r in d.registers():

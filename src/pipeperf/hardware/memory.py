@@ -24,6 +24,7 @@ the traced sample stands for (:func:`l2_capacity_sectors`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,7 @@ def _sorted_sectors(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(np.arange(len(units)), distinct.sum(axis=1)), units[distinct]
 
 
-def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple:
+def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple[Any, ...]:
     """(request, sector) of the accesses the cache model follows (:func:`sector_sample`: to 1 in R
     sectors, R = ``rate``), the sectors per PC of the whole stream, R, the stream's accesses and its
     distinct sectors."""
