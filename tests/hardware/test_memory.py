@@ -261,3 +261,90 @@ def test_wide_loads_take_a_cycle_per_register_unless_lane_pairs_share_addresses(
             (lane * 8, 8), ((lane // 2) * 8, 8), (np.zeros(32, int), 4), (lane * 4, 4)]
     acc = Accesses.from_rows([(0, 0, k, "shared", nb, (a + 4096).tolist()) for k, (a, nb) in enumerate(rows)])
     assert bank_wavefronts(acc, np.arange(len(rows))).tolist() == [4, 4, 2, 2, 2, 1, 1, 1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("wide", [False, True])
+def test_marked_bank_wavefronts_and_lines_equal_a_count_by_sets(seed, wide):
+    """Requests without atomics have their words marked in a bitmap (hardware/banks.py, no sort):
+    per request the most distinct words on one bank (at least the return floor) and the distinct
+    128-byte lines, as counted word by word with sets; wide spans (mixed in, ``wide``) are sorted."""
+    from pipeperf.hardware.banks import _banks_and_lines, return_wavefronts
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(300):
+        nbytes = int(rng.choice([1, 2, 4, 8, 16]))
+        lanes = int(rng.integers(1, 33))
+        span = int(rng.choice([64, 1024, 4096])) if i % 3 or not wide else int(rng.choice([1 << 16, 1 << 40]))
+        base = int(rng.integers(0, 1 << 20)) * nbytes
+        addr = base + rng.integers(0, span // nbytes + 1, lanes) * nbytes
+        rows.append((i % 7, i % 5, i, "shared", nbytes, addr.tolist()))
+    acc = Accesses.from_rows(rows)
+    reqs = np.arange(len(acc))
+    floor = return_wavefronts(acc, reqs)
+    got_w, got_l = np.zeros(len(acc), np.int64), np.zeros(len(acc), np.int64)
+    for r, waves, lines in _banks_and_lines(acc, reqs):
+        got_w[r], got_l[r] = waves, lines
+    for i, (_, _, _, _, nb, addr) in enumerate(rows):
+        words = {a // 4 + j for a in addr for j in range(max(1, (a % 4 + nb + 3) // 4))}
+        per_bank = np.bincount([w % 32 for w in words], minlength=32)
+        assert got_w[i] == max(int(per_bank.max()), int(floor[i])), i
+        assert got_l[i] == len({w // 32 for w in words}), i
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_global_sectors_request_by_request_ascending(wide):
+    """Mapper g's (request, sector) pairs (hardware/memory.py, marked in a bitmap where requests span
+    few sectors, else sorted; ``wide``: both kinds in one block): each request's distinct 32-byte
+    sectors, ascending, request by request."""
+    from pipeperf.hardware.memory import _global_sectors
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for i in range(400):
+        nbytes = int(rng.choice([1, 4, 8, 16]))
+        span = int(rng.choice([32, 512, 4096])) if i % 3 or not wide else int(rng.choice([1 << 16, 1 << 40]))
+        base = int(rng.integers(0, 1 << 30)) * nbytes
+        rows.append((i % 9, i % 4, i, "global", nbytes,
+                     (base + rng.integers(0, span // nbytes + 1, int(rng.integers(1, 33))) * nbytes).tolist()))
+    acc = Accesses.from_rows(rows)
+    req, sec = _global_sectors(acc, np.arange(len(acc)))
+    want_req, want_sec = [], []
+    for i, row in enumerate(rows):
+        s = sorted({u for a in row[5] for u in range(a // 32, (a + row[4] - 1) // 32 + 1)})
+        want_req += [i] * len(s)
+        want_sec += s
+    assert req.tolist() == want_req and sec.tolist() == want_sec and sec.dtype == np.uint64
+
+
+def test_distinct_count_is_the_number_of_distinct_values():
+    """The L2 footprint's count (hardware/cache_model.distinct_count): np.unique's, over narrow ranges
+    (marked block by block) and wide ones."""
+    from pipeperf.hardware.cache_model import dense_ids, distinct_count
+
+    rng = np.random.default_rng(3)
+    for span in (1, 100, 1 << 20, 1 << 40):
+        v = (rng.integers(0, span, int(rng.integers(1, 5000))) + (1 << 33)).astype(np.uint64)
+        assert distinct_count(v) == len(np.unique(v)) == dense_ids(v)[0]
+    assert distinct_count(np.zeros(0, np.uint64)) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_previous_access_orders_as_lexsort(seed):
+    """previous_access's one-key sort (sector rank, position) gives lexsort's order, ties in the
+    positions included (hardware/cache_model._by_sector_then_position)."""
+    from pipeperf.hardware.cache_model import _by_sector_then_position, previous_access
+
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 2, 50, 5000):
+        sec = (rng.integers(0, [3, 100, 1 << 40][seed % 3], n) + (1 << 33)).astype(np.uint64)
+        for pos in (rng.permutation(n).astype(np.int64), rng.integers(-5, 20, n).astype(np.int64)):
+            if n:
+                assert np.array_equal(_by_sector_then_position(sec, pos), np.lexsort((pos, sec)))
+            prev = previous_access(sec, pos)
+            want = np.full(n, -1, np.int64)
+            by = np.lexsort((pos, sec))
+            same = sec[by[1:]] == sec[by[:-1]] if n > 1 else np.zeros(0, bool)
+            want[by[1:][same]] = by[:-1][same]
+            assert np.array_equal(prev, want)

@@ -353,7 +353,7 @@ def _emulate(run_kernel: Callable[..., Profile], module: Module, launch: KernelL
                       trace_warps=opts.trace_warps, trace_blocks="spread", ctas=None if opts.all_ctas else "traced",
                       shared=opts.shared, memory=True, trace_cap=trace_cap,
                       fast_loops=opts.skip_loops and not opts.exact,
-                      allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob,
+                      allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob, trace_addresses=False,
                       **({} if opts.max_steps is None else {"max_steps": opts.max_steps}))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
+from pipeperf.errors import PipeperfError
 from pipeperf.hardware.banks import fragment_wavefronts
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
@@ -25,7 +26,7 @@ from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
-from pipeperf.util.memo import by_identity
+from pipeperf.util.alloc import release_freed
 
 if TYPE_CHECKING:
     from pipeperf.analysis.records import KernelLaunch
@@ -264,6 +265,24 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
+def _accesses_of(prof: Profile, func: Function) -> Accesses:
+    """The traced accesses of ``func`` in trace order (the same for every GPU of one emulation), built
+    from ``prof.memory_log`` once and kept in ``prof.accesses``; the log is then emptied (it held the
+    lane addresses a second time: the persistent GEMM's 466 MB). Profiles made by ``replace`` share
+    both, so one built there is found here."""
+    got = prof.accesses.get(func.name) if hasattr(prof, "accesses") else None
+    if got is None:
+        if not prof.memory_log and prof.accesses:
+            raise PipeperfError(f"the memory log was released after mapper g read it for "
+                                f"{', '.join(prof.accesses)}, not {func.name}")
+        got = traced_accesses(prof.memory_log, func)
+        if hasattr(prof, "accesses"):
+            prof.accesses[func.name] = got
+            prof.memory_log.clear()
+            release_freed()
+    return got
+
+
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
                   warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
@@ -279,7 +298,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     per_wave = blocks_per_sm * spec.cores
     longest = max(trace_lengths(prof.traces).values(), default=0)
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = by_identity("traced_accesses", (prof,), func.name, lambda: traced_accesses(prof.memory_log, func))
+    in_order = _accesses_of(prof, func)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)

@@ -61,7 +61,12 @@ class Weighted:
 
 
 class Counters:
-    def __init__(self, trace_cap: int | None = None, trace_ids: np.ndarray | None = None) -> None:
+    def __init__(self, trace_cap: int | None = None, trace_ids: np.ndarray | None = None,
+                 trace_addresses: bool = True) -> None:
+        #: the traced warps' lane addresses are attached to their trace entries too (``pipeperf
+        #: profile`` shows them); False: only ``memory_log`` holds them (analyze: mapper g's input,
+        #: released once mapper g has read it)
+        self.trace_addresses = trace_addresses
         #: entries kept per traced warp (None: all); a warp past it is still counted
         #: (``trace.lengths``) so a cut trace is extrapolated, not under-counted
         self.trace_cap = trace_cap
@@ -203,7 +208,9 @@ class Counters:
         a.flags.writeable = False
         pos = self._tlen[d] - 1
         logged = pos < self.mem_frontier[d]
-        if self.trace_cap is not None and not self._last_all_kept:   # the entry record() kept
+        if not self.trace_addresses:
+            pass
+        elif self.trace_cap is not None and not self._last_all_kept:   # the entry record() kept
             kept = np.isin(ws, self.trace._warps[self._last_block])
             if not kept.all():
                 self._attach(ws[kept], a, starts[kept], lengths[kept])

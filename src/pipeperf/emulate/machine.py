@@ -38,7 +38,7 @@ class Machine:
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
                  ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False,
-                 weights: np.ndarray | None = None, oob: str = "error"):
+                 weights: np.ndarray | None = None, oob: str = "error", trace_addresses: bool = True):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
         ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
@@ -47,7 +47,8 @@ class Machine:
         CTA of ``ctas``, how many grid CTAs it stands for: batches then hold CTAs of one weight and
         ``self.weighted`` (:class:`~pipeperf.emulate.counters.Weighted`) their weighted counts.
         ``oob``: ``error`` (an out-of-bounds global access stops the launch) or ``warn`` (it is
-        counted per line; loads read zeros, stores are dropped)."""
+        counted per line; loads read zeros, stores are dropped). ``trace_addresses``: the lane
+        addresses in the trace entries too (else only in the memory log)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -63,7 +64,7 @@ class Machine:
         tensor = any(x.root in UNCHECKED_ROOTS for f in module.functions for x in f.instructions)
         # (skipped stores can only poison bytes when their addresses are computed: memory)
         self.optimistic = optimistic and mode == "hybrid" and not tensor and memory
-        self.counters = Counters(trace_cap, self.trace_ids)
+        self.counters = Counters(trace_cap, self.trace_ids, trace_addresses)
         self.weights = None if weights is None or self.ctas is None else np.asarray(weights, np.float64)
         self.weighted: Weighted | None = None
         self.counters.trace.cap = trace_cap

@@ -221,13 +221,16 @@ def fault(m: Any, st: State, ix, k: int, addr: int, what: str, x: Instruction) -
 
 
 def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: bool,
-                 rows: int | None = None) -> None:
+                 rows: int | None = None, conflicts: int | None = None, group=None) -> None:
     """Requests, sectors and bank conflicts of one access (when memory statistics are kept);
     ``rows``: ``addr`` holds that many whole warps' requests of equal width, warp after warp
-    (a wmma fragment's elements of full warps: bank conflicts row by row, no sort by warp)."""
+    (a wmma fragment's elements of full warps: bank conflicts row by row, no sort by warp);
+    ``conflicts``: a shared access's bank conflicts when the caller knows them; ``group``: the
+    threads whose warps make the requests when ``ix`` repeats them (a fragment's elements)."""
     if not m.memory:
         return
     c = m.counters
+    reqs = ix if group is None else group
     if space == "global":
         w = st.wid[ix]
         first = addr >> np.uint64(5)
@@ -237,7 +240,7 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
         if np.any(last != first):
             key2 = (w.astype(np.uint64) << np.uint64(40)) | (last & np.uint64((1 << 40) - 1))
             n = _distinct(np.concatenate((key, key2)))
-        req = G.count_warps(st.wid, ix)
+        req = G.count_warps(st.wid, reqs)
         if is_load:
             c.global_load_requests += req
             c.global_load_sectors += n
@@ -245,16 +248,18 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
             c.global_store_requests += req
             c.global_store_sectors += n
     elif space == "shared":
-        c.shared_bank_conflicts += bank_conflicts(m, st, ix, addr, nbytes) if rows is None else \
-            row_conflicts((addr >> np.uint64(2)).reshape(rows, -1))
-        req = G.count_warps(st.wid, ix)
+        if conflicts is None:
+            conflicts = bank_conflicts(m, st, ix, addr, nbytes) if rows is None else \
+                row_conflicts((addr >> np.uint64(2)).reshape(rows, -1))
+        c.shared_bank_conflicts += conflicts
+        req = G.count_warps(st.wid, reqs)
         c.shared_requests += req
         if is_load:
             c.shared_load_requests += req
         else:
             c.shared_store_requests += req
     elif space == "local":
-        c.local_requests += G.count_warps(st.wid, ix)
+        c.local_requests += G.count_warps(st.wid, reqs)
 
 
 def copy_async(x: Instruction, m: Any, full: bool) -> Handler:
@@ -299,6 +304,10 @@ def bank_conflicts(m: Any, st: State, ix, addr, nbytes: int) -> int:
     if (type(ix) is slice and ix.start % 32 == 0 and n % 32 == 0
             and m.block_threads % 32 == 0 and np.ndim(words) == 1):
         W = words.reshape(n // 32, 32)
+        p = m.block_threads // 32
+        if len(W) > p and len(W) % p == 0 and ix.start % m.block_threads == 0 and \
+                (W.reshape(-1, p, 32) == W[:p]).all():     # every CTA's requests alike (a sum over rows)
+            return len(W) // p * bank_conflicts(m, st, slice(ix.start, ix.start + 32 * p), addr[:32 * p], nbytes)
         if k > 1:
             W = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
         return row_conflicts(W)
@@ -326,6 +335,14 @@ def row_conflicts(W: np.ndarray) -> int:
         return 0
     W = W[~narrow]
     nw = len(W)
+    lo = W.min(1) & ~np.uint64(31)
+    rel = (W - lo[:, None]).astype(np.int64)    # bank = rel mod 32: lo is a multiple of 32 words
+    width = -(-(int(rel.max()) + 1) // 32) * 32
+    if nw * width <= max(1 << 16, 16 * W.size):   # rows of few words: mark them, no sort
+        rel += (np.arange(nw, dtype=np.int64) * width)[:, None]
+        marks = np.zeros(nw * width, np.uint8)
+        marks[rel.reshape(-1)] = 1
+        return int(marks.reshape(nw, width // 32, 32).sum(1, dtype=np.int32).max(1).sum()) - nw
     S = np.sort(W, axis=1)
     distinct = np.ones(S.shape, bool)
     distinct[:, 1:] = S[:, 1:] != S[:, :-1]

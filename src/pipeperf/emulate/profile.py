@@ -44,8 +44,11 @@ class Profile:
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
     by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)
     traces: Mapping[int, list[dict[str, Any]]] = field(default_factory=dict)   # a TraceLog from the emulator
-    #: the traced warps' memory accesses as array blocks (see Counters.memory_log)
+    #: the traced warps' memory accesses as array blocks (see Counters.memory_log); emptied once
+    #: mapper g has made them its ``accesses`` (analysis/memory_trace.launch_memory)
     memory_log: list[Any] = field(default_factory=list)
+    #: kernel name -> mapper g's traced accesses (hardware.accesses.Accesses) built from ``memory_log``
+    accesses: dict[str, Any] = field(default_factory=dict, repr=False)
     #: PTX line -> state space of generic wmma.load/store accesses (Counters.resolved_spaces)
     resolved_spaces: dict[int, str] = field(default_factory=dict)
     #: PTX line -> bytes between a wmma.load/store's matrix rows (Counters.wmma_row_bytes)

@@ -40,7 +40,8 @@ import re
 import numpy as np
 
 from pipeperf.emulate import groups as G
-from pipeperf.emulate.memops import count_access, resolve
+from pipeperf.emulate.errors import EmulationError
+from pipeperf.emulate.memops import count_access, resolve, row_conflicts
 from pipeperf.emulate.operands import Unsupported, getter
 from pipeperf.emulate.state import RAW
 from pipeperf.errors import PipeperfError
@@ -134,14 +135,17 @@ def _lane_offsets(e: int, rows: int, cols: int, stride: int, col: bool) -> np.nd
 
 
 def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: int,
-            mnk, is_load: bool):
-    """(arena, element index per fragment element) of a load or store, counted."""
+            mnk, is_load: bool, full: bool = True):
+    """(arena, element index per fragment element) of a load or store, counted; ``full=False``
+    (the data is not moved): None once counted."""
     rows, cols = _dims(frag, mnk)
     col = "col" in x.modifiers
     size = ELEMENT_BYTES[t]
     space = x.space or "generic"
     base = np.asarray(addr_g(st, ix), np.uint64)
     stride = np.asarray(stride_g(st, ix) if stride_g else (rows if col else cols)).astype(np.int64)
+    if not full and _counted_shared(m, x, st, ix, base, stride, e, rows, cols, col, size, space, is_load):
+        return None
     lane = st.lane[ix]
     if stride.size and stride.min() == stride.max():     # uniform: one table for every warp
         el = _lane_offsets(e, rows, cols, int(stride.reshape(-1)[0]), col)[lane]
@@ -153,16 +157,95 @@ def _access(m, x: Instruction, st, ix, addr_g, stride_g, frag: str, t: str, e: i
     flat = addr.reshape(-1)
     rep = np.repeat(G.as_array(ix), e)
     arena, bidx, sp = resolve(m, st, rep, flat, space, size, x)
+    _note_line(m, x, space, sp, int(stride.reshape(-1)[0]) * size if stride.size else 0, len(rep))
+    whole = _whole_warps(m, ix, size)
+    conflicts = None
+    if whole and sp == "shared" and m.memory and stride.size and stride.min() == stride.max():
+        conflicts = _warp_rows_conflicts(base, G.size(ix) // 32, e, rows, cols, int(stride.reshape(-1)[0]), col, size)
+    count_access(m, st, rep, flat, sp, size, is_load, rows=G.size(ix) // 32 if whole else None,
+                 conflicts=conflicts, group=ix)
+    return arena.view(RAW[size]), bidx // size
+
+
+def _whole_warps(m, ix, size: int) -> bool:
+    """``ix`` is whole warps, lanes 0..31 in order (a fragment row per warp), of elements <= 4 bytes."""
+    return (type(ix) is slice and ix.start % 32 == 0 and G.size(ix) % 32 == 0 and m.block_threads % 32 == 0
+            and size <= 4)
+
+
+@functools.lru_cache(maxsize=64)
+def _lane_span(e: int, rows: int, cols: int, stride: int, col: bool, size: int, warps: int) -> tuple[np.ndarray, int]:
+    """Byte offset of each lane's lowest fragment element at a uniform ``stride`` for ``warps`` whole
+    warps (uint64, read-only), and the highest element's byte offset of any lane."""
+    el = _lane_offsets(e, rows, cols, stride, col)
+    lo = np.tile(el.min(1) * size, warps).astype(np.uint64)
+    lo.flags.writeable = False
+    return lo, int(el.max()) * size
+
+
+def _counted_shared(m, x: Instruction, st, ix, base, stride, e: int, rows: int, cols: int, col: bool,
+                    size: int, space: str, is_load: bool) -> bool:
+    """A shared-memory fragment access of whole warps at a uniform stride whose data is not moved
+    (hybrid mode), checked and counted without its per-element addresses: True when done. The
+    checks of :func:`resolve` (the generic window by the lowest address, alignment, the CTA's shared
+    bytes) pass for every element exactly when they pass for each lane's lowest element and for the
+    highest element of all (an element's offset is a multiple of its size); the bank conflicts come per warp from
+    :func:`_row_table`. False (then the elements are resolved and counted one by one, which also
+    raises the exact fault) when any condition does not hold."""
+    if not (_whole_warps(m, ix, size) and space in ("shared", "generic") and stride.size
+            and stride.min() == stride.max()):
+        return False
+    n, s = G.size(ix), int(stride.reshape(-1)[0])
+    conflicts = _warp_rows_conflicts(base, n // 32, e, rows, cols, s, col, size) if m.memory else 0
+    if conflicts is None:
+        return False
+    lo, hi = _lane_span(e, rows, cols, s, col, size, n // 32)
+    try:   # every lane's lowest element (the window, alignment: an element's offset is a multiple of its
+        # size), then the highest element of all (the end of the CTA's shared memory, in the same window)
+        _, _, sp = resolve(m, st, ix, base + lo, space, size, x, False)
+        _, _, sp2 = resolve(m, st, ix, np.asarray(np.max(base) + np.uint64(hi), np.uint64), space, size, x, False)
+    except EmulationError:
+        return False
+    if sp != "shared" or sp2 != "shared":
+        return False
+    _note_line(m, x, space, sp, s * size, n)
+    count_access(m, st, ix, None, sp, size, is_load, conflicts=conflicts)
+    return True
+
+
+def _note_line(m, x: Instruction, space: str, sp: str, row_bytes: int, n: int) -> None:
+    """The line's resolved state space (generic accesses) and its row distance, for mapper g."""
     if getattr(m, "counters", None) is not None:
         if space == "generic":
             m.counters.resolved_spaces.setdefault(x.line, sp)
         rows = m.counters.wmma_row_bytes
-        if x.line not in rows and len(rep):          # the first warp's: once per line, not per execution
-            rows[x.line] = int(np.asarray(stride).reshape(-1)[0]) * size
-    whole = (type(ix) is slice and ix.start % 32 == 0 and G.size(ix) % 32 == 0 and m.block_threads % 32 == 0
-             and size <= 4)
-    count_access(m, st, rep, flat, sp, size, is_load, rows=G.size(ix) // 32 if whole else None)
-    return arena.view(RAW[size]), bidx // size
+        if x.line not in rows and n:          # the first warp's: once per line, not per execution
+            rows[x.line] = row_bytes
+
+
+@functools.lru_cache(maxsize=256)
+def _row_table(e: int, rows: int, cols: int, stride: int, col: bool, size: int, low: int) -> int:
+    """Bank conflicts of one warp's fragment request (:func:`memops.row_conflicts` of its row of
+    32 x e words) at a base address of ``low`` mod 4 with a uniform ``stride``: adding a multiple
+    of 4 bytes to every address rotates the banks and keeps the words distinct, so the count is
+    the same for every warp of that base mod 4."""
+    el = _lane_offsets(e, rows, cols, stride, col).reshape(1, -1)
+    return row_conflicts(((el * size + low) >> 2).astype(np.uint64))
+
+
+def _warp_rows_conflicts(base: np.ndarray, nw: int, e: int, rows: int, cols: int, stride: int, col: bool,
+                         size: int) -> int | None:
+    """Bank conflicts of ``nw`` whole warps' fragment requests at a uniform stride whose lanes share
+    one base address per warp (as the ISA requires): each warp's count from :func:`_row_table` (equal
+    to counting the rows); None when a warp's lanes disagree (then the rows are counted)."""
+    if np.ndim(base) == 0:
+        return nw * _row_table(e, rows, cols, stride, col, size, int(base) & 3)
+    b = base.reshape(nw, 32)
+    first = b[:, 0]
+    if not (b == first[:, None]).all():
+        return None
+    lows = np.bincount((first & np.uint64(3)).astype(np.int64), minlength=4)
+    return sum(int(n) * _row_table(e, rows, cols, stride, col, size, k) for k, n in enumerate(lows) if n)
 
 
 def load(m, x: Instruction, full: bool = True):
@@ -179,9 +262,10 @@ def load(m, x: Instruction, full: bool = True):
     rdt = _reg_dtype(t)
 
     def h(st, ix):
-        arena, idx = _access(m, x, st, ix, ag, stride_g, frag, t, e, mnk, True)
+        got = _access(m, x, st, ix, ag, stride_g, frag, t, e, mnk, True, full)
         if not full:
             return
+        arena, idx = got
         raw = np.ascontiguousarray(arena[idx].reshape(-1, e)).view(rdt)
         for k, nme in enumerate(names):
             st.reg(nme, rdt)[ix] = raw[:, k]
@@ -202,9 +286,10 @@ def store(m, x: Instruction, full: bool = True):
     rdt = _reg_dtype(t)
 
     def h(st, ix):
-        arena, idx = _access(m, x, st, ix, ag, stride_g, "d", t, e, mnk, False)
+        got = _access(m, x, st, ix, ag, stride_g, "d", t, e, mnk, False, full)
         if not full:
             return
+        arena, idx = got
         raw = np.stack([st.reg(nme, rdt)[ix] for nme in names], axis=1)
         arena[idx.reshape(-1)] = np.ascontiguousarray(raw).view(arena.dtype).reshape(-1)
     return h

@@ -162,14 +162,15 @@ class PcMemory:
         return d
 
 
-_CHUNK = 1 << 15             # requests per block of the vectorised per-request analysis
+_CHUNK = 1 << 14             # requests per block of the vectorised per-request analysis
 
 
-def request_units(acc: Accesses, reqs: np.ndarray,
-                   unit_shift: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int,
+                  sort: bool = True) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
     """Yield (requests, units, distinct) blocks: ``units`` (n, W) holds, per request of ``reqs``,
     the sorted 2**unit_shift-byte units its lanes touch, padded with repeats; ``distinct`` marks
-    each unit's first occurrence in its row.  Fixed-width rows keep this a few NumPy calls per block."""
+    each unit's first occurrence in its row.  Fixed-width rows keep this a few NumPy calls per block.
+    ``sort=False``: the units in lane order and no ``distinct`` (None), for a caller that marks them."""
     start = acc.lane_start
     sh = np.uint64(unit_shift)
     for c in range(0, len(reqs), _CHUNK):
@@ -187,6 +188,9 @@ def request_units(acc: Accesses, reqs: np.ndarray,
             units = units.reshape(len(r), -1)
         else:
             units = first
+        if not sort:
+            yield r, units, None
+            continue
         units = np.sort(units, axis=1)
         distinct = np.ones(units.shape, bool)
         distinct[:, 1:] = units[:, 1:] != units[:, :-1]

@@ -19,6 +19,9 @@ def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarr
     over each request's sorted 4-byte words (a line holds 32 of them)."""
     atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
     floor = return_wavefronts(acc, reqs)
+    if not atom[reqs].any():
+        yield from _marked_banks_and_lines(acc, reqs, floor)
+        return
     for r, words, distinct in request_units(acc, reqs, 2):
         row = np.broadcast_to(np.arange(len(r))[:, None], words.shape)
         # an atomic's lanes on one word serialise (each is a read-modify-write), others broadcast
@@ -29,6 +32,50 @@ def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarr
         line = words >> np.uint64(5)                           # sorted rows: count the changes
         lines = 1 + (line[:, 1:] != line[:, :-1]).sum(axis=1)
         yield r, waves, lines
+
+
+def _marked_banks_and_lines(acc: Accesses, reqs: np.ndarray,
+                            floor: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`_banks_and_lines` of requests without atomics, by marking each request's words in a
+    bitmap of the lines it spans instead of sorting them (the same counts: a bank's distinct words
+    are its marked ones, a request's lines those with a mark); requests spanning many lines are
+    sorted as before."""
+    for r, words, _ in request_units(acc, reqs, 2, sort=False):
+        lo = words.min(1) & ~np.uint64(31)
+        rel = (words - lo[:, None]).astype(np.int64)       # bank = rel mod 32, line = rel // 32
+        span = rel.max(1)
+        near = span < max(64, 16 * words.shape[1])         # a bitmap at most 16x the words
+        if near.all():                                     # (the common case: no copies)
+            waves, lines = _marked(rel, int(span.max()))
+        else:
+            waves, lines = np.empty(len(r), np.int64), np.empty(len(r), np.int64)
+            if near.any():
+                waves[near], lines[near] = _marked(rel[near], int(span[near].max()))
+            waves[~near], lines[~near] = _sorted(words[~near])
+        yield r, np.maximum(waves, floor[r]), lines
+
+
+def _marked(rel: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of word offsets from a multiple of 32 words (``span`` the largest; ``rel`` is overwritten):
+    the most distinct words on one bank and the distinct lines, from a bitmap."""
+    n, width = len(rel), -(-(span + 1) // 32) * 32
+    marks = np.zeros(n * width, np.uint8)
+    rel += (np.arange(n, dtype=np.int64) * width)[:, None]        # (the caller's array: in place)
+    marks[rel.reshape(-1)] = 1
+    m = marks.reshape(n, width // 32, 32)
+    return m.sum(1, dtype=np.int32).max(1), m.any(2).sum(1)
+
+
+def _sorted(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_marked` of rows of absolute words, by sorting each row."""
+    words = np.sort(words, axis=1)
+    n = len(words)
+    distinct = np.ones(words.shape, bool)
+    distinct[:, 1:] = words[:, 1:] != words[:, :-1]
+    row = np.broadcast_to(np.arange(n)[:, None], words.shape)
+    key = row[distinct] * 32 + (words[distinct] & np.uint64(31)).astype(np.int64)
+    line = words >> np.uint64(5)
+    return np.bincount(key, minlength=n * 32).reshape(n, 32).max(axis=1), 1 + (line[:, 1:] != line[:, :-1]).sum(axis=1)
 
 
 def return_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
@@ -50,13 +97,17 @@ def return_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
     lanes = np.diff(acc.lane_start)
     full = wide[lanes[wide] == 32]
     out[wide] = regs[wide]
-    if len(full):
-        a = acc.addr[acc.lane_start[full][:, None] + np.arange(32)[None, :]]
+    for c in range(0, len(full), _BLOCK):                 # in blocks: a full row is 32 addresses
+        f = full[c:c + _BLOCK]
+        a = acc.addr[acc.lane_start[f][:, None] + np.arange(32)[None, :]]
         pairs = (a[:, 0::2] == a[:, 1::2]).all(axis=1)
         quads = (a.reshape(-1, 8, 2, 2)[:, :, 0, :] == a.reshape(-1, 8, 2, 2)[:, :, 1, :]).all(axis=(1, 2))
         packed = pairs | quads
-        out[full[packed]] = np.maximum(1, regs[full[packed]] // 2)
+        out[f[packed]] = np.maximum(1, regs[f[packed]] // 2)
     return out
+
+
+_BLOCK = 1 << 15
 
 
 def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:

@@ -40,10 +40,25 @@ def previous_access(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
     prev = np.full(n, -1, np.int64)
     if n < 2:
         return prev
-    by_sector = np.lexsort((pos, sectors))
+    by_sector = _by_sector_then_position(sectors, pos)
     same = sectors[by_sector[1:]] == sectors[by_sector[:-1]]
     prev[by_sector[1:][same]] = by_sector[:-1][same]
     return prev
+
+
+def _by_sector_then_position(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``np.lexsort((pos, sectors))``: one stable sort of the key (sector, position), both taken
+    from their least, where it fits in 62 bits (ties kept in order, as lexsort keeps them)."""
+    lo = int(pos.min())
+    span = int(pos.max()) - lo + 1
+    first = sectors.min()
+    if (int(sectors.max()) - int(first) + 1) * span >= 1 << 62:
+        return np.lexsort((pos, sectors))
+    key = (sectors - first).astype(np.int64)
+    key *= span
+    key += pos
+    key -= lo
+    return np.argsort(key, kind="stable")
 
 
 def hits_of(prev: np.ndarray, pos: np.ndarray, capacity: float) -> np.ndarray:
@@ -92,6 +107,22 @@ def sector_sample(sectors: np.ndarray, limit: int = SECTOR_SAMPLE) -> tuple[np.n
 
 #: widest value range :func:`dense_ids` marks in a table (bytes: one per value of the range)
 DENSE_SPAN = 1 << 26
+
+
+def distinct_count(values: np.ndarray) -> int:
+    """``dense_ids(values)[0]`` (the number of distinct values) without the ranks: a table over a
+    narrow range marked block by block (no array of the values' size beyond the input)."""
+    n = len(values)
+    if n == 0:
+        return 0
+    lo, hi = values.min(), values.max()
+    span = int(hi) - int(lo) + 1
+    if span > max(DENSE_SPAN, 4 * n):
+        return len(np.unique(values))
+    seen = np.zeros(span, bool)
+    for c in range(0, n, 1 << 22):
+        seen[(values[c:c + (1 << 22)] - lo).astype(np.int64, copy=False)] = True
+    return int(np.count_nonzero(seen))
 
 
 def dense_ids(values: np.ndarray) -> tuple[int, np.ndarray]:

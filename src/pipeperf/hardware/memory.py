@@ -24,12 +24,13 @@ the traced sample stands for (:func:`l2_capacity_sectors`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
 from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts, return_wavefronts
-from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, hits_of, l2_hits, \
+from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.memory_classes import l1_class
 from pipeperf.hardware.spec import GPUSpec
@@ -83,12 +84,68 @@ class _Caches:
 
 
 def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(request, sector) of every distinct sector each global request touches, request by request."""
+    """(request, sector) of every distinct sector each global request touches, request by request,
+    each one's ascending: requests spanning few sectors marked in a bitmap, the others sorted."""
     reqs, secs = [], []
-    for r, units, distinct in request_units(acc, g_req, 5):
-        reqs.append(np.repeat(r, distinct.sum(axis=1)))
-        secs.append(units[distinct])
-    return np.concatenate(reqs), np.concatenate(secs)
+    for r, units, _ in request_units(acc, g_req, 5, sort=False):
+        lo = units.min(1)
+        rel = (units - lo[:, None]).astype(np.int64)
+        span = rel.max(1)
+        near = span < max(64, 16 * units.shape[1])        # a bitmap at most 16x the units
+        if near.all():
+            row, sec = _marked_sectors(rel, lo, int(span.max()))
+            reqs.append(r[row])
+            secs.append(sec)
+            continue
+        parts = [(np.flatnonzero(~near), *_sorted_sectors(units[~near]))]
+        if near.any():
+            parts.append((np.flatnonzero(near), *_marked_sectors(rel[near], lo[near], int(span[near].max()))))
+        counts = [np.bincount(row, minlength=len(sel)) for sel, row, _ in parts]
+        n_row = np.empty(len(r), np.int64)                # per request: its distinct sectors
+        for (sel, _, _), c in zip(parts, counts):
+            n_row[sel] = c
+        first = np.cumsum(n_row) - n_row                  # where each request's sectors start
+        out = np.empty(int(n_row.sum()), np.uint64)
+        for (sel, row, sec), c in zip(parts, counts):     # each sector's rank within its request
+            out[first[sel][row] + np.arange(len(row)) - (np.cumsum(c) - c)[row]] = sec
+        reqs.append(np.repeat(r, n_row))
+        secs.append(out)
+    req = np.concatenate(reqs)
+    del reqs                                  # (one list's blocks and one whole array at a time)
+    return req, np.concatenate(secs)
+
+
+def _marked_sectors(rel: np.ndarray, lo: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, sector) of each row's distinct units, rows in order and each one's ascending, from
+    offsets ``rel`` (overwritten) above the rows' lowest ``lo``, at most ``span``: a bitmap, no sort."""
+    width = span + 1
+    marks = np.zeros(len(rel) * width, bool)
+    rel += (np.arange(len(rel), dtype=np.int64) * width)[:, None]
+    marks[rel.reshape(-1)] = True
+    at = np.flatnonzero(marks)
+    row = at // width
+    return row, lo[row] + (at - row * width).astype(np.uint64)
+
+
+def _sorted_sectors(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_marked_sectors` of rows of units, by sorting each row."""
+    units = np.sort(units, axis=1)
+    distinct = np.ones(units.shape, bool)
+    distinct[:, 1:] = units[:, 1:] != units[:, :-1]
+    return np.repeat(np.arange(len(units)), distinct.sum(axis=1)), units[distinct]
+
+
+def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple[Any, ...]:
+    """(request, sector) of the accesses the cache model follows (:func:`sector_sample`: to 1 in R
+    sectors, R = ``rate``), the sectors per PC of the whole stream, R, the stream's accesses and its
+    distinct sectors."""
+    req, sec = _global_sectors(acc, g_req)
+    n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
+    keep, rate = sector_sample(sec)
+    n_accesses, n_distinct = len(sec), distinct_count(sec)
+    if rate > 1:
+        req, sec = req[keep], sec[keep]
+    return _read_only((req, sec, n_sec)) + (rate, n_accesses, n_distinct)
 
 
 def _read_only(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
@@ -102,18 +159,16 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
                   warps_per_cta: int | None, notes: list[str] | None) -> None:
     """Sectors per request, L2 hits and (with ``warps_per_cta``) same-CTA and L1 hits of the
     global requests ``g_req``, into ``out``."""
-    # the sectors each request touches: the same for every GPU of one analysis (32-byte sectors everywhere)
-    req, sec = by_identity("global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space), None,
-                           lambda: _read_only(_global_sectors(acc, g_req)))
+    # the sectors each request touches and the sample followed: the same for every GPU of one analysis
+    # (32-byte sectors everywhere); only the sample is kept (the whole stream can be 10^7 sectors)
+    req, sec, n_sec, rate, n_accesses, n_distinct = by_identity(
+        "global_sectors", (acc.addr, acc.lane_start, acc.nbytes, acc.space, acc.pc), n_pcs,
+        lambda: _sampled_sectors(acc, g_req, n_pcs))
     lanes = np.diff(acc.lane_start)[g_req]
     need = -(-(lanes * acc.nbytes[g_req]) // SECTOR)              # ceil(bytes / 32) per request
     n_min = np.bincount(acc.pc[g_req], weights=need, minlength=n_pcs)
-    n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
-    n_accesses = len(sec)
-    keep, rate = sector_sample(sec)
-    footprint = dense_ids(sec)[0] / rate if acc.load is not None and caches.l2_launch is not None else 0.0
+    footprint = n_distinct / rate if acc.load is not None and caches.l2_launch is not None else 0.0
     if rate > 1:            # follow 1 in `rate` sectors; capacities shrink with the stream
-        req, sec = req[keep], sec[keep]
         caches = caches.scaled(rate)
         if notes is not None:
             notes.append(f"cache model: {n_accesses:,} global sector accesses, more than the "
@@ -222,7 +277,8 @@ def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_
                         + (() if acc.kind is None else (acc.kind,)), acc.kind is None, lambda: bank_wavefronts(acc, s_req))
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
     floor = np.zeros(len(acc), np.int64)
-    floor[s_req] = return_wavefronts(acc, s_req)[s_req]
+    floor[s_req] = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
+                               lambda: return_wavefronts(acc, s_req))[s_req]
     f_pc = np.bincount(acc.pc, weights=floor, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":

@@ -60,24 +60,27 @@ class Interval:
 
 
 def intervals(idg: IDG, t: NodeTiming) -> list[Interval]:
-    """Split the representative warp's execution into intervals (see module docstring)."""
-    cost = np.where(t.mem, 0.0, t.lam)                    # issue cycles of each instruction
-    ready_after = np.where(t.mem, t.Lam, t.lam)           # computational latency ignored
-    done = np.zeros(len(idg))
+    """Split the representative warp's execution into intervals (see module docstring). (Walked on
+    Python lists: one NumPy call per instruction cost more than the walk.)"""
+    cost = np.where(t.mem, 0.0, t.lam).tolist()           # issue cycles of each instruction
+    ready_after = np.where(t.mem, t.Lam, t.lam).tolist()  # computational latency ignored
+    mem = np.asarray(t.mem, bool).tolist()
+    ptr, idx = idg.dep_ptr.tolist(), idg.dep_idx.tolist()
+    done = [0.0] * len(idg)
     out: list[Interval] = []
     n_i, issue_i, clock = 0, 0.0, 0.0
     for i in range(len(idg)):
-        deps = idg.deps_of(i)
-        start = max(clock, float(done[deps].max()) if len(deps) else 0.0)
+        a, b = ptr[i], ptr[i + 1]
+        start = max(clock, max([done[d] for d in idx[a:b]]) if b > a else 0.0)
         if start > clock:                                 # the warp stalls: the interval ends
             _close(out, n_i, issue_i, start - clock)
             n_i, issue_i = 0, 0.0
         done[i] = start + ready_after[i]
         clock = start + cost[i]
-        if not t.mem[i]:
+        if not mem[i]:
             n_i += 1
-            issue_i += float(cost[i])
-    end = float(done.max()) if len(done) else 0.0
+            issue_i += cost[i]
+    end = max(done) if done else 0.0
     _close(out, n_i, issue_i, max(0.0, end - clock))
     return out
 

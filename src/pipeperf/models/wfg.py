@@ -50,6 +50,8 @@ MAX_NODE_DETAILS = 24
 def warp_cycles(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha_sync: float,
                 corrected: bool) -> tuple[np.ndarray, dict]:
     """CPW of one warp class at every omega, and the intermediate quantities."""
+    if len(warps) == 1 and len(nodes) > MAX_NODE_DETAILS:
+        return _one_omega(nodes, warps, lam_instr, alpha_sync, corrected)
     w = warps
     comp_arcs = {k: nd.alpha * np.maximum(nd.lam, nd.Lam / (nd.ilp * w))          # Eq. 30
                  for k, nd in enumerate(nodes) if nd.kind == COMP}
@@ -92,6 +94,57 @@ def warp_cycles(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha
         details["comp_trans_arcs"] = {str(k): v for k, v in comp_arcs.items()}
         details["Lambda_exposed"] = {str(k): v for k, v in exposed.items()}
         details["Lambda_exposed_eq41"] = {str(k): v for k, v in eq41.items()}
+    return cpw, details
+
+
+def _max(a: float, b: float) -> float:
+    """``np.maximum`` of two floats (NaN wins, as there)."""
+    return a if a >= b or a != a else b
+
+
+def _one_omega(nodes: list[WfgNode], warps: np.ndarray, lam_instr: float, alpha_sync: float,
+               corrected: bool) -> tuple[np.ndarray, dict]:
+    """:func:`warp_cycles` at one omega on a WFG too long for its per-node details: the same
+    operations in the same order on floats instead of one-element arrays (a 20 000-node WFG's
+    longest path cost ~10 NumPy calls per node); the same results, as one-element arrays."""
+    w = float(warps[0])
+    comp_arcs = {k: nd.alpha * _max(nd.lam, nd.Lam / (nd.ilp * w))                # Eq. 30
+                 for k, nd in enumerate(nodes) if nd.kind == COMP}
+    mems = [k for k, nd in enumerate(nodes) if nd.kind == MEM]
+    alpha_mem = len(mems)
+    cyc_comp = sum(comp_arcs.values(), 0.0) + lam_instr * alpha_mem              # Eq. 31
+    alpha_comp = sum(nodes[k].alpha for k in comp_arcs)
+    lam_trans_mean = (cyc_comp - lam_instr * alpha_mem) / alpha_comp if alpha_comp else 0 * w  # Eq. 32
+    cyc_mem = sum(nodes[k].lam for k in mems)
+    lam_trans = lam_instr + _max(0.0, (cyc_mem - cyc_comp) / max(alpha_mem, 1))   # Eq. 33
+    nbc = cyc_comp / (alpha_mem + alpha_sync + 1)                                  # Eq. 35
+    exposed: dict[int, float] = {}
+    for k in mems:
+        Lm = nodes[k].Lam
+        if corrected:
+            prev = nodes[k - 1] if k > 0 and nodes[k - 1].kind == COMP else None
+            hidden_comp = prev.alpha * prev.Lam / (w * prev.ilp) if prev else 0.0
+            exposed[k] = Lm / w - _max(0.0, (w - 1) / w * nbc - hidden_comp)     # Eq. 42
+        else:
+            exposed[k] = Lm - (w - 1) * nbc                                        # Eq. 36
+    n = len(nodes)
+    start = [0.0] * (n + 1)
+    for k, nd in enumerate(nodes):
+        if nd.kind == COMP:
+            trans = comp_arcs[k]
+        elif nd.kind == MEM:
+            trans = lam_trans
+            start[nd.dep_target] = _max(start[nd.dep_target], start[k] + exposed[k])
+        else:
+            trans = float(nd.lam)
+        start[k + 1] = _max(start[k + 1], start[k] + trans)
+
+    def one(x: float) -> np.ndarray:
+        return np.full(1, x, np.float64)
+    cpw = one(start[n])
+    details: dict[str, Any] = {"CYC_comp": one(cyc_comp), "CYC_mem": cyc_mem, "NBC_avg": one(nbc),
+                               "lambda_comp_trans_mean": one(lam_trans_mean), "lambda_mem_instr": lam_instr,
+                               "lambda_mem_trans": one(lam_trans), "CPW": cpw}
     return cpw, details
 
 

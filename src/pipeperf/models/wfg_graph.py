@@ -47,40 +47,38 @@ class WfgNode:
 def build_wfg(idg: IDG, t: NodeTiming) -> list[WfgNode]:
     """Split an IDG into WFG nodes (see module docstring)."""
     n = len(idg)
+    if n == 0:
+        return []
     kind = np.where(t.barrier, 2, np.where(t.mem, 1, 0))
-    spans: list[tuple[int, int]] = []            # [start, end) of each WFG node
-    i = 0
-    while i < n:
-        j = i + 1
-        if kind[i] == 0:
-            while j < n and kind[j] == 0:
-                j += 1
-        spans.append((i, j))
-        i = j
-    node_of = np.empty(n, dtype=np.int64)
-    for k, (a, b) in enumerate(spans):
-        node_of[a:b] = k
-    first_user = np.full(n, len(spans), dtype=np.int64)      # WFG node of each instruction's first user
-    for i in range(n):
-        for d in idg.deps_of(i):
-            if node_of[i] < first_user[d]:
-                first_user[d] = node_of[i]
+    # a node starts at every memory/barrier instruction and after one (computational runs between)
+    start = np.flatnonzero((kind != 0) | np.r_[True, kind[:-1] != 0])
+    end = np.r_[start[1:], n]
+    node_of = np.repeat(np.arange(len(start), dtype=np.int64), end - start)
+    ptr, idx = idg.dep_ptr, idg.dep_idx
+    first_user = np.full(n, len(start), dtype=np.int64)      # WFG node of each instruction's first user
+    if len(idx):
+        np.minimum.at(first_user, idx, node_of[np.repeat(np.arange(n), np.diff(ptr))])
+    ptr_l, idx_l, kinds, first = ptr.tolist(), idx.tolist(), kind.tolist(), first_user.tolist()
     nodes = []
-    for a, b in spans:
-        lam, Lam = float(t.lam[a:b].mean()), float(t.Lam[a:b].mean())
-        if kind[a] == 0:
-            nodes.append(WfgNode(COMP, a, b - a, (b - a) / _chain_length(idg, a, b), lam, Lam))
-        elif kind[a] == 1:
-            nodes.append(WfgNode(MEM, a, 1, 1.0, lam, Lam, int(first_user[a])))
+    for a, b in zip(start.tolist(), end.tolist()):
+        if kinds[a] == 0:
+            lam, Lam = float(t.lam[a:b].mean()), float(t.Lam[a:b].mean())
+            nodes.append(WfgNode(COMP, a, b - a, (b - a) / _chain_length(ptr_l, idx_l, a, b), lam, Lam))
+        elif kinds[a] == 1:                                 # (one instruction: its own lambda, Lambda)
+            nodes.append(WfgNode(MEM, a, 1, 1.0, float(t.lam[a]), float(t.Lam[a]), first[a]))
         else:
-            nodes.append(WfgNode(SYNC, a, 1, 1.0, lam, Lam))
+            nodes.append(WfgNode(SYNC, a, 1, 1.0, float(t.lam[a]), float(t.Lam[a])))
     return nodes
 
 
-def _chain_length(idg: IDG, a: int, b: int) -> int:
-    """Longest dependence chain, in instructions, among nodes a..b-1."""
-    depth = np.zeros(b - a, dtype=np.int64)
+def _chain_length(ptr: list[int], idx: list[int], a: int, b: int) -> int:
+    """Longest dependence chain, in instructions, among nodes a..b-1 (``ptr``/``idx``: the IDG's
+    dependences, CSR)."""
+    depth = [0] * (b - a)
     for i in range(a, b):
-        inside = [d - a for d in idg.deps_of(i) if d >= a]
-        depth[i - a] = 1 + (max(depth[inside]) if inside else 0)
-    return int(depth.max())
+        m = 0
+        for d in idx[ptr[i]:ptr[i + 1]]:
+            if d >= a and depth[d - a] > m:
+                m = depth[d - a]
+        depth[i - a] = 1 + m
+    return max(depth)

@@ -46,3 +46,17 @@ def steady_allocator() -> None:
         setter = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
         if setter is not None:
             setter(False)
+
+
+def release_freed() -> None:
+    """Give the heap's free pages back to the system (glibc ``malloc_trim``; no-op elsewhere): after
+    a large structure of small arrays is dropped (the emulator's memory log), its pages stay
+    resident in the heap while the next stage's large arrays are mapped afresh, so peak RSS would
+    count both."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

@@ -1,0 +1,48 @@
+"""GPUMech's intervals walked on lists (models/gpumech.intervals, issue 39) equal the NumPy walk they
+replaced, interval for interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeperf.idg.graph import IDG
+from pipeperf.models.gpumech import Interval, _close, intervals
+from pipeperf.models.params import NodeTiming
+
+
+def _reference(idg: IDG, t: NodeTiming) -> list[Interval]:
+    cost = np.where(t.mem, 0.0, t.lam)
+    ready_after = np.where(t.mem, t.Lam, t.lam)
+    done = np.zeros(len(idg))
+    out: list[Interval] = []
+    n_i, issue_i, clock = 0, 0.0, 0.0
+    for i in range(len(idg)):
+        deps = idg.deps_of(i)
+        start = max(clock, float(done[deps].max()) if len(deps) else 0.0)
+        if start > clock:
+            _close(out, n_i, issue_i, start - clock)
+            n_i, issue_i = 0, 0.0
+        done[i] = start + ready_after[i]
+        clock = start + cost[i]
+        if not t.mem[i]:
+            n_i += 1
+            issue_i += float(cost[i])
+    end = float(done.max()) if len(done) else 0.0
+    _close(out, n_i, issue_i, max(0.0, end - clock))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_intervals_equal_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        n = int(rng.integers(0, 150))
+        deps = [sorted(set(rng.integers(0, i, int(rng.integers(0, 4))).tolist())) if i else [] for i in range(n)]
+        ptr = np.r_[0, np.cumsum([len(d) for d in deps])].astype(np.int64)
+        idx = np.array([d for ds in deps for d in ds], np.int64)
+        mem = rng.random(n) < 0.3
+        idg = IDG.from_arrays("g", ("c",), np.zeros(n, np.int64), ptr, idx)
+        t = NodeTiming(rng.uniform(0.5, 8, n), rng.uniform(1, 500, n), np.zeros(n, np.int64), mem,
+                       np.zeros(n, bool), ("alu",))
+        assert intervals(idg, t) == _reference(idg, t)
