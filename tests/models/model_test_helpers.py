@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from hypothesis import strategies as st
 
 from pipeperf.hardware.spec import GPUSpec, InstrClass, load_gpu
@@ -59,3 +61,22 @@ def random_gpu(draw, integer: bool = True):
         out[name] = InstrClass(name, sub, float(cpi), float(Lam(cpi)))
     il = draw(st.sampled_from([1.0, 2.0, 4.0, math.inf]))
     return GPUSpec("random", 1, 1.0, il, out, max_warps_per_core=256, max_groups_per_core=256)
+
+
+def random_timed_idgs(seed: int, count: int, max_nodes: int, mem_share: float, bar_share: float = 0.0):
+    """``count`` random (IDG, NodeTiming) pairs for comparing an implementation with its plain
+    reference: DAGs whose nodes depend on 0-3 earlier ones, a ``mem_share`` of memory nodes and a
+    ``bar_share`` of barriers, issue costs 0.5-8 and latencies 1-500 cycles, one class."""
+    from pipeperf.models.params import NodeTiming
+
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(0, max_nodes))
+        deps = [sorted(set(rng.integers(0, i, int(rng.integers(0, 4))).tolist())) if i else [] for i in range(n)]
+        ptr = np.r_[0, np.cumsum([len(d) for d in deps])].astype(np.int64)
+        idx = np.array([d for ds in deps for d in ds], np.int64)
+        r = rng.random(n)
+        mem, bar = r < mem_share, (r >= mem_share) & (r < mem_share + bar_share)
+        idg = IDG.from_arrays("g", ("c",), np.zeros(n, np.int64), ptr, idx, barrier=bar)
+        yield idg, NodeTiming(rng.uniform(0.5, 8, n), rng.uniform(1, 500, n), np.zeros(n, np.int64), mem, bar,
+                              ("alu",))

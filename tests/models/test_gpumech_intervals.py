@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from model_test_helpers import random_timed_idgs
+
 from pipeperf.idg.graph import IDG
 from pipeperf.models.gpumech import Interval, _close, intervals
 from pipeperf.models.params import NodeTiming
@@ -35,14 +37,5 @@ def _reference(idg: IDG, t: NodeTiming) -> list[Interval]:
 
 @pytest.mark.parametrize("seed", range(5))
 def test_intervals_equal_the_reference(seed):
-    rng = np.random.default_rng(seed)
-    for _ in range(30):
-        n = int(rng.integers(0, 150))
-        deps = [sorted(set(rng.integers(0, i, int(rng.integers(0, 4))).tolist())) if i else [] for i in range(n)]
-        ptr = np.r_[0, np.cumsum([len(d) for d in deps])].astype(np.int64)
-        idx = np.array([d for ds in deps for d in ds], np.int64)
-        mem = rng.random(n) < 0.3
-        idg = IDG.from_arrays("g", ("c",), np.zeros(n, np.int64), ptr, idx)
-        t = NodeTiming(rng.uniform(0.5, 8, n), rng.uniform(1, 500, n), np.zeros(n, np.int64), mem,
-                       np.zeros(n, bool), ("alu",))
+    for idg, t in random_timed_idgs(seed, 30, 150, mem_share=0.3):
         assert intervals(idg, t) == _reference(idg, t)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from model_test_helpers import random_timed_idgs
+
 from pipeperf.idg.graph import IDG
 from pipeperf.models.params import NodeTiming
 from pipeperf.models.wfg_graph import COMP, MEM, SYNC, WfgNode, build_wfg
@@ -53,14 +55,5 @@ def _reference(idg: IDG, t: NodeTiming) -> list[WfgNode]:
 
 @pytest.mark.parametrize("seed", range(5))
 def test_build_wfg_equals_the_reference(seed):
-    rng = np.random.default_rng(seed)
-    for _ in range(30):
-        n = int(rng.integers(0, 120))
-        deps = [sorted(set(rng.integers(0, i, int(rng.integers(0, 4))).tolist())) if i else [] for i in range(n)]
-        ptr = np.r_[0, np.cumsum([len(d) for d in deps])].astype(np.int64)
-        idx = np.array([d for ds in deps for d in ds], np.int64)
-        r = rng.random(n)
-        mem, bar = r < 0.25, (r >= 0.25) & (r < 0.3)
-        idg = IDG.from_arrays("g", ("c",), np.zeros(n, np.int64), ptr, idx, barrier=bar)
-        t = NodeTiming(rng.uniform(0.5, 8, n), rng.uniform(1, 500, n), np.zeros(n, np.int64), mem, bar, ("alu",))
+    for idg, t in random_timed_idgs(seed, 30, 120, mem_share=0.25, bar_share=0.05):
         assert build_wfg(idg, t) == _reference(idg, t)
