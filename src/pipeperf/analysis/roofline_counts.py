@@ -9,7 +9,7 @@ rows carry them); the GPU's Table 3 rates come from its database entry (:func:`l
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 
@@ -21,8 +21,15 @@ if TYPE_CHECKING:
 NAME = "quantitative_roofline"
 
 
-def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None
-                  ) -> tuple[dict[str, float], list[str]]:
+@dataclass(frozen=True)
+class LaunchCounts:
+    """Table 1's counts of a whole launch (profile keys -> values) and how they were obtained."""
+
+    counts: dict[str, float]
+    notes: tuple[str, ...]
+
+
+def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None) -> LaunchCounts:
     """Table 1's counts of the whole launch and the notes on how they were obtained: the emulated
     CTAs' counts weighted to the grid (:func:`~pipeperf.emulate.profile.launch_scaled`), DRAM bytes from ``memory_rows`` (already
     launch-scaled), or, without a memory analysis, the global sectors (an upper bound)."""
@@ -44,15 +51,15 @@ def launch_counts(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, 
         notes.append("DRAM traffic from the cache model of this GPU (L2 misses and written sectors)")
     else:
         out.update(launch_scaled(counts, ("global_load_sectors", "global_store_sectors")))
-    return out, notes
+    return LaunchCounts(out, tuple(notes))
 
 
 def launch_metrics(counts: Mapping[str, Any], memory_rows: Sequence[Mapping[str, Any]] | None,
                    kernel: str, file: str | None) -> KernelMetrics:
     """The launch's :class:`KernelMetrics` (see :func:`launch_counts`), its notes in ``info``."""
-    scaled, notes = launch_counts(counts, memory_rows)
-    m = metrics_from_profile(scaled, kernel, file)
-    all_notes = notes + list(m.info.get("notes", []))
+    scaled = launch_counts(counts, memory_rows)
+    m = metrics_from_profile(scaled.counts, kernel, file)
+    all_notes = list(scaled.notes) + list(m.info.get("notes", []))
     return replace(m, info={"notes": all_notes}, source=f"pipeperf analyze {file or ''}".strip())
 
 
