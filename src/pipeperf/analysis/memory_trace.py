@@ -361,7 +361,7 @@ def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str]
     of the state space the emulation found its addresses in (:func:`~pipeperf.hardware.memory_classes.resolved_class`:
     cuda-samples' WMMA GEMMs load their shared-memory tiles through generic pointers), and a
     shared-memory one its fragment's wavefronts (:func:`~pipeperf.hardware.banks.fragment_wavefronts`)."""
-    from pipeperf.emulate.wmma import ELEMENT_BYTES, fragment_bytes
+    from pipeperf.emulate.wmma import fragment_bytes, fragment_kind
     from pipeperf.hardware.mapper import map_instruction
     from pipeperf.hardware.memory_classes import resolved_class
 
@@ -379,8 +379,7 @@ def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str]
         c = spec.classes[cls]
         why = f"a generic {x.op.root} the emulation found in {sp} memory" if cls != base else f"a {sp} {x.op.root}"
         size = fragment_bytes(x) if sp == "shared" else None
-        frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
-        element = ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
+        frag, element = fragment_kind(x)
         waves, degree = fragment_wavefronts(size, frag, element, row_bytes.get(x.line)) if size else (1, 1)
         if cls == base and waves == 1:
             continue

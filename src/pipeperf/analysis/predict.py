@@ -189,10 +189,10 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
             else:
                 note = cut_note(info, shorter[0].info, f)
             notes = notes + [note]
-    if sass is not None:
+    if translator is not None and translator.relaxed:
         from pipeperf.analysis.sass_walk import relaxed_note
 
-        notes = notes + relaxed_note(sass.sass.name)
+        notes = notes + [relaxed_note(func.name)]
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb

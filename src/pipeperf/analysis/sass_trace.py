@@ -171,11 +171,12 @@ class SassView:
     fragment_degree: Mapping[int, int] = field(default_factory=dict)   # SASS index -> its wmma rows' conflict degree
     generic_shared: frozenset[int] = frozenset()            # SASS generic LD/ST of a wmma line found in shared memory
 
-    def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Block counts reproducing ``demand`` (per row) and the flow on each CFG edge, :func:`~pipeperf.analysis.sass_walk.solve_block_counts`."""
+    def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Block counts reproducing ``demand`` (per row), the flow on each CFG edge and whether they
+        are the relaxation's: :func:`~pipeperf.analysis.sass_walk.solve_block_counts`."""
         w = self.weight if self.weight is not None else np.ones(len(demand))
         return solve_block_counts(self.sass, self.block_work.tobytes(), self.block_work.shape, demand.tobytes(),
-                             np.asarray(w, np.float64).tobytes())
+                                  np.asarray(w, np.float64).tobytes())
 
 
 #: weight of a barrier count against one instruction's worth of other work in the block counts
@@ -285,10 +286,10 @@ def with_wmma_lines(view: SassView, func: Function, row_bytes: Mapping[int, int]
     ``Profile.wmma_row_bytes``) gives each LDSM or generic shared load of an A/B fragment's line
     its rows' bank-conflict degree. Both read a fragment as 8 rows of 16 bytes per 128-byte
     wavefront (an ldmatrix phase; a 32-bit load of the mma layout: lane / 4 the row, lane % 4 the
-    word), the rule of :func:`~pipeperf.hardware.banks.fragment_wavefronts`, which the
+    word), the rule of :func:`~pipeperf.hardware.banks.row_conflict_degree`, which the
     PTX path's classes use. A line with several fragment loads of different degrees takes their mean."""
-    from pipeperf.hardware.banks import fragment_wavefronts
-    from pipeperf.emulate.wmma import ELEMENT_BYTES
+    from pipeperf.emulate.wmma import fragment_kind
+    from pipeperf.hardware.banks import row_conflict_degree
 
     degrees: dict[LineKey, list[int]] = defaultdict(list)
     shared_keys: set[LineKey] = set()
@@ -298,9 +299,7 @@ def with_wmma_lines(view: SassView, func: Function, row_bytes: Mapping[int, int]
         if x.op.space is None and spaces.get(x.line) == "shared":
             shared_keys.add(key)
         if x.op.root == "wmma.load" and x.line in row_bytes:
-            frag = x.modifiers[0] if x.modifiers else ""
-            element = ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
-            degrees[key].append(fragment_wavefronts(128, frag, element, row_bytes[x.line])[1])
+            degrees[key].append(row_conflict_degree(*fragment_kind(x), row_bytes[x.line]))
     if not degrees and not shared_keys:
         return view
     mean = {k: round(sum(v) / len(v)) for k, v in degrees.items()}
@@ -375,6 +374,7 @@ class SassTranslator:
         self.view, self.available, self.gpu = view, available, gpu
         self.ptx_class_of = ptx_class_of
         self.measured = frozenset(measured)
+        self.relaxed = False             # some warp's block counts are the integer program's relaxation
         self.off_class = resolve("add_s32", available, gpu)
 
     def class_of(self, e: Mapping) -> str:
@@ -403,7 +403,8 @@ class SassTranslator:
             for r, a in v.ptx_work[pc] if pc < len(v.ptx_work) else ():
                 demand[r] += a
             ran[pc] += 1
-        counts, flows = v.solve(demand)
+        counts, flows, relaxed = v.solve(demand)
+        self.relaxed = self.relaxed or relaxed
         order = walk(v.sass, counts, flows)
         # per (line, space, kind): the PTX requests (fused) the SASS instructions there stand for
         budget: dict[MemKey, float] = {}

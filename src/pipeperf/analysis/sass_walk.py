@@ -25,23 +25,20 @@ def cfg_edges(sass: SassFunction) -> list[tuple[int, int]]:
 
 #: the integer program's time limit (s); past it, the linear relaxation (rounded)
 MILP_SECONDS = 20.0
-#: SASS functions whose block counts came from the relaxation (:func:`relaxed_note`)
-RELAXED: set[str] = set()
 
 
-def relaxed_note(name: str) -> list[str]:
-    """The note saying the block counts of ``name`` are the linear relaxation's, if they are."""
-    if name not in RELAXED:
-        return []
-    return [f"SASS timing: the integer program for {name}'s block counts ran past its {MILP_SECONDS:g} s limit; "
-            "the counts are its linear relaxation's, rounded (the walk's order and flows approximate)"]
+def relaxed_note(name: str) -> str:
+    """The note saying the block counts of ``name`` are the linear relaxation's."""
+    return (f"SASS timing: the integer program for {name}'s block counts ran past its {MILP_SECONDS:g} s limit; "
+            "the counts are its linear relaxation's, rounded (the walk's order and flows approximate)")
 
 
 @lru_cache(maxsize=512)
 def solve_block_counts(sass: SassFunction, work_b: bytes, shape: tuple[int, int], demand_b: bytes, weight_b: bytes
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                       ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Integer block counts x and edge flows: min sum weight |work^T x - demand| + slack and cut
-    costs, subject to one entry and flow conservation up to divergence slack."""
+    costs, subject to one entry and flow conservation up to divergence slack; and whether they are
+    the linear relaxation's (the integer program ran past :data:`MILP_SECONDS`)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_matrix
 
@@ -94,19 +91,19 @@ def solve_block_counts(sass: SassFunction, work_b: bytes, shape: tuple[int, int]
         constraints.append(LinearConstraint(reach.tocsr(), -np.inf, 0.0))
     res = milp(c, constraints=constraints, integrality=integral,
                bounds=Bounds(0, np.inf), options={"time_limit": MILP_SECONDS})
-    if res.x is None:
+    relaxed = res.x is None
+    if relaxed:
         # no integer solution within the time limit (a large CFG on a loaded machine): the linear
         # relaxation, rounded (the walk takes the counts as they come; flows off by a rounding
         # are absorbed as divergence), said so in the analysis' notes
         res = milp(c, constraints=constraints, integrality=np.zeros(nv), bounds=Bounds(0, np.inf))
         if res.x is None:
             raise PipeperfError(f"SASS timing: no block counts for {sass.name} ({res.message})")
-        RELAXED.add(sass.name)
     x = np.rint(res.x[ox:om]).astype(np.int64)
     flows = np.rint(res.x[:ne]).astype(np.int64)
     x.setflags(write=False)
     flows.setflags(write=False)
-    return x, flows
+    return x, flows, relaxed
 
 
 def walk(sass: SassFunction, counts: np.ndarray, flows: np.ndarray | None = None) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter as _C
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -255,13 +256,14 @@ def _instruction_counts(totals: _C[str]) -> dict[str, Any]:
     }
 
 
+_MMA_SHAPE = re.compile(r"m(\d+)n(\d+)k(\d+)")
+
+
 def tensor_flops(modifiers: Sequence[str]) -> int:
     """Floating-point (or integer) operations of one warp's wmma.mma/mma of shape ``mMnNkK``
     (a modifier; PTX ISA, sec. 9.7.14/9.7.15): 2 m n k, a multiply-add twice; 0 without one."""
-    import re
-
     for m in modifiers:
-        shape = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", m)
+        shape = _MMA_SHAPE.fullmatch(m)
         if shape:
             a, b, c = (int(v) for v in shape.groups())
             return 2 * a * b * c

@@ -87,16 +87,22 @@ def _dims(frag: str, mnk: tuple[int, int, int]) -> tuple[int, int]:
     return {"a": (m, k), "b": (k, n)}.get(frag, (m, n))
 
 
+def fragment_kind(x: Instruction) -> tuple[str, int]:
+    """(fragment, element bytes) of a ``wmma.load``/``wmma.store``: "a", "b" or "c" as the load
+    names it, "d" for a store; 0 bytes for an element type this module does not know."""
+    frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
+    return frag, ELEMENT_BYTES.get(x.types[0] if x.types else "", 0)
+
+
 def fragment_bytes(x: Instruction) -> int | None:
     """Bytes a warp's ``wmma.load``/``wmma.store`` moves: its fragment's matrix (A M x K, B K x N,
     C/D M x N) times the element size; None for a form this module does not know."""
     shape = next((s for s in x.modifiers if s in SHAPES), None)
-    frag = x.modifiers[0] if x.op.root == "wmma.load" and x.modifiers else "d"
-    t = x.types[0] if x.types else ""
-    if shape is None or t not in ELEMENT_BYTES or frag not in ("a", "b", "c", "d"):
+    frag, element = fragment_kind(x)
+    if shape is None or not element or frag not in ("a", "b", "c", "d"):
         return None
     rows, cols = _dims(frag, SHAPES[shape])
-    return rows * cols * ELEMENT_BYTES[t]
+    return rows * cols * element
 
 
 def _per_lane(frag: str, t: str, rows: int, cols: int) -> int:

@@ -14,11 +14,14 @@ import numpy as np
 from pipeperf.hardware.accesses import KINDS, Accesses, request_units
 
 
-def _banks_and_lines(acc: Accesses, reqs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _banks_and_lines(acc: Accesses, reqs: np.ndarray, floor: np.ndarray | None = None
+                     ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per block of ``reqs``: (requests, bank wavefronts, distinct 128-byte lines), from one pass
-    over each request's sorted 4-byte words (a line holds 32 of them)."""
+    over each request's sorted 4-byte words (a line holds 32 of them); ``floor``: the requests'
+    :func:`return_wavefronts`, where the caller has them."""
     atom = acc.kind == KINDS.index("atomic") if acc.kind is not None else np.zeros(len(acc), bool)
-    floor = return_wavefronts(acc, reqs)
+    if floor is None:
+        floor = return_wavefronts(acc, reqs)
     if not atom[reqs].any():
         yield from _marked_banks_and_lines(acc, reqs, floor)
         return
@@ -110,16 +113,17 @@ def return_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
 _BLOCK = 1 << 15
 
 
-def bank_wavefronts(acc: Accesses, reqs: np.ndarray) -> np.ndarray:
+def bank_wavefronts(acc: Accesses, reqs: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     """Per request (indexed like ``acc``; 0 outside ``reqs``): the most distinct 4-byte words any
     of the 32 banks must deliver, lanes on one word broadcasting and an atomic's lanes on one word
     serialising. The wavefronts of a shared-memory request (CUDA C++ Programming Guide, 'Shared
     Memory': 32 banks of 4 bytes), and of the L1's data stage for a global load that hits: on
     Ampere and Hopper, te42kyfo/gpu-benches gpu-strides (a40.txt, a100.txt, h200.txt; commit
     0a45416) measures l1tex__data_pipe_lsu_wavefronts per warp load of floats at a stride of s
-    floats as gcd(s, 32): 1, 2, 4, 8, 16, 32 for s = 1, 2, 4, 8, 16, 32, 1 for every odd s."""
+    floats as gcd(s, 32): 1, 2, 4, 8, 16, 32 for s = 1, 2, 4, 8, 16, 32, 1 for every odd s.
+    Never below the data return's ``floor`` (:func:`return_wavefronts`; computed if not given)."""
     out = np.zeros(len(acc), np.int64)
-    for r, waves, _ in _banks_and_lines(acc, reqs):
+    for r, waves, _ in _banks_and_lines(acc, reqs, floor):
         out[r] = waves
     return out
 
@@ -158,10 +162,17 @@ def fragment_wavefronts(size: int, frag: str, element: int, row_bytes: int | Non
     Accumulators (and 32-bit elements) keep the conflict-free count: their loads are per-lane
     LDS/STS whose pattern the fragment's layout does not fix."""
     waves = max(1, -(-size // BANK_BYTES_PER_CYCLE))
-    if frag not in ("a", "b") or element not in (1, 2) or not row_bytes or row_bytes % 16:
-        return waves, 1
-    degree = math.gcd(row_bytes // 16, 8)
+    degree = row_conflict_degree(frag, element, row_bytes)
     return waves * degree, degree
+
+
+def row_conflict_degree(frag: str, element: int, row_bytes: int | None) -> int:
+    """The bank-conflict degree of a fragment's 16-byte rows ``row_bytes`` apart
+    (:func:`fragment_wavefronts`): gcd(row_bytes / 16, 8) for an A/B fragment of 8/16-bit elements,
+    else 1."""
+    if frag not in ("a", "b") or element not in (1, 2) or not row_bytes or row_bytes % 16:
+        return 1
+    return math.gcd(row_bytes // 16, 8)
 
 
 #: bytes the 32 shared-memory banks deliver per cycle (CUDA C++ Programming Guide, "Shared Memory":

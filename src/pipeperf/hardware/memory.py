@@ -272,13 +272,16 @@ def per_pc_sample(pcs: np.ndarray, cap: int, n_pcs: int = 0) -> tuple[np.ndarray
 
 def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_pcs: int) -> None:
     """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
-    # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once
+    # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once; the
+    # data return's floor once for both the wavefronts and the conflict-free count
+    returns = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
+                          lambda: return_wavefronts(acc, s_req))
     waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
-                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None, lambda: bank_wavefronts(acc, s_req))
+                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
+                        lambda: bank_wavefronts(acc, s_req, returns))
     w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
     floor = np.zeros(len(acc), np.int64)
-    floor[s_req] = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
-                               lambda: return_wavefronts(acc, s_req))[s_req]
+    floor[s_req] = returns[s_req]
     f_pc = np.bincount(acc.pc, weights=floor, minlength=n_pcs)
     for pc, st in out.items():
         if st.space == "shared":
