@@ -85,6 +85,20 @@ extern "C" __global__ void asserted_copy(const float* x, float* out)
     out[blockIdx.x * blockDim.x + threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
 }
 
+#include <cuda_fp16.h>
+
+extern "C" __global__ void half_dot(const __half* a, const __half* b, __half* c, int n, __half alpha, __half beta)
+{
+    __half acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < n; ++k) {     // cuda_fp16.hpp's operator* and += here ...
+        __half bk = b[k];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[j] += a[(k * 4 + j) * 256 + threadIdx.x] * bk;
+    }
+#pragma unroll                        // ... and here: the same header lines, two call sites
+    for (int j = 0; j < 4; ++j) c[j * 256 + threadIdx.x] = alpha * acc[j] + beta * c[j * 256 + threadIdx.x];
+}
+
 #include <mma.h>
 
 extern "C" __global__ void wmma_shared(const half* g, float* out)
@@ -136,6 +150,32 @@ def test_ptxas_widens_the_quad_loads_and_aggregates_the_integer_atomic(sm80):
     ops = [x.opcode for x in funcs["int_atomic_sum"].instructions]
     assert "REDUX" in ops and "RED" in ops
     assert "REDUX" not in [x.opcode for x in funcs["float_atomic_sum"].instructions]
+
+
+def test_an_inline_listing_gives_each_instruction_its_call_sites():
+    """``nvdisasm -gi``: one marker per inlining level, innermost first; the instruction keeps the
+    innermost line and the call sites, and the next marker block starts a new chain."""
+    text = """
+.text.k:
+        //## File "/cuda/include/cuda_fp16.hpp", line 2630 inlined at "/cuda/include/cuda_fp16.hpp", line 221
+        //## File "/cuda/include/cuda_fp16.hpp", line 221 inlined at "/w/k.cu", line 478
+        //## File "/w/k.cu", line 478 inlined at "/w/k.cu", line 985
+        //## File "/w/k.cu", line 985
+        /*0000*/                   HFMA2 R0, R1, R2, R3 ;
+        //## File "/w/k.cu", line 12
+        /*0010*/                   EXIT ;
+"""
+    f = parse_listing(text)["k"]
+    a, b = f.instructions
+    assert (a.file, a.line) == ("/cuda/include/cuda_fp16.hpp", 2630)
+    assert a.inlined == (("/cuda/include/cuda_fp16.hpp", 221), ("/w/k.cu", 478), ("/w/k.cu", 985))
+    assert (b.file, b.line, b.inlined) == ("/w/k.cu", 12, ())
+    from pipeperf.analysis.sass_trace import chain_key, toolkit_headers
+
+    toolkit = toolkit_headers({1: "/w/k.cu", 2: "/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/cuda_fp16.hpp"})
+    assert toolkit == {"cuda_fp16.hpp"}
+    assert chain_key(((a.file, a.line), *a.inlined), toolkit) == ("k.cu", 478)
+    assert chain_key((("cuda_fp16.hpp", 9),), toolkit) == ("cuda_fp16.hpp", 9)   # all headers: the innermost
 
 
 def test_a_call_to_ptxas_slow_path_subroutine_returns_to_the_next_block(sm80):
@@ -231,6 +271,31 @@ def test_a_warps_sass_does_the_work_of_its_ptx(cu):
         sum(e["opcode"] == "FADD" for e in out)
     assert all(tr.class_of(e) for e in out)
     assert len(out) < len(ptx)          # the address arithmetic folds into the SASS addressing
+
+
+def test_header_lines_count_at_their_call_site(cu):
+    """cuda_fp16.hpp's operators are one header line for every call site, and ptxas packs two
+    __half FMAs of the loop into one HFMA2 on the loop's own line: keyed by the innermost line
+    outside the toolkit's headers (the call site; nvdisasm -gi and the PTX's inlined_at chains),
+    the loop's work is matched in the loop, so the epilogue runs once per warp (keyed by the header
+    line, the loop's FP16 work was the epilogue's and ran it once per iteration)."""
+    module, func, prof = _trace(cu, "half_dot", 256, ["a=rand:f16:262144", "b=rand:f16:256", "c=zeros:f16:1024",
+                                                      "n=256", "alpha=1.0", "beta=0.5"])
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["half_dot"]
+    assert any(x.inlined for x in sass.instructions), "nvdisasm -gi names the call sites"
+    view = build_view(sass, func, module.files)
+    hpp = {k for k in view.ptx_keys if k is not None and k[0].startswith("cuda_fp16")}
+    assert not hpp, f"PTX work keyed on header lines {sorted(hpp)}"
+    gpu = load_gpu("ampere_a100")
+    avail = set(gpu.classes)
+    tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
+    w = min(prof.traces)
+    ptx = prof.traces.head(w, prof.traces.length(w), func.name)
+    out = tr.translate(ptx)
+    ptx_ops = [func.instructions[e["pc"]].op for e in ptx]
+    stores = sum(op.root == "st" and op.space == "global" for op in ptx_ops)
+    assert stores == 4 and sum(e["opcode"].startswith("STG") for e in out) == stores
+    assert sum(e["opcode"].startswith("LDG") for e in out) >= 256     # the loop ran its 256 iterations
 
 
 def test_a_widened_load_takes_the_class_mapper_g_gave_its_fused_requests(cu):

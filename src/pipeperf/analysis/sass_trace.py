@@ -28,6 +28,7 @@ caller keeps the PTX IDGs and says so. The counts and the walk are :mod:`pipeper
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -151,6 +152,51 @@ def line_key(file: str, line: int) -> LineKey | None:
     return (os.path.basename(file), line) if line > 0 else None
 
 
+#: a CUDA toolkit header's path (``.../targets/x86_64-linux/include/cuda_fp16.hpp``, ``.../cuda/include/
+#: crt/mma.hpp``, a pip wheel's ``nvidia/cu13/include/...``)
+_TOOLKIT_HEADER = re.compile(r"/(?:cuda[^/]*|targets/[^/]+|nvidia/[^/]+)/include/")
+
+
+def toolkit_headers(files: Mapping[int, str]) -> frozenset[str]:
+    """The base names of the CUDA toolkit headers in a PTX module's ``.file`` table."""
+    return frozenset(os.path.basename(p) for p in files.values() if _TOOLKIT_HEADER.search(os.path.normpath(p)))
+
+
+def chain_key(chain: Sequence[tuple[str, int]], toolkit: Collection[str]) -> LineKey | None:
+    """The line that work on an inlining ``chain`` (file, line; innermost first) counts on: the
+    innermost line outside the toolkit's headers. A header's line (``__hadd``, ``__shfl_down_sync``,
+    a wmma fragment load) is one line for every call site, and ptxas may put the instruction it
+    makes of one (a packed HFMA2 of two ``__hfma``) on the caller's line: the call site in the
+    kernel's own code names it on both sides (the innermost line where every frame is a header's)."""
+    for f, n in chain:
+        b = os.path.basename(f)
+        if b not in toolkit:
+            return (b, n) if n > 0 else None
+    return line_key(*chain[0]) if chain else None
+
+
+def ptx_chains(func: Function, files: Mapping[int, str]) -> list[tuple[tuple[str, int], ...]]:
+    """Per PTX instruction, its ``.loc``'s inlining chain (file, line; innermost first). A ``.loc``
+    names only its caller's location (``inlined_at``); the caller's own chain is that of the last
+    ``.loc`` at that location, which nvcc emits before the inlined body's."""
+    from pipeperf.ptx.ir import Instruction, Loc
+
+    site: dict[tuple[int, int, int], tuple[tuple[str, int], ...]] = {}
+    current: tuple[tuple[str, int], ...] = ()
+    out: list[tuple[tuple[str, int], ...]] = [()] * len(func.instructions)
+    for b in func.body:
+        if type(b) is Loc:
+            outer: tuple[tuple[str, int], ...] = ()
+            if b.inlined_at is not None:
+                f2, l2, c2 = b.inlined_at
+                outer = site.get((f2, l2, c2)) or ((files.get(f2, ""), l2),)
+            current = ((files.get(b.file, ""), b.line), *outer)
+            site[(b.file, b.line, b.col)] = current
+        elif type(b) is Instruction:
+            out[b.index] = current if b.loc is not None else ()
+    return out
+
+
 @dataclass
 class SassView:
     """One kernel's SASS for one target, against its PTX: which work each SASS block does per
@@ -170,6 +216,7 @@ class SassView:
     weight: np.ndarray | None = None                        # per row: the cost of a unit of mismatch
     fragment_degree: Mapping[int, int] = field(default_factory=dict)   # SASS index -> its wmma rows' conflict degree
     generic_shared: frozenset[int] = frozenset()            # SASS generic LD/ST of a wmma line found in shared memory
+    sass_keys: tuple[LineKey | None, ...] = ()              # per SASS instruction: the line its work counts on
 
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         """Block counts reproducing ``demand`` (per row), the flow on each CFG edge and whether they
@@ -195,8 +242,8 @@ def build_view(sass: SassFunction, func: Function, files: Mapping[int, str]) -> 
     """The SassView of PTX function ``func`` (its module's ``.file`` table ``files``) and its SASS."""
     if sass.unsupported:
         raise PipeperfError(f"SASS timing: {sass.unsupported}")
-    ptx_keys = tuple(line_key(files.get(x.loc.file, ""), x.loc.line) if x.loc is not None else None
-                     for x in func.instructions)
+    toolkit = toolkit_headers(files)
+    ptx_keys = tuple(chain_key(c, toolkit) for c in ptx_chains(func, files))
     # rows: the work of a kind on one line, and of the kind over the whole kernel (ptxas may put
     # an instruction on another line than the PTX had it); barriers only kernel-wide, and heavily
     # weighted (warps of a block must meet the same number)
@@ -205,7 +252,7 @@ def build_view(sass: SassFunction, func: Function, files: Mapping[int, str]) -> 
     for x, key in zip(func.instructions, ptx_keys):
         w = ptx_work(x)
         ptx_w.append(tuple((rows.setdefault(rk, len(rows)), a) for k, a in w for rk in _row_keys(key, k)))
-    sass_keys = [line_key(s.file, s.line) for s in sass.instructions]
+    sass_keys = [chain_key(((s.file, s.line), *s.inlined), toolkit) for s in sass.instructions]
     block_work = np.zeros((len(sass.blocks), len(rows)))
     for b in sass.blocks:
         for i in range(b.start, b.end):
@@ -236,7 +283,7 @@ def build_view(sass: SassFunction, func: Function, files: Mapping[int, str]) -> 
     covered = sum(1 for r in line_rows if block_work[:, r].any())
     return SassView(sass, ptx_keys, rows, block_work, tuple(ptx_w), tuple(sass_mem),
                     {k: tuple(v) for k, v in ptx_mem.items()}, tuple(pc_of), fusion, frozenset(combined),
-                    covered / len(line_rows) if line_rows else 1.0, weight)
+                    covered / len(line_rows) if line_rows else 1.0, weight, sass_keys=tuple(sass_keys))
 
 
 def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
@@ -305,7 +352,7 @@ def with_wmma_lines(view: SassView, func: Function, row_bytes: Mapping[int, int]
     mean = {k: round(sum(v) / len(v)) for k, v in degrees.items()}
     generic, degree = set(), {}
     for i, s in enumerate(view.sass.instructions):
-        k = line_key(s.file, s.line)
+        k = view.sass_keys[i]
         if k is None or view.sass_mem[i] is not None:
             continue
         if s.opcode in ("LD", "ST") and k in shared_keys:

@@ -117,8 +117,8 @@ def record_ptxas(ptx: bytes, arch: str, extra: tuple[str, ...], output: str) -> 
 
 
 def load_sass(ptx: bytes, arch: str, options: tuple[str, ...] = ()) -> str | None:
-    """The stored SASS listing (``nvdisasm -g -c``) of this PTX for ``arch`` and ptxas ``options``, or None."""
-    key = _ptxas_key(ptx, arch, ("sass", *options))
+    """The stored SASS listing (``nvdisasm -gi -c``) of this PTX for ``arch`` and ptxas ``options``, or None."""
+    key = _ptxas_key(ptx, arch, ("sass-gi", *options))
     for root in stores():
         hit = cache.load("sass", key, root)
         if hit is not None and isinstance(hit.get("listing"), str):
@@ -126,7 +126,7 @@ def load_sass(ptx: bytes, arch: str, options: tuple[str, ...] = ()) -> str | Non
     return None
 
 
-_SASS_FILE_RE = re.compile(r'(//## File ")([^"]*/)([^"/]*")')
+_SASS_FILE_RE = re.compile(r'((?://## File |inlined at )")([^"]*/)([^"/]*")')
 
 
 def record_sass(ptx: bytes, arch: str, listing: str, options: tuple[str, ...] = ()) -> None:
@@ -135,4 +135,4 @@ def record_sass(ptx: bytes, arch: str, listing: str, options: tuple[str, ...] = 
     recording machine is kept)."""
     root = _record_dir()
     if root is not None:
-        cache.store("sass", _ptxas_key(ptx, arch, ("sass", *options)), {"listing": _SASS_FILE_RE.sub(r"\1\3", listing)}, root)
+        cache.store("sass", _ptxas_key(ptx, arch, ("sass-gi", *options)), {"listing": _SASS_FILE_RE.sub(r"\1\3", listing)}, root)

@@ -1,7 +1,9 @@
-"""PTX -> the SASS ptxas makes of it for one target, as ``nvdisasm -g -c`` lists it.
+"""PTX -> the SASS ptxas makes of it for one target, as ``nvdisasm -gi -c`` lists it.
 
 ``ptxas -lineinfo`` keeps the source lines of nvcc's ``-lineinfo`` PTX, so every SASS instruction
-names the CUDA line it came from (the innermost one for inlined code, as the PTX's own ``.loc``).
+names the CUDA line it came from and, for inlined code, the lines it is inlined at (``-gi``; the
+PTX's ``.loc`` names the innermost and its caller). A header's line (``cuda_fp16.hpp``'s
+``__hadd``) is one line for every call site: the chain tells them apart.
 The listing is cached under both tools, the target and the PTX's bytes; where ptxas or nvdisasm is
 missing it is looked up in the stores of ``$PIPEPERF_PREBUILT_DIR`` (:mod:`pipeperf.ptx.prebuilt`)
 before the tool's one-line "not found" error.
@@ -21,7 +23,7 @@ from pipeperf.util import cache
 
 
 def sass_listing(ptx: str, arch: str, timeout: float = 300, options: tuple[str, ...] = ()) -> str:
-    """The ``nvdisasm -g -c`` listing of ``ptx`` compiled by ``ptxas -lineinfo -arch=ARCH [OPTIONS]``
+    """The ``nvdisasm -gi -c`` listing of ``ptx`` compiled by ``ptxas -lineinfo -arch=ARCH [OPTIONS]``
     (``options``: the ptxas options of the build's nvcc flags, e.g. ``--maxrregcount=32``)."""
     check_arch(arch)
     options = tuple(o for o in options if o not in ("-v", "--verbose"))
@@ -33,7 +35,7 @@ def sass_listing(ptx: str, arch: str, timeout: float = 300, options: tuple[str, 
         if stored is None:
             raise
         return stored
-    key = cache.digest("sass", ptxas, tool_version(ptxas), nvdisasm, tool_version(nvdisasm), arch, *options, body)
+    key = cache.digest("sass-gi", ptxas, tool_version(ptxas), nvdisasm, tool_version(nvdisasm), arch, *options, body)
     hit = cache.load("sass", key)
     if hit is not None and isinstance(hit.get("listing"), str):
         prebuilt.record_sass(body, arch, hit["listing"], options)
@@ -41,7 +43,7 @@ def sass_listing(ptx: str, arch: str, timeout: float = 300, options: tuple[str, 
     with tempfile.TemporaryDirectory(prefix="pipeperf-sass-") as tmp:
         src, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         src.write_bytes(body)
-        for cmd in ([ptxas, f"-arch={arch}", "-lineinfo", *options, str(src), "-o", str(cubin)], [nvdisasm, "-g", "-c", str(cubin)]):
+        for cmd in ([ptxas, f"-arch={arch}", "-lineinfo", *options, str(src), "-o", str(cubin)], [nvdisasm, "-gi", "-c", str(cubin)]):
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
             except subprocess.TimeoutExpired:

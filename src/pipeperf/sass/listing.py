@@ -1,10 +1,11 @@
-"""nvdisasm's SASS listing (``nvdisasm -g -c``) -> typed instructions, basic blocks and the CFG.
+"""nvdisasm's SASS listing (``nvdisasm -gi -c``) -> typed instructions, basic blocks and the CFG.
 
 The GPU runs SASS, not PTX: ptxas widens loads (four ``ld.shared.f32`` into one ``LDS.128``),
 folds address arithmetic into addressing modes, fuses integer operations, unrolls loops and
 schedules loads early. This module reads what ptxas made, per function: every instruction with its
 guard, opcode, modifiers, operands and source line (``//## File "...", line N`` markers, from a
-``-lineinfo`` build), the basic blocks (leaders: the entry, branch targets, the instruction after a
+``-lineinfo`` build; with ``-gi`` one marker per inlining level, innermost first, each ``inlined at``
+the next), the basic blocks (leaders: the entry, branch targets, the instruction after a
 branch or an ``EXIT``) and their successors. A function with an indirect branch (``BRX``, ``JMX``)
 or a call to anything but one of ptxas' own subroutines has no CFG this module can give
 (:attr:`SassFunction.unsupported` says why).
@@ -43,8 +44,9 @@ _UNSUPPORTED = {"BRX": "an indirect branch (BRX)", "JMX": "an indirect jump (JMX
 class SassInstr:
     """One SASS instruction: ``index`` in its function, byte ``offset``, ``guard`` (``P0``, ``!P1``,
     ``UP0``; empty when always executed), ``opcode`` (``LDS``), ``modifiers`` (``("128",)``), the
-    operand texts, the source ``file`` and ``line`` (0 without line information) and, for a
-    branch, its ``target`` label."""
+    operand texts, the source ``file`` and ``line`` (0 without line information; the innermost for
+    inlined code), for a branch its ``target`` label, and ``inlined``: the call sites (file, line)
+    the line is inlined at, innermost first (empty for a ``-g`` listing or code not inlined)."""
 
     index: int
     offset: int
@@ -55,6 +57,7 @@ class SassInstr:
     file: str
     line: int
     target: str = ""
+    inlined: tuple[tuple[str, int], ...] = ()
 
     @property
     def full_opcode(self) -> str:
@@ -103,7 +106,7 @@ def split_operands(text: str) -> tuple[str, ...]:
 
 
 def parse_listing(text: str) -> dict[str, SassFunction]:
-    """Every function of an ``nvdisasm -g -c`` listing, by name."""
+    """Every function of an ``nvdisasm -g -c`` or ``-gi -c`` listing, by name."""
     funcs: dict[str, SassFunction] = {}
     name = ""
     instrs: list[SassInstr] = []
@@ -111,6 +114,8 @@ def parse_listing(text: str) -> dict[str, SassFunction]:
     subs: dict[str, int] = {}
     sub = ""                              # the subroutine being read ("" while in the function)
     file, line = "", 0
+    inlined: list[tuple[str, int]] = []
+    marker = False                        # the previous line was a line marker (-gi: the chain goes on)
 
     def close() -> None:
         if name:
@@ -133,8 +138,13 @@ def parse_listing(text: str) -> dict[str, SassFunction]:
                 subs[sub] += 1
             continue
         if (lm := _LINE.match(raw)) is not None:
-            file, line = lm.group(1), int(lm.group(2))
+            if marker:
+                inlined.append((lm.group(1), int(lm.group(2))))
+            else:
+                file, line, inlined = lm.group(1), int(lm.group(2)), []
+            marker = True
             continue
+        marker = False
         if (lb := _LABEL.match(raw)) is not None:
             labels[lb.group(1)] = len(instrs)
             continue
@@ -146,7 +156,7 @@ def parse_listing(text: str) -> dict[str, SassFunction]:
         target = _TARGET.search(ops)
         instrs.append(SassInstr(len(instrs), int(im.group(1), 16), (im.group(2) or "").strip().lstrip("@"),
                                 opcode, tuple(mods), split_operands(_TARGET.sub(r"\1", ops)), file, line,
-                                target.group(1) if target else ""))
+                                target.group(1) if target else "", tuple(inlined)))
     close()
     return funcs
 
