@@ -298,6 +298,39 @@ def test_header_lines_count_at_their_call_site(cu):
     assert sum(e["opcode"].startswith("LDG") for e in out) >= 256     # the loop ran its 256 iterations
 
 
+def test_block_counts_that_miss_the_ptx_work_are_said(cu):
+    """The translator totals how far each walk's kernel-wide work is from its PTX trace's; the
+    analysis notes it past 5 %: the sum loop matches (no note), a view whose FADD rows were
+    emptied misses all of its FP32 work (a note with the share)."""
+    from pipeperf.analysis.sass_trace import unmatched_note
+
+    module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
+    gpu = load_gpu("ampere_a100")
+    avail = set(gpu.classes)
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
+    view = build_view(sass, func, module.files)
+    w = min(prof.traces)
+    ptx = prof.traces.head(w, prof.traces.length(w), func.name)
+
+    def translator(v):
+        t = SassTranslator(v, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
+        t.translate(ptx)
+        return t
+
+    good = translator(view)
+    assert good.demanded > 0 and good.unmatched <= 0.05 * good.demanded
+    assert unmatched_note("sum_loop", good) is None
+    fp = [r for (key, kind), r in view.rows.items() if kind.startswith("f32")]
+    assert fp
+    work = view.block_work.copy()
+    work[:, fp] = 0.0
+    from dataclasses import replace
+
+    bad = translator(replace(view, block_work=work))
+    note = unmatched_note("sum_loop", bad)
+    assert note is not None and "sum_loop" in note and "%" in note
+
+
 def test_a_widened_load_takes_the_class_mapper_g_gave_its_fused_requests(cu):
     """shared_rows' SASS loads 8 floats a thread with 2 LDS.128 where the PTX has 8 ld.shared.f32:
     mapper g merges each run of 4 fused requests into its first pc's statistics, so every LDS.128

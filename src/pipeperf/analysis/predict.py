@@ -193,6 +193,11 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
         from pipeperf.analysis.sass_walk import relaxed_note
 
         notes = notes + [relaxed_note(func.name)]
+    if translator is not None:
+        from pipeperf.analysis.sass_trace import unmatched_note
+
+        if (un := unmatched_note(func.name, translator)) is not None:
+            notes = notes + [un]
     bound = bound_of(r, gpu.issue_limit)
     n_core = warps_per_core(n_blocks, wpb, gpu.cores)
     resident = blocks * wpb

@@ -218,6 +218,11 @@ class SassView:
     generic_shared: frozenset[int] = frozenset()            # SASS generic LD/ST of a wmma line found in shared memory
     sass_keys: tuple[LineKey | None, ...] = ()              # per SASS instruction: the line its work counts on
 
+    @property
+    def kernel_wide_rows(self) -> np.ndarray:
+        """The rows of each kind's kernel-wide work (the match's measure: a line may move)."""
+        return np.array([r for (key, _k), r in self.rows.items() if key is None], dtype=np.intp)
+
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         """Block counts reproducing ``demand`` (per row), the flow on each CFG edge and whether they
         are the relaxation's: :func:`~pipeperf.analysis.sass_walk.solve_block_counts`."""
@@ -315,6 +320,21 @@ def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
         if mk[2] == "atomic" and mk[1] == "global" and mk[0] in aggregating:
             combined.update(p for p in pcs if func.instructions[p].op.types[-1:] not in (("f32",), ("f64",), ("f16",)))
     return fusion, combined
+
+
+#: the share of the PTX's work the block counts may miss or add before the analysis says so
+UNMATCHED_NOTE_SHARE = 0.05
+
+
+def unmatched_note(name: str, translator: SassTranslator) -> str | None:
+    """The note saying how far the SASS walks are from the work of their PTX traces, where the
+    block counts miss or add more than :data:`UNMATCHED_NOTE_SHARE` of it (lines ptxas moved,
+    work it created or removed beyond the counted kinds)."""
+    if translator.demanded <= 0 or translator.unmatched <= UNMATCHED_NOTE_SHARE * translator.demanded:
+        return None
+    return (f"SASS timing: the block counts of {name} reproduce its PTX traces' work (loads, stores, "
+            f"FP operations, ... per kind) to within {translator.unmatched / translator.demanded:.0%} "
+            "(the SASS walks miss or add that share)")
 
 
 def wide_shared_class_name(base_name: str, width: int, degree: int = 1) -> str:
@@ -422,6 +442,8 @@ class SassTranslator:
         self.ptx_class_of = ptx_class_of
         self.measured = frozenset(measured)
         self.relaxed = False             # some warp's block counts are the integer program's relaxation
+        self.unmatched = 0.0             # kernel-wide work the block counts miss or add, over the warps translated
+        self.demanded = 0.0              # kernel-wide work of those warps' PTX
         self.off_class = resolve("add_s32", available, gpu)
 
     def class_of(self, e: Mapping) -> str:
@@ -452,6 +474,9 @@ class SassTranslator:
             ran[pc] += 1
         counts, flows, relaxed = v.solve(demand)
         self.relaxed = self.relaxed or relaxed
+        kernel_wide = v.kernel_wide_rows
+        self.unmatched += float(np.abs(counts @ v.block_work[:, kernel_wide] - demand[kernel_wide]).sum())
+        self.demanded += float(demand[kernel_wide].sum())
         order = walk(v.sass, counts, flows)
         # per (line, space, kind): the PTX requests (fused) the SASS instructions there stand for
         budget: dict[MemKey, float] = {}
