@@ -113,9 +113,14 @@ _MEMORY = {
     "atomics combined per warp": ("atomics",
                                    lambda r: r.get("space") == "global" and r["opcode"].startswith(("atom", "red")),
                                    lambda r: r["requests"],
-                                   lambda r: "same-address atomics serialise at {where}: combine each warp's values "
-                                             "first (a warp-shuffle reduction, __shfl_down_sync) and issue one atomic "
-                                             "per warp"),
+                                   lambda r: ("atomics on the words of one L2 line serialise at {where} (one L2 "
+                                              "slice's atomic unit takes every update of a few counters, e.g. a "
+                                              "histogram's bins): count per block in shared memory and add each "
+                                              "block's counts once, or combine a warp's lanes on one address first "
+                                              "(__match_any_sync)") if r.get("line_contention") else
+                                             ("same-address atomics serialise at {where}: combine each warp's values "
+                                              "first (a warp-shuffle reduction, __shfl_down_sync) and issue one "
+                                              "atomic per warp")),
 }
 
 

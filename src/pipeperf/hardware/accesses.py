@@ -81,6 +81,9 @@ class PcMemory:
     same_address_lanes: int = 0  # atomics: per request the most lanes on one address, summed
     hot_ops: int = 0            # global atomics: operations of the sample on its hottest address that
                                 # several sampled CTAs update (a grid-wide counter); 0: none shared
+    hot_line_ops: int = 0       # global atomics: the same on its hottest 128-byte L2 line (its words' operations)
+    distinct_ops: int = 0       # atomics: per request the distinct addresses, summed (the ops left if a warp
+                                # combined its lanes on one address first)
     ctas_sampled: int = 0       # global atomics: CTAs of the sample that issued this instruction
     shared_by: float = 1.0      # global: CTAs of a wave that read the same sectors (address structure)
     wavefronts: int = 0         # shared: summed over requests
@@ -156,6 +159,8 @@ class PcMemory:
                      min_sectors_per_request=round(self.min_sectors / self.requests, 4) if self.requests else 0.0)
             if self.fill_pc >= 0:
                 d["fill_pc"] = self.fill_pc
+            if self.hot_line_ops > self.hot_ops:
+                d["line_contention"] = True      # atomics: the hottest L2 line's words, not one address
         elif self.space == "shared":
             d.update(conflict_degree=round(self.bank_conflict_degree, 4),
                      wavefronts_per_request=round(self.wavefronts / self.requests, 4) if self.requests else 0.0)
@@ -236,4 +241,5 @@ def combine_atomic_lanes(stats: dict[int, PcMemory], pcs: Iterable[int]) -> None
         st = stats.get(pc)
         if st is not None and st.space == "global" and st.lane_ops and st.same_address_lanes > st.requests:
             stats[pc] = replace(st, same_address_lanes=st.requests,
-                                hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes))
+                                hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes),
+                                hot_line_ops=round(st.hot_line_ops * st.requests / st.same_address_lanes))

@@ -308,16 +308,27 @@ def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None)
         most = np.zeros(len(rq), np.int64)
         np.maximum.at(most, pair_req, per_req)
         st.same_address_lanes = int(most.sum())
+        st.distinct_ops = len(per_req)
         if st.space != "global" or not warps_per_cta:
             continue
         cta = np.repeat(acc.warp[rq] // warps_per_cta, lanes[rq])
         st.ctas_sampled = len(np.unique(cta))
-        u, inv, count = np.unique(addr, return_inverse=True, return_counts=True)
-        ctas_on = np.zeros(len(u), np.int64)
-        pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)
-        np.add.at(ctas_on, pairs[0], 1)
-        shared = ctas_on >= 2
-        st.hot_ops = int(count[shared].max()) if shared.any() else 0
+        st.hot_ops = _hottest_shared(addr, cta)
+        st.hot_line_ops = _hottest_shared(addr // L2_LINE, cta)
+
+
+#: the bytes of an L2 line: the unit an L2 slice owns (every word of a line goes to one slice's atomic unit)
+L2_LINE = 128
+
+
+def _hottest_shared(key: np.ndarray, cta: np.ndarray) -> int:
+    """The operations on the most-updated ``key`` (an address, a line) that at least two CTAs update; 0: none."""
+    u, inv, count = np.unique(key, return_inverse=True, return_counts=True)
+    ctas_on = np.zeros(len(u), np.int64)
+    pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)
+    np.add.at(ctas_on, pairs[0], 1)
+    shared = ctas_on >= 2
+    return int(count[shared].max()) if shared.any() else 0
 
 
 def l1_capacity_sectors(gpu: GPUSpec, resident_ctas: int) -> float:

@@ -37,23 +37,27 @@ L1_FALLBACK = "ld_local_s32"   # the database's L1-hit class (local memory lives
 
 def atomic_class(base: InstrClass, st: PcMemory, gpu: GPUSpec, name: str, launch_scale: float,
                  active_sms: int) -> InstrClass | None:
-    """lambda of a global atomic when operations on one address serialise at the L2 (the GPU's
-    ``atomics.global_same_address_per_clk``, GPU-wide): the larger of (a) its lanes on one
-    address per request, one after the other, and (b) its SM's share of the launch's operations
-    on its hottest grid-wide address (the sample's count x ``launch_scale`` = CTAs of the launch
-    per sampled CTA); None when the database has no such rate or nothing serialises."""
+    """lambda of a global atomic when operations serialise at the atomic unit of the L2 slice that
+    owns their line (the GPU's ``atomics.global_same_address_per_clk``, measured on one address:
+    that unit's rate): the larger of (a) its lanes on one address per request, one after the
+    other, and (b) its SM's share of the launch's operations on its hottest grid-wide L2 line (the
+    sample's count x ``launch_scale`` = CTAs of the launch per sampled CTA; a 256-bin histogram's
+    1 KB of counters is 8 lines, each taking an eighth of the updates, the lines assumed on
+    different slices); None when the database has no such rate or nothing serialises."""
     rate = gpu.atomics.get("global_same_address_per_clk") if getattr(gpu, "atomics", None) else None
     if not rate or not st.requests:
         return None
     per_request = st.same_address_lanes / st.requests / rate
     total_requests = st.requests * launch_scale
-    grid_wide = st.hot_ops * launch_scale / rate * max(1, active_sms) / total_requests if st.hot_ops else 0.0
+    hot = max(st.hot_ops, st.hot_line_ops)
+    grid_wide = hot * launch_scale / rate * max(1, active_sms) / total_requests if hot else 0.0
     lam = max(per_request, grid_wide)
     if lam <= base.cpi:
         return None
-    src = (f"mapper g from {base.name}: same-address atomics serialise at {rate:g}/clock GPU-wide; "
-           f"{st.same_address_lanes / st.requests:.3g} lanes on one address per request"
-           + (f", the hottest address takes {st.hot_ops * launch_scale:.4g} operations over the launch" if st.hot_ops else "")
+    where = "address" if st.hot_ops >= st.hot_line_ops else "L2 line (its words' updates, one slice's atomic unit)"
+    src = (f"mapper g from {base.name}: atomics serialise at their L2 slice's atomic unit, {rate:g}/clock "
+           f"(same-address rate); {st.same_address_lanes / st.requests:.3g} lanes on one address per request"
+           + (f", the hottest {where} takes {hot * launch_scale:.4g} operations over the launch" if hot else "")
            + f"; on the '{ATOMIC_SUBSYSTEM}' subsystem (the owning L2 slice's atomic unit, beside DRAM traffic)")
     return InstrClass(name, ATOMIC_SUBSYSTEM, lam, base.latency + max(0.0, lam - base.cpi), src, True)
 
@@ -282,9 +286,12 @@ def ideal_stats(stats: Mapping[int, PcMemory], what: str) -> dict[int, PcMemory]
         elif (what == "atomics combined per warp" and st.space == "global" and st.lane_ops
               and st.same_address_lanes > st.requests):
             # one lane per request on one address; the hottest address gets one operation per
-            # request instead of one per lane (its lanes per request taken as the mean)
+            # request instead of one per lane (its lanes per request taken as the mean), the
+            # hottest line one per distinct address of a request
+            distinct = st.distinct_ops / st.lane_ops if st.distinct_ops else st.requests / st.same_address_lanes
             out[pc] = replace(st, same_address_lanes=st.requests,
-                              hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes))
+                              hot_ops=round(st.hot_ops * st.requests / st.same_address_lanes),
+                              hot_line_ops=round(st.hot_line_ops * distinct))
             changed = True
     return out if changed else None
 

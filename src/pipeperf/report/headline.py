@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SUBSYSTEM_WORDS: dict[str, tuple[str, str]] = {
     "mem": ("memory", "global memory (L2/DRAM)"),
     "lsu": ("shared-memory", "load/store unit (shared memory)"),
-    "atomic": ("atomics", "same-address atomics (the L2 slice that owns the address)"),
+    "atomic": ("atomics", "L2 atomics (the atomic unit of the L2 slice that owns the address or line)"),
     "alu": ("compute", "FP32/INT32 ALUs"),
     "dpu": ("compute", "FP64 units"),
     "sfu": ("compute", "special-function units"),

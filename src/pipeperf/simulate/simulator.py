@@ -72,7 +72,7 @@ IDLE = ("no running block (retire, dispatch, none left)", "warp done, its block 
 
 _SUBSYSTEM_KIND = {"alu": "arithmetic", "int": "integer arithmetic", "dpu": "fp64 arithmetic",
                    "sfu": "special function", "tensor": "tensor core", "lsu": "load/store unit",
-                   "mem": "global memory", "l2": "global memory", "atomic": "same-address atomics",
+                   "mem": "global memory", "l2": "global memory", "atomic": "L2 atomics",
                    "barrier": "barrier"}
 
 
