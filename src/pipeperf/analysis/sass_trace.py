@@ -28,7 +28,6 @@ caller keeps the PTX IDGs and says so. The counts and the walk are :mod:`pipeper
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -152,22 +151,22 @@ def line_key(file: str, line: int) -> LineKey | None:
     return (os.path.basename(file), line) if line > 0 else None
 
 
-#: a CUDA toolkit header's path (``.../targets/x86_64-linux/include/cuda_fp16.hpp``, ``.../cuda/include/
-#: crt/mma.hpp``, a pip wheel's ``nvidia/cu13/include/...``)
-_TOOLKIT_HEADER = re.compile(r"/(?:cuda[^/]*|targets/[^/]+|nvidia/[^/]+)/include/")
-
-
 def toolkit_headers(files: Mapping[int, str]) -> frozenset[str]:
-    """The base names of the CUDA toolkit headers in a PTX module's ``.file`` table."""
-    return frozenset(os.path.basename(p) for p in files.values() if _TOOLKIT_HEADER.search(os.path.normpath(p)))
+    """The base names of the CUDA toolkit's and the system's headers in a PTX module's ``.file``
+    table (:func:`~pipeperf.ptx.source_map.is_system_header`: the files the user does not own)."""
+    from pipeperf.ptx.source_map import is_system_header
+
+    return frozenset(os.path.basename(p) for p in files.values() if is_system_header(p))
 
 
 def chain_key(chain: Sequence[tuple[str, int]], toolkit: Collection[str]) -> LineKey | None:
     """The line that work on an inlining ``chain`` (file, line; innermost first) counts on: the
-    innermost line outside the toolkit's headers. A header's line (``__hadd``, ``__shfl_down_sync``,
-    a wmma fragment load) is one line for every call site, and ptxas may put the instruction it
-    makes of one (a packed HFMA2 of two ``__hfma``) on the caller's line: the call site in the
-    kernel's own code names it on both sides (the innermost line where every frame is a header's)."""
+    innermost line outside the toolkit's headers, the line source reports name too
+    (:class:`~pipeperf.ptx.source_map.SourceMap`). A header's line (``__hadd``,
+    ``__shfl_down_sync``, a wmma fragment load) is one line for every call site, and ptxas may put
+    the instruction it makes of one (a packed HFMA2 of two ``__hfma``) on the caller's line: the
+    call site in the user's code names it on both sides (the innermost line where every frame is
+    a header's)."""
     for f, n in chain:
         b = os.path.basename(f)
         if b not in toolkit:
@@ -176,25 +175,11 @@ def chain_key(chain: Sequence[tuple[str, int]], toolkit: Collection[str]) -> Lin
 
 
 def ptx_chains(func: Function, files: Mapping[int, str]) -> list[tuple[tuple[str, int], ...]]:
-    """Per PTX instruction, its ``.loc``'s inlining chain (file, line; innermost first). A ``.loc``
-    names only its caller's location (``inlined_at``); the caller's own chain is that of the last
-    ``.loc`` at that location, which nvcc emits before the inlined body's."""
-    from pipeperf.ptx.ir import Instruction, Loc
+    """Per PTX instruction, its ``.loc``'s inlining chain (file, line; innermost first), as
+    :func:`~pipeperf.ptx.source_map.loc_chains` rebuilds them."""
+    from pipeperf.ptx.source_map import loc_chains
 
-    site: dict[tuple[int, int, int], tuple[tuple[str, int], ...]] = {}
-    current: tuple[tuple[str, int], ...] = ()
-    out: list[tuple[tuple[str, int], ...]] = [()] * len(func.instructions)
-    for b in func.body:
-        if type(b) is Loc:
-            outer: tuple[tuple[str, int], ...] = ()
-            if b.inlined_at is not None:
-                f2, l2, c2 = b.inlined_at
-                outer = site.get((f2, l2, c2)) or ((files.get(f2, ""), l2),)
-            current = ((files.get(b.file, ""), b.line), *outer)
-            site[(b.file, b.line, b.col)] = current
-        elif type(b) is Instruction:
-            out[b.index] = current if b.loc is not None else ()
-    return out
+    return [tuple((files.get(loc.file, ""), loc.line) for loc in reversed(chain)) for chain in loc_chains(func)]
 
 
 @dataclass

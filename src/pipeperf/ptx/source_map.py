@@ -104,7 +104,7 @@ class SourceMap:
         none (no ``-lineinfo``, or nvcc's line 0 for code of no particular line)."""
         chains = self._chains.get(id(func))
         if chains is None:
-            chains = self._chains[id(func)] = _chains(func)
+            chains = self._chains[id(func)] = loc_chains(func)
         chain = chains[ins.index] if ins.index < len(chains) else None
         if not chain:
             return None
@@ -155,7 +155,7 @@ class SourceMap:
         return self._names
 
 
-def _chains(func: Function) -> list:
+def loc_chains(func: Function) -> list:
     """Per instruction of ``func`` the ``.loc`` chain in force, outermost first (tuples of Loc).
 
     A ``.loc`` with ``inlined_at F L C`` continues the chain at the level whose position is
