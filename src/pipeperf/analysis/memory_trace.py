@@ -27,6 +27,7 @@ from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
 from pipeperf.util.alloc import release_freed
+from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
     from pipeperf.analysis.records import KernelLaunch
@@ -164,7 +165,8 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
     if grid is not None and wave_ctas > 1:
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
-                          traced_ctas=len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
+                          traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
+                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))))
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -296,7 +298,9 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
 
     warps_per_cta, n_blocks, grid, block = launch.warps_per_block(), launch.n_blocks, launch.grid, launch.block
     per_wave = blocks_per_sm * spec.cores
-    longest = max(trace_lengths(prof.traces).values(), default=0)
+    # what follows up to the wave order depends on the emulation alone: computed for its first GPU
+    longest = by_identity("longest_trace", (prof.traces,), None,
+                          lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
     in_order = _accesses_of(prof, func)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
@@ -305,7 +309,8 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
-    base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in set(acc.pc.tolist())}
+    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: np.unique(acc.pc).tolist())
+    base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in pcs}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
                         resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),

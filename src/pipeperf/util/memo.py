@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: entries kept (a tuning sweep analyses variant after variant; only the latest few can recur)
-SIZE = 8
+#: entries kept (a tuning sweep analyses variant after variant; only the latest few can recur; one
+#: analysis makes about eight: the sectors, wavefronts, per-PC sums, PCs and CTAs of its accesses)
+SIZE = 16
 _MEMO: dict[tuple, tuple[list[weakref.ref], Any]] = {}
 
 
@@ -28,6 +29,8 @@ def by_identity(name: str, inputs: Sequence[Any], extra: Hashable, compute: Call
     if hit is not None and all(r() is x for r, x in zip(hit[0], inputs)):
         return hit[1]
     value = compute()
+    for k in [k for k, (refs, _) in _MEMO.items() if any(r() is None for r in refs)]:
+        del _MEMO[k]                # an input died: its entry can never hit again, and may be large
     if len(_MEMO) >= SIZE:
         _MEMO.pop(next(iter(_MEMO)))
     _MEMO[key] = ([weakref.ref(x) for x in inputs], value)

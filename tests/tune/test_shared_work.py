@@ -1,0 +1,75 @@
+"""What ``tune`` shares between the GPUs and variants of one run (mapper g's per-emulation parts
+memoised across GPUs, the PTX parsed once, no per-line time, no emulator bank-conflict count) must
+not move a prediction: every analysed row equals ``analyze`` of that variant on that GPU alone,
+in a fresh memo, with the per-line time and the what-ifs on (issue 39, tuning throughput)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeperf.tune import tune
+from pipeperf.tune.cache import ResultCache
+from pipeperf.tune.spacefile import CliSpace, load_space
+from pipeperf.tune.work import OK
+
+HERE = Path(__file__).parent
+
+
+def _alone(launch, gpu: str, options: dict):
+    """``analyze`` of one launch on one GPU with nothing memoised from earlier analyses."""
+    from pipeperf.analysis import analyze
+    from pipeperf.util import memo
+
+    memo._MEMO.clear()
+    a = analyze(launch.path, launch.grid, launch.block, list(launch.args), [gpu], kernel=launch.kernel,
+                shared=launch.shared, nvcc_flags=list(launch.flags), **options)
+    return a.predictions[0]
+
+
+def _check_rows(space, rows) -> int:
+    checked = 0
+    for r in rows:
+        if r.outcome.status != OK:
+            continue
+        p = _alone(r.item.launch, r.gpu, dict(space.options))
+        o = r.outcome
+        assert (o.seconds, o.cycles, o.bound) == (float(p.seconds), float(p.cycles), p.bound_by), \
+            (r.item.label, r.gpu)
+        assert o.occupancy == float(p.occupancy) and o.blocks_per_sm == int(p.blocks_per_sm)
+        checked += 1
+    return checked
+
+
+def test_shared_work_gives_the_rows_of_separate_analyses(tmp_path):
+    """Two tile sizes x two block shapes x both paddings on three GPUs, in one in-process run: the
+    variants share PTX (and so parsed modules) within a tile size and mapper g's memo across GPUs."""
+    cli = CliSpace(defines=["TILE=4,8"], params=["BY=1,4"])
+    space = load_space(str(HERE / "matmul_small.yaml"), cli)
+    res = tune(space, scheduler="none", cache=ResultCache(None))
+    assert _check_rows(space, res.result.rows) == 24
+
+
+@pytest.mark.slow
+def test_shared_work_gives_the_rows_of_separate_analyses_whole_space(tmp_path):
+    space = load_space(str(HERE / "matmul_small.yaml"), CliSpace())
+    res = tune(space, scheduler="none", cache=ResultCache(None))
+    assert _check_rows(space, res.result.rows) == 3 * 28
+
+
+def test_memo_drops_the_entries_of_dead_inputs():
+    """An entry whose input died can never hit again (identity): it is dropped at the next store
+    rather than holding its (possibly large) value until SIZE newer entries push it out."""
+    import numpy as np
+
+    from pipeperf.util import memo
+
+    memo._MEMO.clear()
+    a, b = np.arange(3), np.arange(4)
+    calls = []
+    assert memo.by_identity("t", (a,), None, lambda: calls.append(1) or 1) == 1
+    assert memo.by_identity("t", (a,), None, lambda: calls.append(2) or 2) == 1 and calls == [1]
+    del a
+    memo.by_identity("t", (b,), None, lambda: 3)
+    assert len(memo._MEMO) == 1
