@@ -73,3 +73,14 @@ def test_memo_drops_the_entries_of_dead_inputs():
     del a
     memo.by_identity("t", (b,), None, lambda: 3)
     assert len(memo._MEMO) == 1
+
+
+def test_a_ptx_text_handed_in_is_parsed_once():
+    """Builds from tune's compiles parse each (text, label, file) once; another file is another
+    module (its ``file`` names it)."""
+    from pipeperf.analysis.builds import _parsed
+
+    ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"
+    a, b = _parsed(ptx, "k.cu [sm_80]", "/x/k.cu"), _parsed(ptx, "k.cu [sm_80]", "/x/k.cu")
+    c = _parsed(ptx, "k.cu [sm_80]", "/y/k.cu")
+    assert a is b and c is not a and c.file == "/y/k.cu" and a.kernels[0].name == "k"
