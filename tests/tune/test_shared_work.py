@@ -84,3 +84,38 @@ def test_a_ptx_text_handed_in_is_parsed_once():
     a, b = _parsed(ptx, "k.cu [sm_80]", "/x/k.cu"), _parsed(ptx, "k.cu [sm_80]", "/x/k.cu")
     c = _parsed(ptx, "k.cu [sm_80]", "/y/k.cu")
     assert a is b and c is not a and c.file == "/y/k.cu" and a.kernels[0].name == "k"
+
+
+def test_defuse_of_a_function_is_built_once_and_equals_a_fresh_one():
+    from pipeperf.analysis.builds import _parsed
+    from pipeperf.ptx.cfg import CFG
+    from pipeperf.ptx.defuse import DefUse
+
+    ptx = (".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+           ".reg .b64 %rd<3>;\n.reg .b32 %r<3>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n"
+           "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd2, %rd1, %rd2;\nst.global.u32 [%rd2], %r1;\nret;\n}\n")
+    f = _parsed(ptx, "d.cu [sm_80]", "/d/d.cu").kernels[0]
+    a, b = DefUse.of(f), DefUse.of(f)
+    fresh = DefUse.of(f, CFG(f))
+    assert a is b and fresh is not a
+    assert (a.deps, a.users, a.reaching, a.defs, a.uses) == (fresh.deps, fresh.users, fresh.reaching, fresh.defs,
+                                                              fresh.uses)
+    g = _parsed(ptx, "d.cu [sm_80]", "/e/d.cu").kernels[0]        # an equal function, another object
+    assert DefUse.of(g) is not a and DefUse.of(g).func is g
+
+
+def test_the_hybrid_slice_of_a_function_is_kept_and_handed_out_as_a_copy():
+    from pipeperf.analysis.builds import _parsed
+    from pipeperf.emulate.hybrid import _needed, needed_instructions
+
+    ptx = (".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+           ".reg .b64 %rd<3>;\n.reg .b32 %r<3>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n"
+           "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd2, %rd1, %rd2;\nadd.s32 %r2, %r1, 1;\n"
+           "st.global.u32 [%rd2], %r2;\nret;\n}\n")
+    f = _parsed(ptx, "h.cu [sm_80]", "/h/h.cu").kernels[0]
+    for memory in (True, False):
+        a = needed_instructions(f, memory)
+        assert a == _needed(f, memory)
+        a.add(999)                                      # the caller's copy
+        assert 999 not in needed_instructions(f, memory)
+    assert needed_instructions(f, True) != needed_instructions(f, False)

@@ -127,7 +127,7 @@ def _analyze(path: str | Path, grid: Dim3Like, block: Dim3Like, args: LaunchArgs
                     ctas_total=int(counts.get("ctas_total", launch.n_blocks)),
                     sampling=str(counts.get("sampling", "")), hypa=hypa_metrics(counts),
                     out_of_bounds=list(first.profile.out_of_bounds),
-                    ptx_lines=ptx_lines(builds.default.module, func, builds.default.target),
+                    ptx_lines=ptx_lines(builds.default.module, func, builds.default.target) if opts.source_lines else None,
                     seconds_analysis=time.perf_counter() - t0)
 
 
