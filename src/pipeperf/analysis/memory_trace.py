@@ -267,11 +267,12 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def _accesses_of(prof: Profile, func: Function) -> Accesses:
+def _accesses_of(prof: Profile, func: Function, trim: bool = True) -> Accesses:
     """The traced accesses of ``func`` in trace order (the same for every GPU of one emulation), built
     from ``prof.memory_log`` once and kept in ``prof.accesses``; the log is then emptied (it held the
     lane addresses a second time: the persistent GEMM's 466 MB). Profiles made by ``replace`` share
-    both, so one built there is found here."""
+    both, so one built there is found here. ``trim``: the heap's freed pages go back to the system
+    then (else they stay for the next allocations: a tuning run's next variant reuses them)."""
     got = prof.accesses.get(func.name) if hasattr(prof, "accesses") else None
     if got is None:
         if not prof.memory_log and prof.accesses:
@@ -281,12 +282,14 @@ def _accesses_of(prof: Profile, func: Function) -> Accesses:
         if hasattr(prof, "accesses"):
             prof.accesses[func.name] = got
             prof.memory_log.clear()
-            release_freed()
+            if trim:
+                release_freed()
     return got
 
 
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
-                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
+                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None,
+                  trim: bool = True) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
@@ -302,7 +305,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     longest = by_identity("longest_trace", (prof.traces,), None,
                           lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = _accesses_of(prof, func)
+    in_order = _accesses_of(prof, func, trim)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)
