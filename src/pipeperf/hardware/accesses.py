@@ -177,11 +177,10 @@ def request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int,
         r = reqs[c:c + _CHUNK]
         s0, n = start[r], start[r + 1] - start[r]
         width = int(n.max())
-        if int(n.min()) == width:             # (the common case: every request as wide)
-            idx = s0[:, None] + np.arange(width)[None, :]
+        if int(n.min()) == width and len(acc.addr) % width == 0 and not (s0 % width).any():
+            a = acc.addr.reshape(-1, width)[s0 // width]   # (whole rows of one width: a row gather)
         else:
-            idx = s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])
-        a = acc.addr[idx]
+            a = acc.addr[s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])]
         nbytes = acc.nbytes[r]
         first = a >> sh
         nb = int(nbytes[0]) if len(nbytes) else 1
