@@ -119,3 +119,37 @@ def test_the_hybrid_slice_of_a_function_is_kept_and_handed_out_as_a_copy():
         a.add(999)                                      # the caller's copy
         assert 999 not in needed_instructions(f, memory)
     assert needed_instructions(f, True) != needed_instructions(f, False)
+
+
+def test_gpus_naming_every_class_alike_share_one_idg_build(monkeypatch):
+    """An analysis on GPUs whose classes the IDG builder names alike builds the IDGs once
+    (analysis/shared_idgs.py); each GPU still simulates them with its own lambda/Lambda."""
+    import pipeperf.idg.build as idg_build
+    from pipeperf.analysis import analyze
+    from pipeperf.util import memo
+
+    calls = []
+    real = idg_build.kernel_graph_from_profile
+
+    def counted(*a, **k):
+        calls.append(a[3])
+        return real(*a, **k)
+
+    monkeypatch.setattr(idg_build, "kernel_graph_from_profile", counted)
+    args = ["A=rand:f32:1024", "B=rand:f32:1024", "C=zeros:f32:1024", "n=32", "pitch=9"]
+
+    def run(gpus):
+        memo._MEMO.clear()
+        calls.clear()
+        a = analyze(HERE.parents[1] / "examples/tune/matmul_tiled.cu", (4, 4), (8, 4), args, gpus,
+                    shared=576, nvcc_flags=["-DTILE=8"], trace_warps=16, what_if=False, models=False)
+        return [p.seconds for p in a.predictions], list(calls)
+
+    one, built_one = run(["ampere_a100"])
+    both, built_both = run(["ampere_a100", "ampere_a100_80gb"])
+    assert built_both == built_one                  # the second GPU's builds all shared
+    assert both[0] == one[0] and both[1] != both[0]  # ... and its own time (its bandwidth)
+    # other targets (sm_70, sm_90): other parsed PTX whose functions compare equal
+    three, built_three = run(["ampere_a100", "volta_v100", "hopper_h100"])
+    assert built_three == built_one and three[0] == one[0]
+    assert three[1:] == [run([g])[0][0] for g in ("volta_v100", "hopper_h100")]
