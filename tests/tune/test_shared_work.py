@@ -153,3 +153,14 @@ def test_gpus_naming_every_class_alike_share_one_idg_build(monkeypatch):
     three, built_three = run(["ampere_a100", "volta_v100", "hopper_h100"])
     assert built_three == built_one and three[0] == one[0]
     assert three[1:] == [run([g])[0][0] for g in ("volta_v100", "hopper_h100")]
+
+
+def test_memo_computes_each_time_for_an_input_it_cannot_weakly_reference():
+    """Traces widened to 64-lane warps are a plain dict: never memoised (no weak reference)."""
+    from pipeperf.util import memo
+
+    d: dict = {}
+    calls = []
+    for _ in range(2):
+        memo.by_identity("t", (d,), None, lambda: calls.append(1))
+    assert len(calls) == 2
