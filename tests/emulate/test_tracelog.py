@@ -63,3 +63,36 @@ def test_emulator_traces_group_by_pc_signature():
     for w in p.traces:
         pcs = [e["pc"] for e in p.traces[w]]
         assert np.frombuffer(sig[w][0], np.int32).tolist() == pcs and sig[w][1] == len(pcs)
+
+
+def _random_log(rng, ids):
+    log = TraceLog()
+    for i in range(200):
+        w = np.sort(rng.choice(ids, size=int(rng.integers(1, len(ids) + 1)), replace=False))
+        log.add(entry(i % 7), w, np.full(len(w), 0xF))
+    return log
+
+
+@pytest.mark.parametrize("ids", [np.arange(40), np.array([3, 70_000, 1 << 20, 65_535, 65_536, 9])])
+def test_index_is_each_warps_entries_in_execution_order(ids):
+    """The index (a radix sort where the warp ids fit 16 bits, else a stable sort of the ids) lists
+    each warp's entries in the order they were added, as the reference by comparison does."""
+    rng = np.random.default_rng(7)
+    log = _random_log(rng, ids)
+    block, row, warp, spans = log._build_index()
+    for w in ids.tolist():
+        want = [(b, r) for b, ws in enumerate(log._warps) for r, x in enumerate(ws.tolist()) if x == w]
+        s, e = spans.get(w, (0, 0))
+        assert list(zip(block[s:e].tolist(), row[s:e].tolist())) == want
+        assert (warp[s:e] == w).all()
+    assert sorted(spans) == sorted({int(x) for ws in log._warps for x in ws})
+
+
+def test_pc_signature_is_kept_until_the_log_changes():
+    log = _random_log(np.random.default_rng(3), np.arange(8))
+    first = log.pc_signature("k", 50)
+    first[0] = (b"", 0)                          # the caller's copy: the kept one is not touched
+    again = log.pc_signature("k", 50)
+    assert again[0] != (b"", 0) and again == log._pc_signature("k", 50)
+    log.add(entry(3), np.array([0]), np.array([0xF]))
+    assert log.pc_signature("k", 50)[0][1] == again[0][1] + 1     # recomputed: warp 0 has one more

@@ -348,3 +348,33 @@ def test_previous_access_orders_as_lexsort(seed):
             same = sec[by[1:]] == sec[by[:-1]] if n > 1 else np.zeros(0, bool)
             want[by[1:][same]] = by[:-1][same]
             assert np.array_equal(prev, want)
+
+
+@pytest.mark.parametrize("nbytes", [4, 8])
+def test_repeated_rows_counted_once_give_each_requests_count(nbytes, monkeypatch):
+    """Shared requests repeating a few lane patterns (whole aligned warps, as a tiled kernel's: the
+    same offsets in every CTA and iteration, moved by whole 128-byte lines) are counted once per
+    distinct row of offsets (banks.distinct_rows) and each request gets its own row's count, the
+    count by sets; with every row hashed alike (a collision), each row is counted on its own."""
+    from pipeperf.hardware import banks
+
+    rng = np.random.default_rng(11)
+    patterns = [rng.integers(0, 96, 32) * nbytes for _ in range(5)] + [np.arange(32) * nbytes]
+    rows = []
+    for i in range(3000):
+        p = patterns[int(rng.integers(len(patterns)))]
+        rows.append((i % 3, i % 8, i, "shared", nbytes, (int(rng.integers(0, 64)) * 128 + p).tolist()))
+    acc = Accesses.from_rows(rows)
+    reqs = np.arange(len(acc))
+    first, inv = banks.distinct_rows(np.array([r[5] for r in rows], np.int64) % 128)
+    assert len(first) <= len(patterns) and len(inv) == len(rows)
+    want = []
+    floor = banks.return_wavefronts(acc, reqs)
+    for i, (_, _, _, _, nb, addr) in enumerate(rows):
+        words = {a // 4 + j for a in addr for j in range(nb // 4)}
+        want.append(max(int(np.bincount([w % 32 for w in words], minlength=32).max()), int(floor[i])))
+    assert banks.bank_wavefronts(acc, reqs).tolist() == want
+    monkeypatch.setattr(banks, "_ROW_HASH", np.zeros_like(banks._ROW_HASH))
+    first, inv = banks.distinct_rows(np.array([r[5] for r in rows[:50]], np.int64))
+    assert first.tolist() == inv.tolist() == list(range(50))
+    assert banks.bank_wavefronts(acc, reqs).tolist() == want

@@ -127,7 +127,7 @@ def _analyze(path: str | Path, grid: Dim3Like, block: Dim3Like, args: LaunchArgs
                     ctas_total=int(counts.get("ctas_total", launch.n_blocks)),
                     sampling=str(counts.get("sampling", "")), hypa=hypa_metrics(counts),
                     out_of_bounds=list(first.profile.out_of_bounds),
-                    ptx_lines=ptx_lines(builds.default.module, func, builds.default.target),
+                    ptx_lines=ptx_lines(builds.default.module, func, builds.default.target) if opts.source_lines else None,
                     seconds_analysis=time.perf_counter() - t0)
 
 
@@ -183,7 +183,7 @@ def _completed(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: 
                    LaunchShape(spec=spec, block=launch.block, n_blocks=launch.n_blocks, resources=own,
                                dynamic_shared=opts.shared, max_blocks_per_sm=opts.max_blocks_per_sm,
                                target=build.target, capped=lambda cap: build.capped_resources(launch.kernel, cap)),
-                   advise=opts.what_if)
+                   advise=opts.what_if, lines=opts.source_lines)
     if opts.isa == "sass":
         pred = _spills_counted(pred, launch, emu, spec, build,
                                opts=replace(opts, what_if=False, sweep=False, phase_check=False, models=False),
@@ -193,16 +193,18 @@ def _completed(pred: GPUPrediction, launch: KernelLaunch, emu: Emulation, spec: 
 
 
 def _explained(pred: GPUPrediction, func: Function, sources: SourceMap, launch: LaunchShape,
-               advise: bool = True) -> GPUPrediction:
-    """``pred`` with its per-line time (``source_lines``, ``time_not_on_lines``) and, with
-    ``advise``, its ``advice`` from its simulation context, the context dropped (the IDGs need not
-    outlive the analysis)."""
+               advise: bool = True, lines: bool = True) -> GPUPrediction:
+    """``pred`` with its per-line time (``source_lines``, ``time_not_on_lines``; with ``lines``) and,
+    with ``advise``, its ``advice`` from its simulation context, the context dropped (the IDGs need
+    not outlive the analysis). ``pipeperf tune`` asks for neither: it reports the time and bound."""
     from pipeperf.analysis.advice import advice_for
     from pipeperf.analysis.stalls import METHOD, line_times, pc_stalls
 
     ctx = pred.sim
     if ctx is None:
         return pred
+    if not lines and not advise:
+        return replace(pred, sim=None)
     st = pc_stalls(ctx.run, ctx.prep)
     if st is not None:
         per_line = line_times(st, func, sources, pred.cycles)
@@ -288,7 +290,7 @@ def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build,
         from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
         mmap = launch_memory(emu.profile, func, spec, launch=launch, blocks_per_sm=res.blocks,
-                             warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass)
+                             warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass, trim=opts.trim_heap)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
                        notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
@@ -354,6 +356,7 @@ def _emulate(run_kernel: Callable[..., Profile], module: Module, launch: KernelL
                       shared=opts.shared, memory=True, trace_cap=trace_cap,
                       fast_loops=opts.skip_loops and not opts.exact,
                       allow_dtype_mismatch=opts.allow_dtype_mismatch, oob=opts.oob, trace_addresses=False,
+                      bank_conflicts=False,
                       **({} if opts.max_steps is None else {"max_steps": opts.max_steps}))
 
 

@@ -87,6 +87,28 @@ class Build:
         return self.resources[name]
 
 
+#: modules parsed from PTX handed in (``compiled``), by (text, label, file): a tuning run's variants
+#: that share a compile share its texts, and parsing and checking one costs ~30 ms per target
+_PARSED: dict[tuple[str, str, str], Module] = {}
+_PARSED_SIZE = 8
+
+
+def _parsed(text: str, label: str, file: str) -> Module:
+    """The module of ``text`` (parsed once while among the last few asked for). Shared between
+    analyses: nothing downstream writes to a parsed module, its functions or instructions."""
+    from pipeperf.ptx.parser import parse_ptx
+
+    key = (text, label, file)
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = parse_ptx(text, label)
+        hit.file = file
+        if len(_PARSED) >= _PARSED_SIZE:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = hit
+    return hit
+
+
 class Builds:
     """The launch file's builds, made on demand and at most once per target."""
 
@@ -124,13 +146,11 @@ class Builds:
 
     def _build(self, target: str) -> Build:
         from pipeperf.ptx.load import compile_module, compiled_label
-        from pipeperf.ptx.parser import parse_ptx
 
         if target not in self._by_target:
             if target in self._compiled:
                 text, res = self._compiled[target]
-                module = parse_ptx(text, compiled_label(self.path, target))
-                module.file = str(self.path)
+                module = _parsed(text, compiled_label(self.path, target), str(self.path))
             else:
                 module, text = compile_module(self.path, target, self.flags)
                 res = ptx_resources(text, target, self.path.stem, self.ptxas_flags)

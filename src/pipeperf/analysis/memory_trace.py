@@ -27,6 +27,7 @@ from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
 from pipeperf.util.alloc import release_freed
+from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
     from pipeperf.analysis.records import KernelLaunch
@@ -164,7 +165,8 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
     if grid is not None and wave_ctas > 1:
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
-                          traced_ctas=len({int(w) // (warps_per_cta or 1) for w in np.unique(acc.warp)}))
+                          traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
+                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))))
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -265,11 +267,12 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def _accesses_of(prof: Profile, func: Function) -> Accesses:
+def _accesses_of(prof: Profile, func: Function, trim: bool = True) -> Accesses:
     """The traced accesses of ``func`` in trace order (the same for every GPU of one emulation), built
     from ``prof.memory_log`` once and kept in ``prof.accesses``; the log is then emptied (it held the
     lane addresses a second time: the persistent GEMM's 466 MB). Profiles made by ``replace`` share
-    both, so one built there is found here."""
+    both, so one built there is found here. ``trim``: the heap's freed pages go back to the system
+    then (else they stay for the next allocations: a tuning run's next variant reuses them)."""
     got = prof.accesses.get(func.name) if hasattr(prof, "accesses") else None
     if got is None:
         if not prof.memory_log and prof.accesses:
@@ -279,12 +282,14 @@ def _accesses_of(prof: Profile, func: Function) -> Accesses:
         if hasattr(prof, "accesses"):
             prof.accesses[func.name] = got
             prof.memory_log.clear()
-            release_freed()
+            if trim:
+                release_freed()
     return got
 
 
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
-                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None) -> MemoryMap:
+                  warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None,
+                  trim: bool = True) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
@@ -296,16 +301,19 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
 
     warps_per_cta, n_blocks, grid, block = launch.warps_per_block(), launch.n_blocks, launch.grid, launch.block
     per_wave = blocks_per_sm * spec.cores
-    longest = max(trace_lengths(prof.traces).values(), default=0)
+    # what follows up to the wave order depends on the emulation alone: computed for its first GPU
+    longest = by_identity("longest_trace", (prof.traces,), None,
+                          lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = _accesses_of(prof, func)
+    in_order = _accesses_of(prof, func, trim)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
-    base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in set(acc.pc.tolist())}
+    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: np.unique(acc.pc).tolist())
+    base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in pcs}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
                         resident_ctas=blocks_per_sm, active_sms=min(spec.cores, n_blocks),

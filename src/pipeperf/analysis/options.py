@@ -71,6 +71,8 @@ class AnalyzeOptions:
     max_steps: int = DEFAULT_STEPS      # the emulation's step budget (emulate/budget.py): stops a runaway loop
     allow_dtype_mismatch: bool = False  # take a .npy whose dtype is not its pointer's element type
     oob: str = "error"                  # out-of-bounds global accesses: "error" stops, "warn" counts and goes on
+    source_lines: bool = True           # the per-line time and PTX listing (pipeperf tune reports neither: skips them)
+    trim_heap: bool = True              # free pages back to the system after the memory log (tune: kept for the next variant)
 
     @classmethod
     def from_kwargs(cls, base: AnalyzeOptions | None = None, **kwargs: Any) -> AnalyzeOptions:

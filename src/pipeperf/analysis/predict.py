@@ -138,6 +138,7 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
     from pipeperf.analysis.results import GPUPrediction
     from pipeperf.analysis.stalls import name_producers
     from pipeperf.emulate.sampling import sample_weights
+    from pipeperf.analysis.shared_idgs import class_vector, shared_build
     from pipeperf.idg.build import kernel_graph_from_profile
 
     prof, path, grid, n_blocks = emulation.profile, launch.path, launch.grid, launch.n_blocks
@@ -157,11 +158,17 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
 
         translator = SassTranslator(sass, set(gpu.classes), gpu.name, ptx_class, measured=overrides)
 
+    weights = sample_weights(blocks_traced, grid, prof.strata)
+    # the GPUs that name every instruction's class alike build the same IDGs: built once (shared_idgs)
+    same = None if translator is not None else (class_vector(func, set(gpu.classes), gpu.name, overrides), path,
+                                                wpb, tuple(sorted(weights.items())), tuple(sorted(fills.items())))
+
     def build(cut: int | None, drop: bool = False, part: float | None = share) -> WarpClasses:
-        return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
-                                         class_overrides=overrides, warps_per_group=wpb,
-                                         block_weights=sample_weights(blocks_traced, grid, prof.strata),
-                                         drop_periods=drop, fraction=part, fills=fills, translate=translator)
+        def made() -> WarpClasses:
+            return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
+                                             class_overrides=overrides, warps_per_group=wpb, block_weights=weights,
+                                             drop_periods=drop, fraction=part, fills=fills, translate=translator)
+        return made() if same is None else shared_build(prof.traces, func, (same, cut, drop, part), made)
 
     classes = build(max_nodes)
     kg, info = classes.graph, classes.info

@@ -58,7 +58,8 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
                trace_blocks: str | Sequence[int] | None = None,
                ctas: str | Sequence[int] | None = None, trace_cap: int | None = None,
                nvcc_flags: Sequence[str] = (), fast_loops: bool = False,
-               allow_dtype_mismatch: bool = False, oob: str = "error", trace_addresses: bool = True) -> Profile:
+               allow_dtype_mismatch: bool = False, oob: str = "error", trace_addresses: bool = True,
+               bank_conflicts: bool = True) -> Profile:
     """Emulate one launch. NumPy arrays in ``args`` are device buffers and receive the
     kernel's writes (in full mode, all CTAs); returns the :class:`Profile`. ``memory=False``
     (hybrid only) skips address computation: fewer instructions, memory statistics ``None``.
@@ -78,7 +79,9 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     ``oob``: ``error`` (an out-of-bounds global access stops the launch, at its source line) or
     ``warn`` (loads there read zeros, stores are dropped; ``prof.out_of_bounds`` counts them per line).
     ``trace_addresses=False``: the traced lanes' addresses only in ``prof.memory_log``, not in the
-    trace entries too (what analyze asks: it releases the log once mapper g has read it)."""
+    trace entries too (what analyze asks: it releases the log once mapper g has read it).
+    ``bank_conflicts=False``: ``counts['shared_bank_conflicts']`` is not counted (stays 0): analyze
+    takes the traced warps' bank wavefronts from mapper g and reads no count of them."""
     import numpy as np
 
     from pipeperf.emulate.launch import Launch, bind_args, check_cuda_limits, dim3
@@ -115,7 +118,7 @@ def run_kernel(path: str | Path | Module, grid: Any, block: Any, args: Any,
     t0 = time.perf_counter()
     kw = dict(mode=mode, max_steps=max_steps, batch_threads=batch_threads,
               trace_warps=trace_warps, memory=memory, trace=trace, ctas=sample, trace_cap=trace_cap,
-              fast_loops=fast_loops, oob=oob, trace_addresses=trace_addresses)
+              fast_loops=fast_loops, oob=oob, trace_addresses=trace_addresses, bank_conflicts=bank_conflicts)
     m, fallback, checked = _emulate(module, func, launch, sample, kw, weights)
     prof = build_profile(m, time.perf_counter() - t0)
     prof.counts["ctas_bounds_checked"] = checked

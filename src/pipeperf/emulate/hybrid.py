@@ -27,7 +27,25 @@ from pipeperf.ptx.slices import (
 )
 
 
+#: needed_instructions' slices by (the function's id, memory, optimistic), the function kept with
+#: each: the traced run, its bounds check and a tuning run's variants (which share parsed kernels)
+#: ask for the same slice
+_SLICES: dict[tuple[int, bool, bool], tuple[Function, frozenset[int]]] = {}
+
+
 def needed_instructions(func: Function, memory: bool = True, optimistic: bool = False) -> set[int]:
+    """:func:`_needed` of ``func``, kept for the last few functions (a parsed function is not
+    changed after parsing, and the entry holds it, so its ``id`` names it while the entry lives)."""
+    key = (id(func), memory, optimistic)
+    hit = _SLICES.get(key)
+    if hit is None or hit[0] is not func:
+        if len(_SLICES) >= 16:
+            _SLICES.pop(next(iter(_SLICES)))
+        hit = _SLICES[key] = (func, frozenset(_needed(func, memory, optimistic)))
+    return set(hit[1])
+
+
+def _needed(func: Function, memory: bool = True, optimistic: bool = False) -> set[int]:
     """Indices of ``func``'s instructions the hybrid mode executes; ``memory=False`` leaves
     addresses out of the slice (HyPA's own setting: no memory statistics). ``optimistic``
     keeps stores out even when a load is in the slice; the machine then checks at run time

@@ -38,7 +38,8 @@ class Machine:
                  file: str | None = None, trace_warps: int = 0, memory: bool = True,
                  optimistic: bool = False, trace: np.ndarray | None = None,
                  ctas: np.ndarray | None = None, trace_cap: int | None = None, fast_loops: bool = False,
-                 weights: np.ndarray | None = None, oob: str = "error", trace_addresses: bool = True):
+                 weights: np.ndarray | None = None, oob: str = "error", trace_addresses: bool = True,
+                 bank_conflicts: bool = True):
         """``trace``: sorted launch-wide warp ids to trace (default: the first ``trace_warps``);
         ``ctas``: sorted CTA linear indices to emulate (default: all), the rest are skipped.
         ``trace_cap``: entries kept per traced warp (the rest are executed and counted only).
@@ -48,7 +49,8 @@ class Machine:
         ``self.weighted`` (:class:`~pipeperf.emulate.counters.Weighted`) their weighted counts.
         ``oob``: ``error`` (an out-of-bounds global access stops the launch) or ``warn`` (it is
         counted per line; loads read zeros, stores are dropped). ``trace_addresses``: the lane
-        addresses in the trace entries too (else only in the memory log)."""
+        addresses in the trace entries too (else only in the memory log). ``bank_conflicts=False``:
+        shared requests are counted, their bank conflicts not (a cost nobody reads in analyze)."""
         self.module, self.kernel, self.launch, self.mode = module, kernel, launch, mode
         self.file = file or module.file
         self.max_steps = max_steps
@@ -59,6 +61,7 @@ class Machine:
         self.trace_ids = np.asarray(trace, np.int64)
         self.ctas = None if ctas is None else np.asarray(ctas, np.int64)
         self.memory = memory or mode == "full"  # False: memory statistics are not collected
+        self.bank_counts = bank_conflicts
         # optimistic hybrid: loads in the slice do not pull every store in; skipped stores
         # poison their bytes and a needed load of a poisoned byte aborts (HybridFallback)
         tensor = any(x.root in UNCHECKED_ROOTS for f in module.functions for x in f.instructions)

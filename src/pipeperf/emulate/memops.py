@@ -248,7 +248,9 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
             c.global_store_requests += req
             c.global_store_sectors += n
     elif space == "shared":
-        if conflicts is None:
+        if conflicts is None and not m.bank_counts:
+            conflicts = 0                   # (not asked for: analyze reads mapper g's wavefronts)
+        elif conflicts is None:
             conflicts = bank_conflicts(m, st, ix, addr, nbytes) if rows is None else \
                 row_conflicts((addr >> np.uint64(2)).reshape(rows, -1))
         c.shared_bank_conflicts += conflicts

@@ -104,6 +104,7 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
         self._index: tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, tuple[int, int]]] | None = None
         self._cache: dict[int, list[dict[str, Any]]] = {}
         self._fn_cache: dict[str, np.ndarray] = {}
+        self._signatures: dict[tuple[Any, ...], dict[int, tuple[bytes, int]]] = {}
         #: entries executed per traced warp, kept or not (set by the emulator; dense over the
         #: sorted warp ids ``length_ids``): more than kept past the cap or where loops were skipped
         self.lengths: np.ndarray | None = None
@@ -141,9 +142,13 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
             warp = np.concatenate(self._warps) if n else np.zeros(0, np.int64)
             block = np.repeat(np.arange(n, dtype=np.int64), lens)
             row = np.arange(len(warp), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-            order = np.argsort(warp, kind="stable")          # per warp, in execution order
+            # per warp, in execution order: a stable sort, a radix sort on 16-bit ids where they fit
+            small = len(warp) > 0 and int(warp.min()) >= 0 and int(warp.max()) < 1 << 16
+            order = np.argsort(warp.astype(np.uint16) if small else warp, kind="stable")
             warp, block, row = warp[order], block[order], row[order]
-            ids, starts, counts = np.unique(warp, return_index=True, return_counts=True)
+            first = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]]) if len(warp) else np.zeros(0, np.int64)
+            ids, starts = warp[first], first           # (sorted: each warp's run starts where its id changes)
+            counts = np.diff(np.r_[first, len(warp)])
             spans = {int(w): (int(s), int(s + c)) for w, s, c in zip(ids, starts, counts)}
             self._index = (block, row, np.asarray(warp), spans)
         return self._index
@@ -248,7 +253,15 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
     def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
         """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, and its skipped
         loop periods, as bytes; its executed length). Warps with equal bytes have equal traces
-        up to active masks and addresses, and equal periods skipped at the same places."""
+        up to active masks and addresses, and equal periods skipped at the same places. Kept
+        while the log is unchanged: the node budget and the IDG build of every GPU ask for it."""
+        key = (function, max_nodes, len(self._templates), len(self.skips), self.cap, id(self.lengths))
+        hit = self._signatures.get(key)
+        if hit is None:
+            hit = self._signatures[key] = self._pc_signature(function, max_nodes)
+        return dict(hit)
+
+    def _pc_signature(self, function: str, max_nodes: int | None) -> dict[int, tuple[bytes, int]]:
         block, _, _, spans = self._build_index()
         keep = self._in_function(function)
         pcs = np.fromiter((t["pc"] for t in self._templates), np.int64, len(self._templates))

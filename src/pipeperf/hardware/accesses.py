@@ -182,12 +182,19 @@ def request_units(acc: Accesses, reqs: np.ndarray, unit_shift: int,
         r = reqs[c:c + _CHUNK]
         s0, n = start[r], start[r + 1] - start[r]
         width = int(n.max())
-        idx = s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])
-        a = acc.addr[idx]
-        nb = acc.nbytes[r].astype(np.uint64)[:, None]
+        if int(n.min()) == width and len(acc.addr) % width == 0 and not (s0 % width).any():
+            a = acc.addr.reshape(-1, width)[s0 // width]   # (whole rows of one width: a row gather)
+        else:
+            a = acc.addr[s0[:, None] + np.minimum(np.arange(width)[None, :], (n - 1)[:, None])]
+        nbytes = acc.nbytes[r]
         first = a >> sh
-        last = (a + nb - np.uint64(1)) >> sh
-        k = int((last - first).max()) + 1
+        nb = int(nbytes[0]) if len(nbytes) else 1
+        if 0 < nb <= 1 << unit_shift and nb & (nb - 1) == 0 and (nbytes == nb).all() and \
+                not (a & np.uint64(nb - 1)).any():
+            k = 1                             # aligned lanes of a power of 2 bytes: each in one unit
+        else:
+            last = (a + nbytes.astype(np.uint64)[:, None] - np.uint64(1)) >> sh
+            k = int((last - first).max()) + 1
         if k > 1:
             units = np.minimum(first[:, :, None] + np.arange(k, dtype=np.uint64), last[:, :, None])
             units = units.reshape(len(r), -1)

@@ -279,14 +279,22 @@ def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_
     waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
                         + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
                         lambda: bank_wavefronts(acc, s_req, returns))
-    w_pc = np.bincount(acc.pc, weights=waves, minlength=n_pcs)
-    floor = np.zeros(len(acc), np.int64)
-    floor[s_req] = returns[s_req]
-    f_pc = np.bincount(acc.pc, weights=floor, minlength=n_pcs)
+    w_pc, f_pc = by_identity("shared_sums", (acc.pc, acc.space, waves, returns), n_pcs,
+                             lambda: _per_pc_sums(acc.pc, waves, returns, s_req, n_pcs))
     for pc, st in out.items():
         if st.space == "shared":
             st.wavefronts = int(w_pc[pc])
             st.return_wavefronts = int(f_pc[pc])
+
+
+def _per_pc_sums(pc: np.ndarray, waves: np.ndarray, returns: np.ndarray, s_req: np.ndarray,
+                 n_pcs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per PC: the shared requests' bank wavefronts and their return floors, summed."""
+    floor = np.zeros(len(pc), np.int64)
+    floor[s_req] = returns[s_req]
+    w_pc, f_pc = _read_only((np.bincount(pc, weights=waves, minlength=n_pcs),
+                             np.bincount(pc, weights=floor, minlength=n_pcs)))
+    return w_pc, f_pc
 
 
 def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None) -> None:

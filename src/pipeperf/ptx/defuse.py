@@ -109,6 +109,11 @@ def locations(ins: Instruction, resolve=None) -> tuple[list[str], list[str]]:
     return defs, uses
 
 
+#: DefUse.of's results by the function's id (the function kept with it), the last few
+_OF: dict[int, tuple[Function, DefUse]] = {}
+_OF_SIZE = 8
+
+
 @dataclass(eq=False)
 class DefUse:
     """Def-use graph: ``deps[i]`` are the instructions whose writes reach a read
@@ -128,8 +133,24 @@ class DefUse:
 
     @classmethod
     def of(cls, func: Function, cfg: CFG | None = None) -> DefUse:
-        """The def-use graph of ``func`` by reaching definitions over its CFG."""
-        cfg = cfg if cfg is not None else CFG(func)
+        """The def-use graph of ``func`` by reaching definitions over its CFG; without ``cfg``,
+        kept for the last few functions asked for (the emulator's bounds check and mapper g's
+        cross-CTA reuse ask for the same kernel's, and a tuning run's variants share parsed
+        kernels: :func:`pipeperf.analysis.builds._parsed`). A parsed function is not changed
+        after parsing, and the entry holds it, so its ``id`` names it while the entry lives."""
+        if cfg is None:
+            hit = _OF.get(id(func))
+            if hit is not None and hit[0] is func:
+                return hit[1]
+            du = cls._of(func, CFG(func))
+            if len(_OF) >= _OF_SIZE:
+                _OF.pop(next(iter(_OF)))
+            _OF[id(func)] = (func, du)
+            return du
+        return cls._of(func, cfg)
+
+    @classmethod
+    def _of(cls, func: Function, cfg: CFG) -> DefUse:
         resolve = _Resolver(func).key
         defs: list[list[str]] = []
         uses: list[list[str]] = []

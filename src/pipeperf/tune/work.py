@@ -218,6 +218,7 @@ def _analyze(job: Job, compiled: Compiled, path: Path, gpus: list[str],
     t0 = time.perf_counter()
     a = analyze(path, job.grid, job.block, list(job.args), gpus, kernel=unit.kernel, shared=job.shared,
                 nvcc_flags=list(unit.flags), compiled=compiled.ok or None, what_if=False, models=False,
+                source_lines=False, trim_heap=False,
                 **job.options)
     share = (time.perf_counter() - t0) / max(1, len(gpus))
     out = {}

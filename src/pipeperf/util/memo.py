@@ -15,20 +15,29 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: entries kept (a tuning sweep analyses variant after variant; only the latest few can recur)
-SIZE = 8
+#: entries kept (a tuning sweep analyses variant after variant; only the latest few can recur; one
+#: analysis makes about eight: the sectors, wavefronts, per-PC sums, PCs and CTAs of its accesses)
+SIZE = 16
 _MEMO: dict[tuple, tuple[list[weakref.ref], Any]] = {}
 
 
 def by_identity(name: str, inputs: Sequence[Any], extra: Hashable, compute: Callable[[], T]) -> T:
     """``compute()``, or the result it gave for these same live ``inputs`` (weak-referenceable
-    objects, compared by identity) and equal ``extra`` under ``name``."""
+    objects, compared by identity) and equal ``extra`` under ``name``. An input that cannot be
+    weakly referenced (a plain dict of traces made by hand or widened to 64-lane warps) is
+    computed each time: its identity could not be told from a later object's."""
+    try:
+        refs = [weakref.ref(x) for x in inputs]
+    except TypeError:
+        return compute()
     key = (name, tuple(id(x) for x in inputs), extra)
     hit = _MEMO.get(key)
     if hit is not None and all(r() is x for r, x in zip(hit[0], inputs)):
         return hit[1]
     value = compute()
+    for k in [k for k, (refs, _) in _MEMO.items() if any(r() is None for r in refs)]:
+        del _MEMO[k]                # an input died: its entry can never hit again, and may be large
     if len(_MEMO) >= SIZE:
         _MEMO.pop(next(iter(_MEMO)))
-    _MEMO[key] = ([weakref.ref(x) for x in inputs], value)
+    _MEMO[key] = (refs, value)
     return value
