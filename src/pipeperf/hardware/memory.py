@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
+from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts, return_wavefronts
 from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
@@ -85,7 +86,10 @@ class _Caches:
 
 def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(request, sector) of every distinct sector each global request touches, request by request,
-    each one's ascending: requests spanning few sectors marked in a bitmap, the others sorted."""
+    each one's ascending: in C where built (:mod:`~pipeperf.hardware.request_scan`), else requests
+    spanning few sectors marked in a bitmap, the others sorted."""
+    if request_scan.AVAILABLE:
+        return request_scan.distinct_units(acc, g_req, 5)
     reqs, secs = [], []
     for r, units, _ in request_units(acc, g_req, 5, sort=False):
         lo = units.min(1)

@@ -1,0 +1,52 @@
+"""Mapper g's per-request scans in C (``_requests.c``, built by setup.py): the distinct units
+(sectors) of each request and the bank wavefronts and lines of shared/L1 requests.
+
+Why: the NumPy paths (:func:`pipeperf.hardware.accesses.request_units` and the bitmaps of
+:mod:`pipeperf.hardware.memory` and :mod:`pipeperf.hardware.banks`) make ~10 passes over every
+lane address in fixed-width blocks; the C pass reads each request once (a persistent GEMM's
+mapper g scans ~1.7 M traced requests of 32 lanes). The results are the same integers
+(tests/hardware/test_request_scan.py). Where the extension was not built, :data:`AVAILABLE` is
+False and the callers keep their NumPy paths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeperf.hardware.accesses import Accesses
+
+try:                                    # setup.py builds it; else the callers' NumPy paths
+    from pipeperf.hardware import _requests  # type: ignore[attr-defined]  # the C extension: no stub
+except ImportError:
+    _requests = None
+
+AVAILABLE = _requests is not None
+
+def _columns(acc: Accesses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.ascontiguousarray(acc.addr, np.uint64), np.ascontiguousarray(acc.lane_start, np.int64),
+            np.ascontiguousarray(acc.nbytes, np.int64))
+
+
+def distinct_units(acc: Accesses, reqs: np.ndarray, unit_shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """(request, unit) of every distinct 2**unit_shift-byte unit each request of ``reqs`` touches,
+    request by request in the order of ``reqs``, each one's units ascending (the units a lane at
+    address a of n bytes touches: a >> shift .. (a + n - 1) >> shift)."""
+    assert _requests is not None
+    addr, start, nbytes = _columns(acc)
+    reqs = np.ascontiguousarray(reqs, np.int64)
+    counts = np.empty(len(reqs), np.int64)
+    total = _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, None)
+    units = np.empty(total, np.uint64)              # allocated once, at its size
+    _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, units)
+    return np.repeat(reqs, counts), units
+
+
+def banks_and_lines(acc: Accesses, reqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per request of ``reqs``: the most distinct 4-byte words on one of the 32 banks (word mod 32;
+    lanes on one word broadcast) and the distinct 128-byte lines it touches."""
+    assert _requests is not None
+    addr, start, nbytes = _columns(acc)
+    reqs = np.ascontiguousarray(reqs, np.int64)
+    waves, lines = np.empty(len(reqs), np.int64), np.empty(len(reqs), np.int64)
+    _requests.banks_and_lines(addr, start, nbytes, reqs, waves, lines)
+    return waves, lines
