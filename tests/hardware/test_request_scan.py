@@ -105,3 +105,20 @@ def test_bad_inputs_raise():
         request_scan.distinct_units(acc, np.array([10]), 5)
     with pytest.raises(IndexError):
         request_scan.banks_and_lines(acc, np.array([-1]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_warp_sectors_equal_numpy(seed):
+    """The emulator's per-access count (memops.count_access): C and NumPy agree on sorted and
+    shuffled lanes, sector-crossing lanes, one warp or many, huge warp ids."""
+    from pipeperf.emulate.memops import _warp_sector_count
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 31, 32, 256, 1000):
+        nbytes = int(rng.choice([1, 2, 4, 8, 16]))
+        w = np.sort(rng.integers(0, [1, 8, 1 << 30][seed % 3] + 1, n)).astype(np.int64)
+        a = (rng.integers(0, 1 << 36, n) if seed % 2 else 4096 + np.arange(n) * rng.integers(1, 200)).astype(np.uint64)
+        if seed >= 3:
+            rng.shuffle(a)
+        assert request_scan.warp_sectors(w, a, nbytes) == _warp_sector_count(w, a, nbytes)
+    assert request_scan.warp_sectors(np.zeros(0, np.int64), np.zeros(0, np.uint64), 4) == 0

@@ -18,6 +18,7 @@ from pipeperf.emulate.errors import EmulationError, HybridFallback
 from pipeperf.emulate.memory import CONST_BASE, GLOBAL_BASE, LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.operands import Getter, Handler, Unsupported, getter, setter
 from pipeperf.emulate.state import NP, RAW, State
+from pipeperf.hardware.request_scan import warp_sectors as _warp_sectors
 from pipeperf.ptx.cuda_names import base_name
 from pipeperf.ptx.ir import TYPE_BYTES, Instruction, Sink, Symbol, Vector
 
@@ -220,6 +221,9 @@ def fault(m: Any, st: State, ix, k: int, addr: int, what: str, x: Instruction) -
                          file=m.file, line=x.line)
 
 
+_U64 = np.dtype(np.uint64)
+
+
 def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: bool,
                  rows: int | None = None, conflicts: int | None = None, group=None) -> None:
     """Requests, sectors and bank conflicts of one access (when memory statistics are kept);
@@ -233,13 +237,11 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
     reqs = ix if group is None else group
     if space == "global":
         w = st.wid[ix]
-        first = addr >> np.uint64(5)
-        last = (addr + np.uint64(nbytes - 1)) >> np.uint64(5)
-        key = (w.astype(np.uint64) << np.uint64(40)) | (first & np.uint64((1 << 40) - 1))
-        n = _distinct(key)
-        if np.any(last != first):
-            key2 = (w.astype(np.uint64) << np.uint64(40)) | (last & np.uint64((1 << 40) - 1))
-            n = _distinct(np.concatenate((key, key2)))
+        if _warp_sectors is not None and type(addr) is np.ndarray and addr.dtype == _U64 and \
+                addr.shape == w.shape and addr.flags.c_contiguous and w.flags.c_contiguous:
+            n = _warp_sectors(w, addr, nbytes)          # in C: the same count, one call
+        else:
+            n = _warp_sector_count(w, addr, nbytes)
         req = G.count_warps(st.wid, reqs)
         if is_load:
             c.global_load_requests += req
@@ -260,6 +262,20 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
             c.shared_store_requests += req
     elif space == "local":
         c.local_requests += G.count_warps(st.wid, reqs)
+
+
+def _warp_sector_count(w: np.ndarray, addr: np.ndarray, nbytes: int) -> int:
+    """The distinct (warp, 32-byte sector) pairs of lanes of warps ``w`` at ``addr``, a lane
+    touching the sectors of its first and last byte (NumPy; ``hardware.request_scan.warp_sectors``
+    is the same count in C)."""
+    first = addr >> np.uint64(5)
+    last = (addr + np.uint64(nbytes - 1)) >> np.uint64(5)
+    key = (w.astype(np.uint64) << np.uint64(40)) | (first & np.uint64((1 << 40) - 1))
+    n = _distinct(key)
+    if np.any(last != first):
+        key2 = (w.astype(np.uint64) << np.uint64(40)) | (last & np.uint64((1 << 40) - 1))
+        n = _distinct(np.concatenate((key, key2)))
+    return n
 
 
 def copy_async(x: Instruction, m: Any, full: bool) -> Handler:

@@ -17,6 +17,12 @@
  *   with units (uint64, that total long) and those counts, units := the distinct units, request
  *   after request, each one's ascending.
  *
+ * warp_sectors(warps, addr, nbytes) -> int
+ *   The emulator's count of one global access (pipeperf.emulate.memops.count_access): the
+ *   distinct (warp, sector) pairs of lanes at addr (uint64) of warps (int64, one per lane), a
+ *   lane touching the sectors of its first and last byte, keyed (warp << 40) | (sector mod 2**40)
+ *   as the NumPy path keys them.
+ *
  * banks_and_lines(addr, lane_start, nbytes, reqs, waves, lines) -> None
  *   4-byte words (shift 2): waves[i] = the most distinct words on one of 32 banks (word mod 32),
  *   lines[i] = the distinct 128-byte lines (word >> 5) of request reqs[i] (int64 both).
@@ -351,7 +357,65 @@ release_in:
     return result;
 }
 
+static PyObject *py_warp_sectors(PyObject *self, PyObject *args)
+{
+    PyObject *ow, *oa, *result = NULL;
+    long long nb;
+    if (!PyArg_ParseTuple(args, "OOL:warp_sectors", &ow, &oa, &nb))
+        return NULL;
+    if (nb < 1) {
+        PyErr_SetString(PyExc_ValueError, "nbytes must be >= 1");
+        return NULL;
+    }
+    Py_buffer bw, ba;
+    if (buffer(ow, &bw, 0, 8, "warps") < 0)
+        return NULL;
+    if (buffer(oa, &ba, 0, 8, "addr") < 0)
+        goto release_w;
+    Py_ssize_t n = ba.len / 8;
+    if (bw.len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "warps and addr must have one item per lane");
+        goto release_a;
+    }
+    const int64_t *w = (const int64_t *)bw.buf;
+    const uint64_t *a = (const uint64_t *)ba.buf;
+    const uint64_t mask = ((uint64_t)1 << 40) - 1u, nb1 = (uint64_t)nb - 1u;
+    uint64_t *keys = (uint64_t *)PyMem_Malloc((size_t)(2 * n + 1) * sizeof(uint64_t));
+    if (!keys) {
+        PyErr_NoMemory();
+        goto release_a;
+    }
+    Py_ssize_t k = 0;
+    int ascending = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t hi = (uint64_t)w[i] << 40, first = a[i] >> 5, last = (a[i] + nb1) >> 5;
+        keys[k] = hi | (first & mask);
+        if (k && keys[k] < keys[k - 1])
+            ascending = 0;
+        k++;
+        if (last != first) {
+            keys[k] = hi | (last & mask);
+            if (keys[k] < keys[k - 1])
+                ascending = 0;
+            k++;
+        }
+    }
+    if (!ascending)
+        sort_u64(keys, k);
+    Py_ssize_t d = k ? 1 : 0;
+    for (Py_ssize_t i = 1; i < k; i++)
+        d += keys[i] != keys[i - 1];
+    PyMem_Free(keys);
+    result = PyLong_FromSsize_t(d);
+release_a:
+    PyBuffer_Release(&ba);
+release_w:
+    PyBuffer_Release(&bw);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"warp_sectors", py_warp_sectors, METH_VARARGS, "warp_sectors(warps, addr, nbytes) -> int"},
     {"distinct_units", py_distinct_units, METH_VARARGS,
      "distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total"},
     {"banks_and_lines", py_banks_and_lines, METH_VARARGS,

@@ -1,10 +1,12 @@
 """Mapper g's per-request scans in C (``_requests.c``, built by setup.py): the distinct units
-(sectors) of each request and the bank wavefronts and lines of shared/L1 requests.
+(sectors) of each request and the bank wavefronts and lines of shared/L1 requests; and the
+emulator's per-access count of distinct (warp, sector) pairs.
 
 Why: the NumPy paths (:func:`pipeperf.hardware.accesses.request_units` and the bitmaps of
 :mod:`pipeperf.hardware.memory` and :mod:`pipeperf.hardware.banks`) make ~10 passes over every
 lane address in fixed-width blocks; the C pass reads each request once (a persistent GEMM's
-mapper g scans ~1.7 M traced requests of 32 lanes). The results are the same integers
+mapper g scans ~1.7 M traced requests of 32 lanes; the emulator counts every global access's
+sectors in ~10 NumPy calls on a few hundred lanes, ~30 us of call overhead each time). The results are the same integers
 (tests/hardware/test_request_scan.py). Where the extension was not built, :data:`AVAILABLE` is
 False and the callers keep their NumPy paths.
 """
@@ -21,6 +23,11 @@ except ImportError:
     _requests = None
 
 AVAILABLE = _requests is not None
+
+#: the distinct (warp, sector) pairs of one global access, ``(warps int64, addr uint64, nbytes) -> int``
+#: (C-contiguous, one item per lane each), for the emulator's counters
+#: (:func:`pipeperf.emulate.memops.count_access`); None where the extension is not built
+warp_sectors = _requests.warp_sectors if _requests is not None else None
 
 def _columns(acc: Accesses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (np.ascontiguousarray(acc.addr, np.uint64), np.ascontiguousarray(acc.lane_start, np.int64),
