@@ -1,6 +1,6 @@
 """pipeperf's compiled parts: the simulator's engine (src/pipeperf/simulate/_engine.c), the IDG
-file reader's node pass (src/pipeperf/idg/_columns.c) and mapper g's per-request scans
-(src/pipeperf/hardware/_requests.c).
+file reader's node pass (src/pipeperf/idg/_columns.c), mapper g's per-request scans
+(src/pipeperf/hardware/_requests.c) and the cache model's reuse pass (src/pipeperf/hardware/_reuse.c).
 
 Everything else is configured in pyproject.toml; setuptools builds these extensions on every
 install (``pip install -e .`` builds it in place). -ffp-contract=off: no fused multiply-add,
@@ -31,4 +31,7 @@ setup(ext_modules=[Extension("pipeperf.simulate._engine", ["src/pipeperf/simulat
                    # mapper g's distinct sectors and bank wavefronts per request (pipeperf.hardware.request_scan;
                    # optional, the NumPy path remains)
                    Extension("pipeperf.hardware._requests", ["src/pipeperf/hardware/_requests.c"],
+                             extra_compile_args=_FLAGS),
+                   # the cache model's previous access per access (pipeperf.hardware.cache_model; optional)
+                   Extension("pipeperf.hardware._reuse", ["src/pipeperf/hardware/_reuse.c"],
                              extra_compile_args=_FLAGS)])
