@@ -12,12 +12,12 @@ from pipeperf.hardware.memory import analyze_accesses
 pytestmark = pytest.mark.skipif(not request_scan.AVAILABLE, reason="the _requests extension is not built")
 
 
-def random_accesses(seed: int, n: int = 3000, kinds: bool = False) -> Accesses:
+def random_accesses(seed: int, n: int = 3000, kinds: bool = False, base_bits: int = 30) -> Accesses:
     rng = np.random.default_rng(seed)
     lanes = rng.integers(1, 33, n)
     lanes[rng.random(n) < 0.5] = 32
     nbytes = rng.choice([1, 2, 4, 8, 16, 32, 64], n)
-    base = rng.integers(0, 1 << 30, n) * 4
+    base = rng.integers(0, 1 << base_bits, n) * 4
     stride = rng.choice([0, 1, 4, 8, 16, 64, 128, 132, 4096, 1 << 20], n)
     pattern = rng.random(n)
     addr = []
@@ -122,3 +122,27 @@ def test_warp_sectors_equal_numpy(seed):
             rng.shuffle(a)
         assert request_scan.warp_sectors(w, a, nbytes) == _warp_sector_count(w, a, nbytes)
     assert request_scan.warp_sectors(np.zeros(0, np.int64), np.zeros(0, np.uint64), 4) == 0
+
+
+@pytest.mark.parametrize("limit", [10**9, 5000, 777])
+@pytest.mark.parametrize("base_bits", [12, 30])
+def test_sampled_sectors_equal_the_whole_stream(limit, base_bits, numpy_path):
+    """The fused C pass (sampled_units: the hash sample and the distinct count without the whole
+    stream) gives the whole stream's (request, sector) sample, per-PC sectors, R and counts; a wide
+    range of sectors (base_bits 30) takes the whole-stream path in both."""
+    acc = random_accesses(base_bits + limit % 97, n=4000, base_bits=base_bits)
+    reqs = np.flatnonzero(acc.space == 0)
+    fast = memory._sampled_sectors(acc, reqs, 12, limit)
+    slow = numpy_path(memory._sampled_sectors, acc, reqs, 12, limit)
+    assert fast[3:] == slow[3:] and (limit > 10**6 or fast[3] > 1)
+    for f, s_ in zip(fast[:3], slow[:3]):
+        assert f.dtype == s_.dtype
+        np.testing.assert_array_equal(f, s_)
+    narrow = request_scan.sampled_units(acc, reqs, 5, limit, memory.DENSE_SPAN)
+    assert (narrow is None) == (base_bits == 30)
+
+
+def test_sampled_units_of_no_requests():
+    acc = random_accesses(0, n=10)
+    req, units, counts, rate, total, distinct = request_scan.sampled_units(acc, np.zeros(0, np.int64), 5, 100, 1 << 26)
+    assert len(req) == len(units) == len(counts) == total == distinct == 0 and rate == 1

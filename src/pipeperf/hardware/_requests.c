@@ -13,9 +13,17 @@
  *
  * distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total
  *   Two passes, so that the caller allocates the result once at its size: with units None,
- *   counts[i] (int64) := the distinct units of request reqs[i] and the total is returned; then
- *   with units (uint64, that total long) and those counts, units := the distinct units, request
- *   after request, each one's ascending.
+ *   counts[i] (int64) := the distinct units of request reqs[i] and (total, lowest unit, highest
+ *   unit) is returned; then with units (uint64, that total long) and those counts, units := the
+ *   distinct units, request after request, each one's ascending, and the total is returned.
+ *
+ * sample_units(addr, lane_start, nbytes, reqs, shift, counts, rate, lo, table, out_req, out_units)
+ *   -> kept
+ *   The second pass for the cache model's spatial sample (pipeperf.hardware.cache_model.sector_sample,
+ *   SHARDS): of those units, in the same order, only the units u with ((u * 0x9E3779B97F4A7C15
+ *   mod 2**64) >> 40) mod rate == 0, with their request, into out_req (int64) / out_units (uint64);
+ *   every unit u marked in table[u - lo] (bytes, for the count of distinct units). The whole
+ *   stream is never held: a persistent GEMM's is 1.4 * 10^7 sectors.
  *
  * warp_sectors(warps, addr, nbytes) -> int
  *   The emulator's count of one global access (pipeperf.emulate.memops.count_access): the
@@ -229,6 +237,7 @@ static PyObject *py_distinct_units(PyObject *self, PyObject *args)
     int64_t *counts = (int64_t *)bc.buf;
     uint64_t *units = fill ? (uint64_t *)bu.buf : NULL;
     Py_ssize_t cap = fill ? bu.len / 8 : 0, total = 0;
+    uint64_t lo_all = UINT64_MAX, hi_all = 0;
     scratch s = {NULL, 0};
     marks m = {(uint32_t *)PyMem_Calloc(MARK_WORDS, sizeof(uint32_t)), 0};
     if (!m.stamp) {
@@ -241,9 +250,13 @@ static PyObject *py_distinct_units(PyObject *self, PyObject *args)
             goto release_s;
         int sorted;
         n = unique_of(s.v, n, &m, &sorted);
-        if (!fill) {                    /* the counting pass */
+        if (!fill) {                    /* the counting pass: also the units' range */
             counts[i] = n;
             total += n;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                lo_all = s.v[k] < lo_all ? s.v[k] : lo_all;
+                hi_all = s.v[k] > hi_all ? s.v[k] : hi_all;
+            }
             continue;
         }
         if (n != counts[i] || total + n > cap) {
@@ -255,7 +268,9 @@ static PyObject *py_distinct_units(PyObject *self, PyObject *args)
         memcpy(units + total, s.v, (size_t)n * sizeof(uint64_t));
         total += n;
     }
-    result = PyLong_FromSsize_t(total);
+    result = fill ? PyLong_FromSsize_t(total)
+                  : Py_BuildValue("nKK", total, (unsigned long long)(total ? lo_all : 0),
+                                  (unsigned long long)(total ? hi_all : 0));
 release_s:
     PyMem_Free(s.v);
     PyMem_Free(m.stamp);
@@ -357,6 +372,94 @@ release_in:
     return result;
 }
 
+static PyObject *py_sample_units(PyObject *self, PyObject *args)
+{
+    PyObject *o[N_IN], *oc, *otab, *oreq, *ounits, *result = NULL;
+    unsigned shift;
+    unsigned long long rate, lo;
+    if (!PyArg_ParseTuple(args, "OOOOIOKKOOO:sample_units", &o[0], &o[1], &o[2], &o[3], &shift, &oc, &rate, &lo,
+                          &otab, &oreq, &ounits))
+        return NULL;
+    if (shift > 63 || rate < 1) {
+        PyErr_SetString(PyExc_ValueError, "shift must be < 64 and rate >= 1");
+        return NULL;
+    }
+    Py_buffer b[N_IN], bc, bt, br, bu;
+    Py_ssize_t n_lanes, n_req, n_scan;
+    if (inputs(o, b, &n_lanes, &n_req, &n_scan) < 0)
+        return NULL;
+    if (buffer(oc, &bc, 0, 8, "counts") < 0)
+        goto release_in;
+    if (PyObject_GetBuffer(otab, &bt, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        goto release_c;
+    if (buffer(oreq, &br, 1, 8, "out_req") < 0)
+        goto release_t;
+    if (buffer(ounits, &bu, 1, 8, "out_units") < 0)
+        goto release_r;
+    if (bc.len / 8 < n_scan) {
+        PyErr_SetString(PyExc_ValueError, "counts is shorter than reqs");
+        goto release_all;
+    }
+    const uint64_t *addr = (const uint64_t *)b[0].buf;
+    const int64_t *start = (const int64_t *)b[1].buf, *nbytes = (const int64_t *)b[2].buf;
+    const int64_t *reqs = (const int64_t *)b[3].buf, *counts = (const int64_t *)bc.buf;
+    uint8_t *table = (uint8_t *)bt.buf;
+    int64_t *out_req = (int64_t *)br.buf;
+    uint64_t *out_units = (uint64_t *)bu.buf;
+    Py_ssize_t span = bt.len, cap = br.len / 8 < bu.len / 8 ? br.len / 8 : bu.len / 8, kept = 0;
+    scratch s = {NULL, 0};
+    marks m = {(uint32_t *)PyMem_Calloc(MARK_WORDS, sizeof(uint32_t)), 0};
+    if (!m.stamp) {
+        PyErr_NoMemory();
+        goto release_all;
+    }
+    for (Py_ssize_t i = 0; i < n_scan; i++) {
+        Py_ssize_t n = gather(addr, start, nbytes, reqs[i], shift, &s);
+        if (n < 0)
+            goto release_s;
+        int sorted;
+        n = unique_of(s.v, n, &m, &sorted);
+        if (n != counts[i]) {
+            PyErr_SetString(PyExc_ValueError, "counts do not match the counting pass");
+            goto release_s;
+        }
+        if (!sorted)
+            sort_u64(s.v, n);
+        for (Py_ssize_t k = 0; k < n; k++) {
+            uint64_t u = s.v[k], rel = u - lo;
+            if (u < lo || rel >= (uint64_t)span) {
+                PyErr_SetString(PyExc_ValueError, "a unit outside the table's range");
+                goto release_s;
+            }
+            table[rel] = 1;
+            if (rate > 1 && ((u * 0x9E3779B97F4A7C15ULL) >> 40) % rate)
+                continue;
+            if (kept >= cap) {
+                PyErr_SetString(PyExc_ValueError, "the outputs are too short");
+                goto release_s;
+            }
+            out_req[kept] = reqs[i];
+            out_units[kept++] = u;
+        }
+    }
+    result = PyLong_FromSsize_t(kept);
+release_s:
+    PyMem_Free(s.v);
+    PyMem_Free(m.stamp);
+release_all:
+    PyBuffer_Release(&bu);
+release_r:
+    PyBuffer_Release(&br);
+release_t:
+    PyBuffer_Release(&bt);
+release_c:
+    PyBuffer_Release(&bc);
+release_in:
+    for (int j = 0; j < N_IN; j++)
+        PyBuffer_Release(&b[j]);
+    return result;
+}
+
 static PyObject *py_warp_sectors(PyObject *self, PyObject *args)
 {
     PyObject *ow, *oa, *result = NULL;
@@ -416,6 +519,8 @@ release_w:
 
 static PyMethodDef methods[] = {
     {"warp_sectors", py_warp_sectors, METH_VARARGS, "warp_sectors(warps, addr, nbytes) -> int"},
+    {"sample_units", py_sample_units, METH_VARARGS,
+     "sample_units(addr, lane_start, nbytes, reqs, shift, counts, rate, lo, table, out_req, out_units) -> kept"},
     {"distinct_units", py_distinct_units, METH_VARARGS,
      "distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total"},
     {"banks_and_lines", py_banks_and_lines, METH_VARARGS,

@@ -42,10 +42,38 @@ def distinct_units(acc: Accesses, reqs: np.ndarray, unit_shift: int) -> tuple[np
     addr, start, nbytes = _columns(acc)
     reqs = np.ascontiguousarray(reqs, np.int64)
     counts = np.empty(len(reqs), np.int64)
-    total = _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, None)
+    total, _, _ = _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, None)
     units = np.empty(total, np.uint64)              # allocated once, at its size
     _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, units)
     return np.repeat(reqs, counts), units
+
+
+def sampled_units(acc: Accesses, reqs: np.ndarray, unit_shift: int, limit: int, table_span: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int] | None:
+    """:func:`distinct_units` as the cache model samples it, without the whole stream: (request,
+    unit) of the units :func:`~pipeperf.hardware.cache_model.sector_sample` keeps (1 in R by a hash
+    of the unit, R = ceil(units / ``limit``); all of them for R = 1), in the same order; the distinct
+    units of each request; R; the units; the distinct units of the stream. None where the units
+    span more than max(``table_span``, 4 x units) values (the caller then takes the whole stream)."""
+    assert _requests is not None
+    addr, start, nbytes = _columns(acc)
+    reqs = np.ascontiguousarray(reqs, np.int64)
+    counts = np.empty(len(reqs), np.int64)
+    total, lo, hi = _requests.distinct_units(addr, start, nbytes, reqs, unit_shift, counts, None)
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64), counts, 1, 0, 0
+    span = hi - lo + 1
+    if span > max(table_span, 4 * total):
+        return None
+    rate = max(1, -(-total // limit))
+    table = np.zeros(span, np.uint8)
+    req, units = np.empty(total, np.int64), np.empty(total, np.uint64)   # (pages past the kept ones untouched)
+    kept = _requests.sample_units(addr, start, nbytes, reqs, unit_shift, counts, rate, lo, table, req, units)
+    n_distinct = int(np.count_nonzero(table))
+    del table
+    if kept < total:
+        req, units = req[:kept].copy(), units[:kept].copy()
+    return req, units, counts, rate, total, n_distinct
 
 
 def banks_and_lines(acc: Accesses, reqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
