@@ -115,7 +115,10 @@ static int buffer(PyObject *o, Py_buffer *b, int writable, Py_ssize_t itemsize, 
     return 0;
 }
 
-/* the units of request r into s (unsorted); returns their number or -1 */
+/* the units of request r into s (unsorted, possibly repeated: every caller keeps the distinct
+ * ones); a lane with its predecessor's first and last unit (a broadcast) and a unit equal to the
+ * last one written (neighbouring lanes in one sector or word) are left out. Returns their number
+ * or -1 */
 static Py_ssize_t gather(const uint64_t *addr, const int64_t *start, const int64_t *nbytes, int64_t r,
                          unsigned shift, scratch *s)
 {
@@ -124,12 +127,18 @@ static Py_ssize_t gather(const uint64_t *addr, const int64_t *start, const int64
     Py_ssize_t n = 0;
     if (grow(s, (Py_ssize_t)(s1 - s0) * 2) < 0)
         return -1;
+    uint64_t prev_first = 1, prev_last = 0;       /* (no lane's: first <= last) */
     for (int64_t l = s0; l < s1; l++) {
         uint64_t first = addr[l] >> shift, last = (addr[l] + nb1) >> shift;
+        if (first == prev_first && last == prev_last)
+            continue;
+        prev_first = first;
+        prev_last = last;
         if (grow(s, n + (Py_ssize_t)(last - first) + 1 + (Py_ssize_t)(s1 - l) * 2) < 0)
             return -1;
         for (uint64_t u = first; u <= last; u++)
-            s->v[n++] = u;
+            if (!n || s->v[n - 1] != u)
+                s->v[n++] = u;
     }
     return n;
 }
