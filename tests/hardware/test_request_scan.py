@@ -146,3 +146,21 @@ def test_sampled_units_of_no_requests():
     acc = random_accesses(0, n=10)
     req, units, counts, rate, total, distinct = request_scan.sampled_units(acc, np.zeros(0, np.int64), 5, 100, 1 << 26)
     assert len(req) == len(units) == len(counts) == total == distinct == 0 and rate == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_bank_conflicts_equal_numpy(seed, numpy_path):
+    """memops.row_conflicts and the whole-warp rows of a k-word access (bank_conflicts' lanes
+    widened by k words): C against the NumPy marks and sorts (narrow, strided and scattered rows)."""
+    from pipeperf.emulate.memops import row_conflicts
+
+    rng = np.random.default_rng(seed)
+    rows, width = int(rng.integers(1, 40)), int(rng.choice([1, 8, 32, 256]))
+    base = rng.integers(0, 1 << 20, (rows, 1))
+    pattern = [np.arange(width) * int(rng.choice([1, 2, 8, 32, 33])),
+               rng.integers(0, 64, width), rng.integers(0, 1 << 18, width)][seed % 3]
+    W = (base + pattern[None, :]).astype(np.uint64)
+    assert row_conflicts(W) == numpy_path(row_conflicts, W)
+    for k in (2, 3, 4):
+        wide = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
+        assert request_scan.row_bank_conflicts(W, k) == numpy_path(row_conflicts, wide)

@@ -1,6 +1,6 @@
 """Mapper g's per-request scans in C (``_requests.c``, built by setup.py): the distinct units
 (sectors) of each request and the bank wavefronts and lines of shared/L1 requests; and the
-emulator's per-access count of distinct (warp, sector) pairs.
+emulator's per-access count of distinct (warp, sector) pairs and of bank conflicts of whole-warp rows.
 
 Why: the NumPy paths (:func:`pipeperf.hardware.accesses.request_units` and the bitmaps of
 :mod:`pipeperf.hardware.memory` and :mod:`pipeperf.hardware.banks`) make ~10 passes over every
@@ -85,3 +85,17 @@ def banks_and_lines(acc: Accesses, reqs: np.ndarray) -> tuple[np.ndarray, np.nda
     waves, lines = np.empty(len(reqs), np.int64), np.empty(len(reqs), np.int64)
     _requests.banks_and_lines(addr, start, nbytes, reqs, waves, lines)
     return waves, lines
+
+
+def row_bank_conflicts(words: np.ndarray, k: int = 1) -> int:
+    """Bank conflicts of requests given as rows of 4-byte word addresses (2-D; each word standing
+    for itself and the k - 1 words after it, a k x 4-byte lane access): per row the most distinct
+    words on one bank, minus one, summed (:func:`pipeperf.emulate.memops.row_conflicts`, in C)."""
+    assert _requests is not None
+    rows, width = words.shape
+    addr = np.ascontiguousarray(words, np.uint64).reshape(-1) << np.uint64(2)
+    start = np.arange(0, rows * width + 1, width, dtype=np.int64) if width else np.zeros(rows + 1, np.int64)
+    waves, lines = np.empty(rows, np.int64), np.empty(rows, np.int64)
+    _requests.banks_and_lines(addr, start, np.full(rows, 4 * k, np.int64), np.arange(rows, dtype=np.int64),
+                              waves, lines)
+    return int(waves.sum()) - rows
