@@ -47,3 +47,33 @@ def test_span_equals_numpy(seed):
     for nbytes in (1, 2, 4, 8, 16):
         assert bool(bits & (nbytes - 1)) == bool(np.any(a & np.uint64(nbytes - 1)))
 
+
+@pytest.mark.skipif(memory._bounds is None, reason="the _bounds extension is not built")
+def test_certainly_shared_only_when_every_check_passes():
+    """wmma's one-pass check of a hybrid-mode shared fragment (wmma._certainly_shared): True only
+    for aligned addresses in the shared window within the CTA's bytes; any doubt is False (then
+    resolve decides and names the fault)."""
+    from types import SimpleNamespace
+
+    from pipeperf.emulate.wmma import _certainly_shared
+
+    m = SimpleNamespace(layout=SimpleNamespace(shared_bytes=4096))
+    S = memory.SHARED_BASE
+    low = (S + np.arange(0, 2048, 16)).astype(np.uint64)
+    assert _certainly_shared(m, low, S + 4096 - 2, "generic", 2)
+    assert _certainly_shared(m, low - np.uint64(S), 4094, "shared", 2)
+    assert not _certainly_shared(m, low, S + 4096, "generic", 2)           # past the CTA's bytes
+    assert not _certainly_shared(m, low + np.uint64(1), S + 64, "generic", 2)  # misaligned lane
+    assert not _certainly_shared(m, low, S + 65, "generic", 2)             # misaligned top
+    bad = low.copy()
+    bad[3] = memory.LOCAL_BASE                                               # a lane in the local window
+    assert not _certainly_shared(m, bad, S + 64, "generic", 2)
+    bad[3] = np.uint64(2**63)                                                # past the int64 range
+    assert not _certainly_shared(m, bad, S + 64, "generic", 2)
+    assert not _certainly_shared(m, low, S + 64, "global", 2)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = (S + rng.integers(0, 5000, 64) * int(rng.choice([1, 2, 4]))).astype(np.uint64)
+        top, size = int(a.max()) + int(rng.integers(0, 64)), int(rng.choice([2, 4, 8]))
+        want = all(int(v) % size == 0 and int(v) - S + size <= 4096 for v in [*a.tolist(), top])
+        assert _certainly_shared(m, a, top, "generic", size) == want
