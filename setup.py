@@ -1,5 +1,7 @@
-"""pipeperf's compiled parts: the simulator's engine (src/pipeperf/simulate/_engine.c) and the IDG
-file reader's node pass (src/pipeperf/idg/_columns.c).
+"""pipeperf's compiled parts: the simulator's engine (src/pipeperf/simulate/_engine.c), the IDG
+file reader's node pass (src/pipeperf/idg/_columns.c), mapper g's per-request scans
+(src/pipeperf/hardware/_requests.c), the cache model's reuse pass (src/pipeperf/hardware/_reuse.c)
+and the emulator's bounds check (src/pipeperf/emulate/_bounds.c).
 
 Everything else is configured in pyproject.toml; setuptools builds these extensions on every
 install (``pip install -e .`` builds it in place). -ffp-contract=off: no fused multiply-add,
@@ -26,4 +28,14 @@ setup(ext_modules=[Extension("pipeperf.simulate._engine", ["src/pipeperf/simulat
                              extra_compile_args=_FLAGS),
                    # an IDG file's nodes into arrays (pipeperf.idg.io; optional, a Python path remains)
                    Extension("pipeperf.idg._columns", ["src/pipeperf/idg/_columns.c"],
+                             extra_compile_args=_FLAGS),
+                   # mapper g's distinct sectors and bank wavefronts per request (pipeperf.hardware.request_scan;
+                   # optional, the NumPy path remains)
+                   Extension("pipeperf.hardware._requests", ["src/pipeperf/hardware/_requests.c"],
+                             extra_compile_args=_FLAGS),
+                   # the cache model's previous access per access (pipeperf.hardware.cache_model; optional)
+                   Extension("pipeperf.hardware._reuse", ["src/pipeperf/hardware/_reuse.c"],
+                             extra_compile_args=_FLAGS),
+                   # the emulator's bounds check of global accesses (pipeperf.emulate.memory; optional)
+                   Extension("pipeperf.emulate._bounds", ["src/pipeperf/emulate/_bounds.c"],
                              extra_compile_args=_FLAGS)])

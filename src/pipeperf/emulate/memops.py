@@ -15,11 +15,17 @@ import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.errors import EmulationError, HybridFallback
-from pipeperf.emulate.memory import CONST_BASE, GLOBAL_BASE, LOCAL_BASE, SHARED_BASE
+from pipeperf.emulate.memory import CONST_BASE, GLOBAL_BASE, LOCAL_BASE, SHARED_BASE, _bounds
 from pipeperf.emulate.operands import Getter, Handler, Unsupported, getter, setter
 from pipeperf.emulate.state import NP, RAW, State
+from pipeperf.hardware import request_scan
+from pipeperf.hardware.request_scan import warp_sectors as _warp_sectors
 from pipeperf.ptx.cuda_names import base_name
 from pipeperf.ptx.ir import TYPE_BYTES, Instruction, Sink, Symbol, Vector
+
+_U64 = np.dtype(np.uint64)
+#: a global access's (least offset, greatest offset, OR of the addresses) in one C pass, or None
+_span = _bounds.span if _bounds is not None else None
 
 
 def load_store(x: Instruction, m: Any, full: bool) -> Handler:
@@ -131,12 +137,15 @@ def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction
                         "space's window (a null or not a generic pointer)", x)
     addr = np.broadcast_to(addr, (G.size(ix),)) if np.ndim(addr) == 0 else addr
     amask = np.uint64(min(nbytes, 16) - 1)
-    if amask and np.any(addr & amask):
+    # a global access of plain lanes: range and alignment in one C pass (the same values)
+    pre = _span(addr, GLOBAL_BASE) if _span is not None and space == "global" and type(addr) is np.ndarray \
+        and addr.dtype == _U64 and addr.ndim == 1 and addr.size and addr.flags.c_contiguous else None
+    if amask and (np.any(addr & amask) if pre is None else pre[2] & int(amask)):
         bad = int(np.flatnonzero(addr & amask)[0])
         fault(m, st, ix, bad, int(addr[bad]), f"misaligned {nbytes}-byte {space} access", x)
     if space in ("global",):
         off = _i64(addr) - GLOBAL_BASE
-        lo, hi = int(off.min()), int(off.max())
+        lo, hi = (int(off.min()), int(off.max())) if pre is None else (pre[0], pre[1])
         own = m.layout.own.get(id(x))
         if m.gmem.oob_sinks:
             off = _sink_out_of_bounds(m, off, lo, hi, nbytes, own, x)
@@ -233,13 +242,11 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
     reqs = ix if group is None else group
     if space == "global":
         w = st.wid[ix]
-        first = addr >> np.uint64(5)
-        last = (addr + np.uint64(nbytes - 1)) >> np.uint64(5)
-        key = (w.astype(np.uint64) << np.uint64(40)) | (first & np.uint64((1 << 40) - 1))
-        n = _distinct(key)
-        if np.any(last != first):
-            key2 = (w.astype(np.uint64) << np.uint64(40)) | (last & np.uint64((1 << 40) - 1))
-            n = _distinct(np.concatenate((key, key2)))
+        if _warp_sectors is not None and type(addr) is np.ndarray and addr.dtype == _U64 and \
+                addr.shape == w.shape and addr.flags.c_contiguous and w.flags.c_contiguous:
+            n = _warp_sectors(w, addr, nbytes)          # in C: the same count, one call
+        else:
+            n = _warp_sector_count(w, addr, nbytes)
         req = G.count_warps(st.wid, reqs)
         if is_load:
             c.global_load_requests += req
@@ -262,6 +269,20 @@ def count_access(m: Any, st: State, ix, addr, space: str, nbytes: int, is_load: 
             c.shared_store_requests += req
     elif space == "local":
         c.local_requests += G.count_warps(st.wid, reqs)
+
+
+def _warp_sector_count(w: np.ndarray, addr: np.ndarray, nbytes: int) -> int:
+    """The distinct (warp, 32-byte sector) pairs of lanes of warps ``w`` at ``addr``, a lane
+    touching the sectors of its first and last byte (NumPy; ``hardware.request_scan.warp_sectors``
+    is the same count in C)."""
+    first = addr >> np.uint64(5)
+    last = (addr + np.uint64(nbytes - 1)) >> np.uint64(5)
+    key = (w.astype(np.uint64) << np.uint64(40)) | (first & np.uint64((1 << 40) - 1))
+    n = _distinct(key)
+    if np.any(last != first):
+        key2 = (w.astype(np.uint64) << np.uint64(40)) | (last & np.uint64((1 << 40) - 1))
+        n = _distinct(np.concatenate((key, key2)))
+    return n
 
 
 def copy_async(x: Instruction, m: Any, full: bool) -> Handler:
@@ -310,6 +331,8 @@ def bank_conflicts(m: Any, st: State, ix, addr, nbytes: int) -> int:
         if len(W) > p and len(W) % p == 0 and ix.start % m.block_threads == 0 and \
                 (W.reshape(-1, p, 32) == W[:p]).all():     # every CTA's requests alike (a sum over rows)
             return len(W) // p * bank_conflicts(m, st, slice(ix.start, ix.start + 32 * p), addr[:32 * p], nbytes)
+        if request_scan.AVAILABLE:                  # in C: the k words of each lane at once
+            return request_scan.row_bank_conflicts(W, k)
         if k > 1:
             W = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
         return row_conflicts(W)
@@ -330,7 +353,10 @@ def bank_conflicts(m: Any, st: State, ix, addr, nbytes: int) -> int:
 
 def row_conflicts(W: np.ndarray) -> int:
     """:func:`bank_conflicts` of requests given as rows of 4-byte word addresses (one row per warp
-    request, any width: a wmma fragment's row holds every element of the warp's 32 lanes)."""
+    request, any width: a wmma fragment's row holds every element of the warp's 32 lanes); in C
+    where the extension is built (:func:`~pipeperf.hardware.request_scan.row_bank_conflicts`)."""
+    if request_scan.AVAILABLE:
+        return request_scan.row_bank_conflicts(W)
     span = W.max(1) - W.min(1)
     narrow = span < np.uint64(32)  # words within 32 consecutive: distinct banks
     if narrow.all():

@@ -41,7 +41,8 @@ import numpy as np
 
 from pipeperf.emulate import groups as G
 from pipeperf.emulate.errors import EmulationError
-from pipeperf.emulate.memops import count_access, resolve, row_conflicts
+from pipeperf.emulate.memops import _span, count_access, resolve, row_conflicts
+from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.operands import Unsupported, getter
 from pipeperf.emulate.state import RAW
 from pipeperf.errors import PipeperfError
@@ -206,17 +207,41 @@ def _counted_shared(m, x: Instruction, st, ix, base, stride, e: int, rows: int, 
     if conflicts is None:
         return False
     lo, hi = _lane_span(e, rows, cols, s, col, size, n // 32)
-    try:   # every lane's lowest element (the window, alignment: an element's offset is a multiple of its
-        # size), then the highest element of all (the end of the CTA's shared memory, in the same window)
-        _, _, sp = resolve(m, st, ix, base + lo, space, size, x, False)
-        _, _, sp2 = resolve(m, st, ix, np.asarray(np.max(base) + np.uint64(hi), np.uint64), space, size, x, False)
-    except EmulationError:
-        return False
-    if sp != "shared" or sp2 != "shared":
-        return False
+    low, top = base + lo, np.asarray(np.max(base) + np.uint64(hi), np.uint64)
+    sp = "shared"
+    if not _certainly_shared(m, low, int(top), space, size):
+        try:   # every lane's lowest element (the window, alignment: an element's offset is a multiple of
+            # its size), then the highest element of all (the end of the CTA's shared memory, in the same window)
+            _, _, sp = resolve(m, st, ix, low, space, size, x, False)
+            _, _, sp2 = resolve(m, st, ix, top, space, size, x, False)
+        except EmulationError:
+            return False
+        if sp != "shared" or sp2 != "shared":
+            return False
     _note_line(m, x, space, sp, s * size, n)
     count_access(m, st, ix, None, sp, size, is_load, conflicts=conflicts)
     return True
+
+
+def _certainly_shared(m, low: np.ndarray, top: int, space: str, size: int) -> bool:
+    """True when :func:`resolve`'s checks of the lanes' lowest elements ``low`` and the highest
+    element ``top`` certainly pass in the shared space: every address in the shared window (for a
+    generic access; SHARED_BASE is a multiple of 16, so alignment is the address's own), aligned,
+    and within the CTA's shared bytes. One C pass over ``low`` (its least and greatest address and
+    their OR) instead of resolve's ten NumPy passes; False (then resolve decides, and names any
+    fault) where unsure."""
+    if _span is None or low.dtype != np.uint64 or low.ndim != 1 or not low.size or not low.flags.c_contiguous:
+        return False
+    least, most, bits = _span(low, 0)
+    if least < 0 or (bits | top) & (min(size, 16) - 1):
+        return False
+    if space == "generic":
+        if not (least >= SHARED_BASE and most < LOCAL_BASE and SHARED_BASE <= top < LOCAL_BASE):
+            return False
+        most, top = most - SHARED_BASE, top - SHARED_BASE
+    elif space != "shared":
+        return False
+    return max(most, top) + size <= m.layout.shared_bytes
 
 
 def _note_line(m, x: Instruction, space: str, sp: str, row_bytes: int, n: int) -> None:

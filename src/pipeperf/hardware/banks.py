@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from pipeperf.hardware import request_scan
 from pipeperf.hardware.accesses import KINDS, Accesses, request_units
 
 
@@ -23,6 +24,10 @@ def _banks_and_lines(acc: Accesses, reqs: np.ndarray, floor: np.ndarray | None =
     if floor is None:
         floor = return_wavefronts(acc, reqs)
     if not atom[reqs].any():
+        if request_scan.AVAILABLE:                 # one C pass (the same counts)
+            waves, lines = request_scan.banks_and_lines(acc, reqs)
+            yield reqs, np.maximum(waves, floor[reqs]), lines
+            return
         yield from _marked_banks_and_lines(acc, reqs, floor)
         return
     for r, words, distinct in request_units(acc, reqs, 2):

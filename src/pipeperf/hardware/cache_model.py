@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:                                    # setup.py builds it; else the sort below
+    from pipeperf.hardware import _reuse  # type: ignore[attr-defined]  # the C extension: no stub
+except ImportError:
+    _reuse = None
+
 #: global sector accesses the cache model follows one by one; past it, a spatial sample (below)
 SECTOR_SAMPLE = 4_000_000
 
@@ -35,8 +40,13 @@ def l2_hits(order_key: np.ndarray, sectors: np.ndarray, capacity: float,
 
 def previous_access(sectors: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """Per access of a sector stream (``pos``: each access's place in the stream), the index of
-    the previous access to the same sector, -1 for a first touch."""
+    the previous access to the same sector, -1 for a first touch: in C (``_reuse.c``, a linear
+    walk of the stream) where built and ``pos`` is a permutation of the accesses, else by a sort."""
     n = len(sectors)
+    if _reuse is not None and n >= 2 and sectors.dtype.kind in "iu" and sectors.dtype.itemsize == 8:
+        prev = np.empty(n, np.int64)
+        if _reuse.previous_access(np.ascontiguousarray(sectors), np.ascontiguousarray(pos, np.int64), prev):
+            return prev
     prev = np.full(n, -1, np.int64)
     if n < 2:
         return prev

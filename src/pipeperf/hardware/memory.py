@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
+from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts, return_wavefronts
-from pipeperf.hardware.cache_model import SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
+from pipeperf.hardware.cache_model import DENSE_SPAN, SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
     previous_access, sector_sample, store_write_backs
 from pipeperf.hardware.memory_classes import l1_class
 from pipeperf.hardware.spec import GPUSpec
@@ -85,7 +86,10 @@ class _Caches:
 
 def _global_sectors(acc: Accesses, g_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(request, sector) of every distinct sector each global request touches, request by request,
-    each one's ascending: requests spanning few sectors marked in a bitmap, the others sorted."""
+    each one's ascending: in C where built (:mod:`~pipeperf.hardware.request_scan`), else requests
+    spanning few sectors marked in a bitmap, the others sorted."""
+    if request_scan.AVAILABLE:
+        return request_scan.distinct_units(acc, g_req, 5)
     reqs, secs = [], []
     for r, units, _ in request_units(acc, g_req, 5, sort=False):
         lo = units.min(1)
@@ -135,13 +139,19 @@ def _sorted_sectors(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(np.arange(len(units)), distinct.sum(axis=1)), units[distinct]
 
 
-def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int) -> tuple[Any, ...]:
+def _sampled_sectors(acc: Accesses, g_req: np.ndarray, n_pcs: int, limit: int = SECTOR_SAMPLE) -> tuple[Any, ...]:
     """(request, sector) of the accesses the cache model follows (:func:`sector_sample`: to 1 in R
     sectors, R = ``rate``), the sectors per PC of the whole stream, R, the stream's accesses and its
-    distinct sectors."""
+    distinct sectors: in C without holding the whole stream (:func:`request_scan.sampled_units`)
+    where built and the sectors' range is narrow, else from the whole stream."""
+    got = request_scan.sampled_units(acc, g_req, 5, limit, DENSE_SPAN) if request_scan.AVAILABLE else None
+    if got is not None:
+        req, sec, counts, rate, n_accesses, n_distinct = got
+        n_sec = np.bincount(acc.pc[g_req], weights=counts, minlength=n_pcs).astype(np.int64)
+        return _read_only((req, sec, n_sec)) + (rate, n_accesses, n_distinct)
     req, sec = _global_sectors(acc, g_req)
     n_sec = np.bincount(acc.pc[req], minlength=n_pcs)
-    keep, rate = sector_sample(sec)
+    keep, rate = sector_sample(sec, limit)
     n_accesses, n_distinct = len(sec), distinct_count(sec)
     if rate > 1:
         req, sec = req[keep], sec[keep]
