@@ -252,18 +252,22 @@ def _trace(cu, name, n_threads, args):
     return module, func, prof
 
 
-def test_a_warps_sass_does_the_work_of_its_ptx(cu):
-    """The sum loop over 4096 floats by 256 threads: each warp's SASS entries hold as many global
-    loads and FP32 adds as its PTX trace (ptxas unrolls the loop: fewer branches, the same work)."""
-    module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
-    gpu = load_gpu("ampere_a100")
-    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
-    view = build_view(sass, func, module.files)
+def _translate(view, func, prof, gpu_name="ampere_a100"):
+    """The translator of ``view`` on an A100 and its SASS entries for the first traced warp."""
+    gpu = load_gpu(gpu_name)
     avail = set(gpu.classes)
     tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
     w = min(prof.traces)
     ptx = prof.traces.head(w, prof.traces.length(w), func.name)
-    out = tr.translate(ptx)
+    return tr, ptx, tr.translate(ptx)
+
+
+def test_a_warps_sass_does_the_work_of_its_ptx(cu):
+    """The sum loop over 4096 floats by 256 threads: each warp's SASS entries hold as many global
+    loads and FP32 adds as its PTX trace (ptxas unrolls the loop: fewer branches, the same work)."""
+    module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
+    tr, ptx, out = _translate(build_view(sass, func, module.files), func, prof)
     ptx_ops = [func.instructions[e["pc"]].op for e in ptx]
     assert sum(op.root == "ld" and op.space == "global" for op in ptx_ops) == \
         sum(e["opcode"].startswith("LDG") for e in out) == 16
@@ -286,12 +290,7 @@ def test_header_lines_count_at_their_call_site(cu):
     view = build_view(sass, func, module.files)
     hpp = {k for k in view.ptx_keys if k is not None and k[0].startswith("cuda_fp16")}
     assert not hpp, f"PTX work keyed on header lines {sorted(hpp)}"
-    gpu = load_gpu("ampere_a100")
-    avail = set(gpu.classes)
-    tr = SassTranslator(view, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
-    w = min(prof.traces)
-    ptx = prof.traces.head(w, prof.traces.length(w), func.name)
-    out = tr.translate(ptx)
+    _, ptx, out = _translate(view, func, prof)
     ptx_ops = [func.instructions[e["pc"]].op for e in ptx]
     stores = sum(op.root == "st" and op.space == "global" for op in ptx_ops)
     assert stores == 4 and sum(e["opcode"].startswith("STG") for e in out) == stores
@@ -305,17 +304,11 @@ def test_block_counts_that_miss_the_ptx_work_are_said(cu):
     from pipeperf.analysis.sass_trace import unmatched_note
 
     module, func, prof = _trace(cu, "sum_loop", 256, ["x=rand:f32:4096", "out=zeros:f32:256", "n=4096"])
-    gpu = load_gpu("ampere_a100")
-    avail = set(gpu.classes)
     sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["sum_loop"]
     view = build_view(sass, func, module.files)
-    w = min(prof.traces)
-    ptx = prof.traces.head(w, prof.traces.length(w), func.name)
 
     def translator(v):
-        t = SassTranslator(v, avail, gpu.name, lambda pc: map_instruction(func.instructions[pc], avail, gpu.name))
-        t.translate(ptx)
-        return t
+        return _translate(v, func, prof)[0]
 
     good = translator(view)
     assert good.demanded > 0 and good.unmatched <= 0.05 * good.demanded
