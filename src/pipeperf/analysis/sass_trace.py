@@ -31,6 +31,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -203,9 +204,10 @@ class SassView:
     generic_shared: frozenset[int] = frozenset()            # SASS generic LD/ST of a wmma line found in shared memory
     sass_keys: tuple[LineKey | None, ...] = ()              # per SASS instruction: the line its work counts on
 
-    @property
+    @cached_property
     def kernel_wide_rows(self) -> np.ndarray:
-        """The rows of each kind's kernel-wide work (the match's measure: a line may move)."""
+        """The rows of each kind's kernel-wide work (the match's measure: a line may move); once
+        per view, not per translated warp."""
         return np.array([r for (key, _k), r in self.rows.items() if key is None], dtype=np.intp)
 
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
