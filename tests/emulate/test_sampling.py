@@ -151,6 +151,44 @@ extern "C" __global__ void tid_only(int* buf)
 """
 
 
+CALLS = r"""
+#include <cassert>
+#include <cstdio>
+__device__ __noinline__ void bump(float* p, int i) { p[i] += 1.0f; }
+extern "C" __global__ void other_kernel(float* x, float* y)
+{   // calls a device function that may write what it reads: not launched below
+    bump(x, threadIdx.x);
+    y[threadIdx.x] = x[threadIdx.x + 1];
+}
+extern "C" __global__ void checked_scale(const float* in, float* out, int n)
+{   // assert and printf call bodiless system functions that write nothing the kernel reads
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    assert(n > 0);
+    if (i == 0) printf("n=%d\\n", n);
+    if (i < n) out[i] = 2.0f * in[i];
+}
+extern "C" __global__ void calls_writer(float* x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x[i] > 0.0f) bump(x, (i + 1) % n);
+}
+"""
+
+
+def test_system_calls_and_other_kernels_keep_sampling(tmp_path):
+    """``assert``/``printf`` alone (``__assertfail``, ``vprintf``) keep the slice rule exact, and the
+    whole-module rule for real calls looks only at what the kernel reaches, not at other kernels."""
+    src = tmp_path / "calls.cu"
+    src.write_text(CALLS)
+    m = load_module(src)
+    ok, why = sampling_safe(select_kernel(m, "checked_scale"), m)
+    assert ok, why
+    ok, why = sampling_safe(select_kernel(m, "calls_writer"), m)
+    assert not ok and "device functions" in why
+    assert "calls.cu:20" in why and "calls.cu:4" in why   # its load and the callee's store,
+    assert "calls.cu:8" not in why                         # not other_kernel's accesses
+
+
 def test_shared_memory_is_followed_to_global_loads(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(CU)

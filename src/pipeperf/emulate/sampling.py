@@ -212,7 +212,7 @@ def sampling_safe(func: Function, module: Module | None = None,
     thread and block indices with slices no two CTAs share (:func:`pipeperf.ptx.affine.cta_disjoint`:
     each CTA reads and writes only its own part) do not make it unsafe either."""
     ins = func.instructions
-    if any(x.root == "call" for x in ins):
+    if any(x.root == "call" and _callee(x) not in SYSTEM_CALLS for x in ins):
         return _whole_module_rule(func, module)
     sources = SourceMap(module) if module is not None else None
     writers = [x for x in ins if x.op.root in WRITES_MEMORY]
@@ -305,10 +305,44 @@ def _at(x: Instruction, func: Function, sources: SourceMap | None) -> str:
     return sources.where(func, x) if sources is not None else f"PTX line {x.line}"
 
 
+#: functions without a body that a kernel calls and that write no memory the kernel reads:
+#: ``assert``'s ``__assertfail`` (it prints and traps: the emulator stops on it) and ``printf``'s
+#: ``vprintf`` (its buffer is the host's; the emulator counts the calls). A call of one of these
+#: alone leaves the slice rule of :func:`sampling_safe` exact.
+SYSTEM_CALLS = frozenset({"__assertfail", "vprintf"})
+
+
+def _callee(x: Instruction) -> str | None:
+    """The name of the function ``x`` (a ``call``) calls; None for an indirect call."""
+    from pipeperf.ptx.ir import Symbol
+
+    return next((op.name for op in x.srcs if type(op) is Symbol), None)
+
+
+def _reachable(func: Function, module: Module | None) -> list[Function]:
+    """``func`` and the functions with a body it calls, directly or not: the other kernels of the
+    module do not run in this launch. An indirect call (no callee name) reaches every function."""
+    if module is None:
+        return [func]
+    seen, todo, out = {func.name}, [func], [func]
+    while todo:
+        for x in todo.pop().instructions:
+            if x.root != "call":
+                continue
+            name = _callee(x)
+            targets = [f for f in module.functions if f.name == name] if name else list(module.functions)
+            for f in targets:
+                if f.name not in seen and f.has_body:
+                    seen.add(f.name)
+                    todo.append(f)
+                    out.append(f)
+    return out
+
+
 def _whole_module_rule(func: Function, module: Module | None) -> tuple[bool, str]:
-    """With calls: safe only when no global/generic read of the kernel or any function of the
-    module may alias a global/generic write of them."""
-    funcs = [f for f in (module.functions if module is not None else [func]) if f.has_body]
+    """With calls: safe only when no global/generic read of the kernel or any function it calls
+    may alias a global/generic write of them."""
+    funcs = [f for f in _reachable(func, module) if f.has_body]
     allins = [x for f in funcs for x in f.instructions]
     shared_ok = ("shared", "local")
     readers = [x for x in allins if reads_writable_memory(x) and space_of(x) not in shared_ok]
