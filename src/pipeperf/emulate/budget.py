@@ -12,11 +12,15 @@ every batch of CTAs, device-function calls and the loop skipper's probes, each w
 costs. A step of ``n`` threads costs ``1 + n >> WIDTH_SHIFT`` (:data:`TRACED_STEP` instead of 1 where
 it records traces): on the development machine (2 shared cores) a step takes ~20 us plus ~8.5 ns a
 thread in hybrid mode (~3 ns in full mode), ~1.5x that where it is traced, so the weighted count
-bounds the wall time whatever the groups' width: ~10-30 us a unit (by the machine's load).
-:data:`DEFAULT_STEPS` stops a runaway there in 4-12 s of emulation (a spin-wait's whole ``analyze`` or
-``profile`` in 5-13 s at loads of 2-7 on 2 cores), leaves the heaviest analysis of the issue-16 suite
-(covariance-768, 241 000) and of the tests (203 000) room, and a 1 000 000-cycle clock-wait of one CTA
-(:mod:`pipeperf.emulate.clocks`: 250 000 steps) room to end under ``profile``, which emulates every round.
+bounds the wall time whatever the groups' width: ~10-30 us a unit when measured (2026-11-24), ~7-9 us
+since the compiled paths (2026-11-28).
+:data:`DEFAULT_STEPS` stops a runaway in ~10 CPU-seconds (the spin-wait of ``benchmarks/analyze_suite.py``:
+its whole ``analyze`` 10.1 CPU s, 15.6 s wall at load 4, 2026-11-28; 400 000 steps took 3.3 CPU s)
+and leaves room for the longest loops of the application suite that the loop skipper cannot jump
+over: custom-mma-attn's ``cmma_fwd_f32_v1`` at N = 2048 (16 iterations of a K/V tile loop with
+inner loops, no period) needs between 1.0 and 1.2 M, 10.9 CPU s (the old 400 000 stopped it, and
+three other attention launches, after 3-5 s); a 1 000 000-cycle clock-wait of one CTA
+(:mod:`pipeperf.emulate.clocks`: 250 000 steps) ends under ``profile``, which emulates every round.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ import time
 
 from pipeperf.emulate.errors import EmulationError
 
-#: the default budget of weighted steps per launch (module docstring: ~4-12 s of emulation)
-DEFAULT_STEPS = 400_000
+#: the default budget of weighted steps per launch (module docstring: ~10 CPU-seconds of emulation)
+DEFAULT_STEPS = 1_500_000
 #: a step of n threads costs 1 + (n >> WIDTH_SHIFT): 2048 threads cost about as much as a step's fixed part
 WIDTH_SHIFT = 11
 #: what a step that records trace entries costs instead of 1
