@@ -70,8 +70,10 @@ def min_gain(pred: GPUPrediction) -> float:
 
 def advice_for(pred: GPUPrediction, ctx: SimContext, launch: LaunchShape) -> list[Advice]:
     """Every piece of advice for one kernel x GPU whose predicted gain is >= :func:`min_gain`, largest first."""
-    items = _memory_advice(pred) + _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
-        + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
+    items = _memory_advice(pred)
+    if ctx.resimulate is not None:         # None: re-simulating was too costly (predict.resimulation_note)
+        items += _block_size_advice(pred, ctx, launch) + _register_advice(pred, ctx, launch) \
+            + _tail_advice(pred, ctx, launch) + _chain_advice(pred, ctx)
     floor = min_gain(pred)
     return sorted((a for a in items if a.gain >= floor and _physical(pred, a)), key=lambda a: -a.gain)
 

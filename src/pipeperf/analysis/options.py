@@ -15,6 +15,12 @@ from pipeperf.errors import PipeperfError
 
 #: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
 FAST_FORWARD_ROUNDS = 4
+#: engine instructions of one simulation of a launch (its shorter runs included) past which the
+#: what-ifs, the lock-step check and the advice's re-simulations are skipped, each of them costing
+#: as much again: ~8 M instructions a second on the development machine (dedispersion's 176 M a run,
+#: 24 s on 2026-11-28), so a re-simulation costs at most ~4 s (the dedispersion's 8 took 3 of its 4
+#: minutes); ``--resimulation-limit 0`` lifts it
+RESIMULATION_LIMIT = 30_000_000
 #: --oob: an out-of-bounds global access stops the emulation, or is counted per line and goes on
 OOB_MODES = ("error", "warn")
 #: what the IDGs are built from: the emulated PTX, or the SASS ptxas makes of it (per GPU target)
@@ -61,6 +67,9 @@ class AnalyzeOptions:
     fast_forward: int | None = FAST_FORWARD_ROUNDS
     what_if: bool = True
     phase_check: bool | None = None     # the lock-step check (analysis/lockstep.py); None: with what_if
+    #: engine instructions of one simulation past which the re-simulations (what-ifs, lock-step check,
+    #: advice) are skipped with a note (analysis/predict.py RESIMULATION_LIMIT); None or 0: no limit
+    resimulation_limit: int | None = RESIMULATION_LIMIT
     max_blocks_per_sm: int | None = None
     nvcc_flags: tuple[str, ...] = ()
     warm_l2: bool = False
@@ -87,6 +96,8 @@ class AnalyzeOptions:
             raise PipeperfError(f"analyze: oob {kwargs['oob']!r} is not one of {', '.join(OOB_MODES)}")
         if kwargs.get("isa", "ptx") not in ISAS:
             raise PipeperfError(f"analyze: isa {kwargs['isa']!r} is not one of {', '.join(ISAS)}")
+        if (kwargs.get("resimulation_limit") or 0) < 0:
+            raise PipeperfError(f"analyze: resimulation_limit must be >= 0 (0: no limit), got {kwargs['resimulation_limit']}")
         return replace(base or cls(), **kwargs)
 
     def resolved(self, trace_cap: int | None) -> AnalyzeOptions:

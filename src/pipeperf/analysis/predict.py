@@ -180,12 +180,14 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
     skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
     shorter: list[Shorter] = []
     shorter_kg: list[KernelGraph] = []
+    work = r.simulated_instructions          # what one (re-)simulation of the launch costs the engine
     if info.instructions_full > info.instructions_kept:
         kinds = (("periods",) if skipped else ()) + (("cut",) if info.truncated_warps and max_nodes else ())
         for kind in kinds:
             half = _shorter_graph(build, kind, max_nodes, share)
             r2 = pipeline_runs(PreparedKernel(half.graph, gpu), wpb, [blocks], n_blocks, scheduler=scheduler,
                                fast_forward=fast_forward)[0]
+            work += r2.simulated_instructions
             shorter.append(shorter_run(kind, half.info, r2))
             shorter_kg.append(half.graph)
         if shorter:
@@ -231,12 +233,16 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
                           resimulate=resimulate if shorter else None, shorter_kg=shorter_kg,
                           extrapolate=lambda b, xs: extrapolation_slopes(b, info, shorter, skipped, xs)) \
         if opts.sweep else None
+    limit = opts.resimulation_limit or 0     # 0: no limit
+    costly = 0 < limit < work and (bool(alternatives) or opts.what_if or bool(opts.phase_check))
+    if costly:
+        notes = notes + [resimulation_note(work, limit)]
     what: dict[str, dict[str, Any]] = {}
-    for name, alt in alternatives.items():
+    for name, alt in ({} if costly else alternatives).items():
         a = resimulate(on=alt)
         what[name] = {"cycles": a.cycles, "seconds": a.seconds, "speedup": r.cycles / a.cycles if a.cycles else None}
     phase = None
-    if opts.what_if if opts.phase_check is None else opts.phase_check:   # re-simulations, as the what-ifs
+    if not costly and (opts.what_if if opts.phase_check is None else opts.phase_check):   # re-simulations
         phase = phase_sensitivity(gpu, r.subsystem_busy, r.seconds, resimulate)
         if phase is not None and not phase.smooth:
             notes = notes + [phase.note()]
@@ -249,7 +255,7 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
                          what_if=what, launch_overhead_seconds=overhead, phase_sensitivity=phase,
                          compute_capability=spec.compute_capability, truncated_warps=info.truncated_warps,
                          issued_per_traced=info.issued_per_traced,
-                         sim=SimContext(prep, r, wpb, n_blocks, bool(shorter), resimulate))
+                         sim=SimContext(prep, r, wpb, n_blocks, bool(shorter), None if costly else resimulate))
 
 
 def _model_predictions(kg: KernelGraph, gpu: GPUSpec, r: SimResult, *, resident: int, n_core: int, models_on: bool,
@@ -279,6 +285,13 @@ def _run_profile(r: SimResult) -> dict[str, Any]:
             "instructions_on_core": r.instructions_on_core, "warps_per_cycle": r.warps_per_cycle,
             "ipc": r.ipc, "scheduler": r.scheduler, "issue_cycles": r.issue_cycles, "clock_ghz": r.clock_ghz,
             "fast_forward": r.fast_forward}
+
+
+def resimulation_note(work: int, limit: int) -> str:
+    """The note of an analysis whose re-simulations were skipped (one line, with the option)."""
+    return (f"the what-ifs, the lock-step check and the advice that re-simulates were skipped: one simulation of "
+            f"this launch runs {work / 1e6:,.0f} M instructions on the simulated SM (the limit for re-simulating "
+            f"is {limit / 1e6:,.0f} M); --resimulation-limit 0 runs them")
 
 
 def _occupancy_sweep(prep: PreparedKernel, kg: KernelGraph, gpu: GPUSpec, r: SimResult, res: Residency, *,

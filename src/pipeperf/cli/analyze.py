@@ -72,6 +72,10 @@ def register(subparsers) -> None:
                         "loop skipping), whole traces (no cap, no --max-nodes), every block (no --fast-forward)")
     p.add_argument("--no-what-if", dest="what_if", action="store_false",
                    help="skip re-simulating without bank conflicts / with coalesced global accesses")
+    p.add_argument("--resimulation-limit", type=int, default=DEFAULTS.resimulation_limit, metavar="N",
+                   help="skip the what-ifs, the lock-step check and the advice's re-simulations (with a note) "
+                        "where one simulation of the launch runs more than N instructions on the simulated SM "
+                        f"(default {DEFAULTS.resimulation_limit}; 0: no limit)")
     p.add_argument("--no-memory-analysis", dest="memory", action="store_false",
                    help="skip mapper g: memory instructions keep the database's lambda/Lambda")
     p.add_argument("--sweep-occupancy", action="store_true",
@@ -145,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
 
 def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
     """The :class:`AnalyzeOptions` of the command line (``--fast-forward 0``: every block simulated)."""
+    if args.resimulation_limit is not None and args.resimulation_limit < 0:
+        from pipeperf.errors import PipeperfError
+
+        raise PipeperfError(f"--resimulation-limit must be >= 0 (0: no limit), got {args.resimulation_limit}")
     return AnalyzeOptions(kernel=args.kernel, mode=args.mode, trace_warps=args.trace_warps,
                           max_nodes=args.max_nodes, shared=shared_bytes(args), arch=args.arch,
                           sweep=args.sweep_occupancy, scheduler=args.scheduler, memory=args.memory,
@@ -152,7 +160,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           what_if=args.what_if, max_blocks_per_sm=args.max_blocks_per_sm,
                           nvcc_flags=tuple(nvcc_flags(args)), warm_l2=args.warm_l2, exact=args.exact,
                           isa=args.isa, max_steps=args.max_steps,
-                          allow_dtype_mismatch=args.allow_dtype_mismatch, oob=args.oob)
+                          allow_dtype_mismatch=args.allow_dtype_mismatch, oob=args.oob,
+                          resimulation_limit=args.resimulation_limit or None)
 
 
 def _single_launch(args: argparse.Namespace) -> None:

@@ -131,6 +131,9 @@ class SimResult:
     fast_forward: dict[str, Any] | None = None  # {"simulated_groups": [k1, k2]} when extrapolated (see run)
     clock_ghz: float = 0.0           # the clock cycles were converted with (GPUSpec.clock_at)
     attribution: Attribution | None = field(default=None, repr=False)   # with run(attribute=True)
+    #: instructions the engine issued to get this result (both windows of a fast-forward, not the
+    #: extrapolated count): what the run cost, which sets whether re-simulating it is affordable
+    simulated_instructions: int = 0
 
     @property
     def bound_by(self) -> str:
@@ -311,10 +314,12 @@ class PreparedKernel:
                 attr = Attribution(a2.cells + f * (a2.cells - a1.cells), a2.reasons,
                                    {k: v + f * (v - a1.idle[k]) for k, v in a2.idle.items()}, a2.slots)
             ff = {"rounds": int(fast_forward or 0), "simulated_groups": [k1, k2]}
+            simulated = int(e1[2]) + int(e2[2])
         else:
             end, busy, issued, issue_cycles, prof, attr = self._engine(warp_cls, group_size, n_groups,
                                                                        groups_per_core, scheduler, profile,
                                                                        attribute)
+            simulated = int(issued)
         cycles = float(end)
         n_warps = n_groups * group_size
         busy_share = {s: float(b / cycles) if cycles > 0 else 0.0 for s, b in zip(self.subsystems, busy)}
@@ -329,7 +334,7 @@ class PreparedKernel:
             groups_total=total_groups, groups_on_core=n_groups, warps_on_core=n_warps,
             instructions_on_core=int(issued), scheduler=scheduler, gpu=gpu.name,
             kernel=self.kernel.name, profile=prof, issue_cycles=float(issue_cycles), fast_forward=ff,
-            clock_ghz=clock, attribution=attr,
+            clock_ghz=clock, attribution=attr, simulated_instructions=simulated,
         )
 
     @cached_property
