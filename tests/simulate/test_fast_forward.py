@@ -72,3 +72,31 @@ def test_huge_launches_of_mixed_shapes_are_fast_forwarded_from_their_first_group
     t0 = time.perf_counter()
     huge = p.run(4, 2, 65535 * 65535, check_limits=False, fast_forward=4)
     assert time.perf_counter() - t0 < 5 and huge.groups_on_core > S.HUGE_GROUPS and huge.fast_forward is not None
+
+
+@pytest.mark.parametrize("m", [1, 2, 4])
+@pytest.mark.parametrize("per_sm", [700, 1500])
+def test_costly_mixed_shapes_are_fast_forwarded_by_instructions(monkeypatch, m, per_sm):
+    """Below HUGE_GROUPS, a launch of mixed block shapes whose whole order would cost the engine more
+    than MIXED_WORK instructions (a dedispersion's 68 750 blocks, half of them exiting at a bounds
+    check) is extrapolated from two windows of its own order by the instructions still to come:
+    within 1 % of simulating every group here, at a fraction of the engine's work. (Not a bound: with
+    3 or 6 resident blocks of these 4- and 9-node warps, 3 barriers in the heavy ones, the windows
+    meet the 7:1 order out of phase and the time is 1-7 % off, as the group-linear rule's is; the
+    dedispersion's 31 250-instruction warps: -0.5 %, docs/experiments/2026-11-28-app-suite-speed.md.)"""
+    import pipeperf.simulate.simulator as S
+
+    v100 = load_gpu("volta_v100")
+    p = PreparedKernel(load_kernel("examples/idg/last_block.yaml"), v100)  # 4- and 9-node warps, 7:1 blocks
+    total = v100.cores * per_sm + 3
+    exact = p.run(4, m, total, check_limits=False, fast_forward=4)
+    assert exact.fast_forward is None                        # below MIXED_WORK: simulated whole, as before
+    monkeypatch.setattr(S, "MIXED_WORK", 0)
+    ff = p.run(4, m, total, check_limits=False, fast_forward=4)
+    assert ff.fast_forward is not None and ff.fast_forward["by_instructions"]
+    k1, k2 = ff.fast_forward["simulated_groups"]
+    assert k2 - k1 >= S.MIXED_GROUPS * 2 and (k2 - k1) % m == 0 and k1 % m == exact.groups_on_core % m
+    assert ff.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert ff.instructions_on_core == pytest.approx(exact.instructions_on_core, rel=0.001)
+    assert ff.simulated_instructions < exact.simulated_instructions / 5
+    assert exact.simulated_instructions == exact.instructions_on_core

@@ -17,5 +17,6 @@ def fast_forward_text(profile: dict) -> str | None:
     if not ff:
         return None
     k1, k2 = ff["simulated_groups"]
+    how = ", by the instructions still to come (blocks of several shapes)" if ff.get("by_instructions") else ""
     return (f"pipeline: {profile['groups_on_core']} blocks per SM extrapolated from simulations of {k1} and "
-            f"{k2} (--fast-forward {ff['rounds']}; 0 simulates all)")
+            f"{k2}{how} (--fast-forward {ff['rounds']}; 0 simulates all)")
