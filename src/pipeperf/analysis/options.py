@@ -16,11 +16,12 @@ from pipeperf.errors import PipeperfError
 #: rounds of resident blocks simulated before extrapolating a long launch (None: exact)
 FAST_FORWARD_ROUNDS = 4
 #: engine instructions of one simulation of a launch (its shorter runs included) past which the
-#: what-ifs, the lock-step check and the advice's re-simulations are skipped, each of them costing
-#: as much again: ~8 M instructions a second on the development machine (dedispersion's 176 M a run,
-#: 24 s on 2026-11-28), so a re-simulation costs at most ~4 s (the dedispersion's 8 took 3 of its 4
-#: minutes); ``--resimulation-limit 0`` lifts it
-RESIMULATION_LIMIT = 30_000_000
+#: what-ifs, the lock-step check and the advice's re-simulations (5-10 of them, each as costly) are
+#: skipped with a note: ~8 M instructions a second on the development machine (2026-11-28: a
+#: dedispersion's 267 M took 24 s a run, 8 re-simulations 3 of its 4 minutes; llm.c's softmax k8 at
+#: 10 M, 16 re-simulations 12 of its 24 s), so at most ~1 s a re-simulation; every launch of
+#: benchmarks/analyze_suite.py runs under 4 M; ``--resimulation-limit 0`` lifts it
+RESIMULATION_LIMIT = 8_000_000
 #: --oob: an out-of-bounds global access stops the emulation, or is counted per line and goes on
 OOB_MODES = ("error", "warn")
 #: what the IDGs are built from: the emulated PTX, or the SASS ptxas makes of it (per GPU target)

@@ -127,8 +127,9 @@ def distinct_count(values: np.ndarray) -> int:
         return 0
     lo, hi = values.min(), values.max()
     span = int(hi) - int(lo) + 1
-    if span > max(DENSE_SPAN, 4 * n):
-        return len(np.unique(values))
+    if span > max(DENSE_SPAN, 4 * n):    # a sort: NumPy 2's hashing np.unique takes ~70x as long on
+        v = np.sort(values)               # 4 M uint64 (6 s against 0.08 s, 2026-11-28)
+        return 1 + int(np.count_nonzero(v[1:] != v[:-1]))
     seen = np.zeros(span, bool)
     for c in range(0, n, 1 << 22):
         seen[(values[c:c + (1 << 22)] - lo).astype(np.int64, copy=False)] = True
