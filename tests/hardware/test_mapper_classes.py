@@ -116,7 +116,8 @@ def test_toy_machine_is_not_a_gpu_and_says_so():
     ("rcp.rn.f32", "rcp_f32"), ("rcp.approx.ftz.f32", "rcp_approx_f32"), ("sqrt.rn.f32", "sqrt_f32"),
     ("sqrt.approx.f32", "sqrt_approx_f32"), ("div.rn.f64", "div_f64"), ("sqrt.rn.f64", "sqrt_f64"),
     ("rcp.approx.ftz.f64", "rcp_approx_f64"), ("ex2.approx.ftz.f32", "ex2_f32"), ("sin.approx.f32", "sin_f32"),
-    ("cvt.rn.f32.s32", "cvt"), ("cvt.rn.f32.f64", "cvt_f64"),
+    ("cvt.rn.f32.s32", "cvt_i2f"), ("cvt.rn.f32.u16", "cvt_i2f"), ("cvt.rn.f32.s64", "cvt"),
+    ("cvt.rzi.u32.f32", "cvt"), ("cvt.rn.f32.f64", "cvt_f64"),
     ("ld.global.nc.v4.f32", "ld_global_s32"), ("ld.u32", "ld_global_s32"), ("st.global.f32", "st_global"),
     ("atom.global.add.u32", "atom_global"), ("red.global.add.u32", "atom_global"),
     ("ld.shared.f32", "ld_shared_f32"), ("st.shared.u32", "st_shared"), ("atom.shared.add.u32", "atom_shared"),
@@ -164,6 +165,12 @@ def test_specific_class_where_the_gpu_has_it_fallback_elsewhere():
     assert resolve("cvt", classes("pascal_gtx1060"), "pascal_gtx1060") == "cos_f32"
     assert resolve("cvt_f64", classes("pascal_gtx1060"), "pascal_gtx1060") == "mul_f64"
     assert resolve("cvt_f64", classes("ampere_a100"), "ampere_a100") == "cvt"
+    # an integer into f32: an I2FP from cc 8.6 (its own class, the integer ALU's rate), an I2F before
+    assert resolve("cvt_i2f", classes("ampere_a100"), "ampere_a100") == "cvt"
+    for gpu in ("ampere_rtx3090", "ada_rtx4090", "hopper_h200_lent"):
+        assert resolve("cvt_i2f", classes(gpu), gpu) == "cvt_i2f"
+        g = load_gpu(gpu)
+        assert g.classes["cvt_i2f"].cpi == g.classes["add_s32"].cpi < g.classes["cvt"].cpi
     # f16 accumulate falls back to f32 accumulate of the same type and shape
     a100 = classes("ampere_a100")
     assert resolve("mma_f16_f16_m16n8k16", a100, "ampere_a100") == "mma_f16_f32_m16n8k16"

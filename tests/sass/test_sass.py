@@ -19,7 +19,7 @@ from pipeperf.hardware.spec import load_gpu
 from pipeperf.ptx.compile import compile_cu
 from pipeperf.ptx.parser import parse_ptx
 from pipeperf.sass.disassemble import sass_listing
-from pipeperf.sass.listing import ABSOLUTE_CALL, SassBlock, SassFunction, parse_listing
+from pipeperf.sass.listing import ABSOLUTE_CALL, SassBlock, SassFunction, SassInstr, parse_listing
 from pipeperf.sass.registers import registers
 
 KERNELS = r'''
@@ -225,6 +225,17 @@ def test_sass_opcodes_take_the_databases_classes(sm80):
     assert classes["LDG"] == "ld_global_s32" and classes["RED"] == "atom_global"
     assert classes["LDS"] == "ld_shared_f32" and classes["BAR"] == "bar_sync"
     assert classes["REDUX"] == "shfl" and classes["EXIT"] == "control"
+
+
+def test_integer_to_float_conversions_take_their_architectures_class():
+    """sm_86+ converts an integer into f32 with I2FP (cvt_i2f: the integer ALU's rate where the GPU
+    defines it), sm_75/80 with I2F (the SFU-rate cvt), as the PTX mapper's cvt.rn.f32.u32 does."""
+    def ins(op, *mods):
+        return SassInstr(0, 0, "", op, mods, ("R0", "R1"), "", 0)
+
+    assert sass_class_of(ins("I2FP", "F32", "U32")) == "cvt_i2f"
+    assert sass_class_of(ins("I2F", "U16")) == sass_class_of(ins("F2I", "U32", "TRUNC", "NTZ")) == "cvt"
+    assert sass_class_of(ins("I2F", "F64", "S64")) == "cvt_f64"
 
 
 def test_the_walk_spreads_inner_iterations_over_the_outer_loop():

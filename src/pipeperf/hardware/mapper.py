@@ -31,8 +31,10 @@ Class of each opcode (:func:`class_of`)
   ``rcp.approx.ftz.f64`` -> ``rcp_approx_f64``.
 * SFU: ``sin/cos/ex2/lg2/rsqrt/tanh`` -> ``sin_f32/cos_f32/ex2_f32/lg2_f32/rsqrt_f32/tanh_f32``
   (f16 forms too).
-* ``cvt`` involving a float type -> ``cvt`` (``cvt_f64`` when one side is f64); ``cvt.pack`` ->
-  ``add_s32``.
+* ``cvt`` involving a float type -> ``cvt`` (``cvt_f64`` when one side is f64), an integer to f32
+  -> ``cvt_i2f`` (from compute capability 8.6 ptxas makes it an I2FP, not the I2F of the SFU-rate
+  conversions: the GPUs that have the class say what it costs, the others fall back to ``cvt``);
+  ``cvt.pack`` -> ``add_s32``.
 * Memory, by state space (generic addresses count as global; mapper g, hardware/memory.py, refines
   the lambda/Lambda of these classes, so their names are stable): ``ld/ldu`` global ->
   ``ld_global_s32``, ``st`` -> ``st_global``, ``atom/red`` -> ``atom_global``; shared ->
@@ -78,6 +80,7 @@ Fallback chains (:data:`FALLBACKS`; the first class the GPU defines is used)
   -> cos_f32 and ``lg2_f32`` -> ex2_f32, cos_f32: the same SFU (Table 5 measured only cos).
   ``rcp_approx_f64`` -> cos_f32 (one MUFU.RCP64H).
 * ``rcp_f64``, ``sqrt_f64`` -> div_f64: the same DFMA Newton sequence after one MUFU op.
+* ``cvt_i2f`` -> cvt (before compute capability 8.6 an integer-to-float conversion is an I2F).
 * ``cvt`` -> cos_f32: on compute capability 3.x-8.x the CUDA C Programming Guide's throughput
   table gives "all other type conversions" the SFU rate (Fermi's conversions are faster than its
   SFU: the fallback overestimates there). ``cvt_f64`` -> cvt, mul_f64: the same table gives
@@ -148,6 +151,7 @@ FALLBACKS: dict[str, tuple[str, ...]] = {
     "rcp_f64": ("div_f64",),
     "sqrt_f64": ("div_f64",),
     "cvt": ("cos_f32",),
+    "cvt_i2f": ("cvt", "cos_f32"),
     "cvt_f64": ("cvt", "mul_f64"),
     "st_global": ("ld_global_s32",),
     "atom_global": ("ld_global_s32",),
@@ -283,7 +287,16 @@ def _int_mul(o: _Op) -> str:
 
 
 def _cvt(o: _Op) -> str:
-    return ALU if o.fp is None else ("cvt_f64" if o.fp == "f64" else "cvt")
+    if o.fp is None:
+        return ALU
+    if o.fp == "f64":
+        return "cvt_f64"
+    # cvt{.rnd}.dtype.atype: a 8- to 32-bit integer atype into an f32 dtype (64-bit ones stay I2F)
+    return "cvt_i2f" if len(o.types) == 2 and o.types[0] == "f32" and o.types[1] in _I2FP_SOURCES else "cvt"
+
+
+#: the integer types whose conversion to f32 ptxas makes an I2FP from compute capability 8.6
+_I2FP_SOURCES = frozenset({"s8", "s16", "s32", "u8", "u16", "u32"})
 
 
 def _rcp_sqrt(o: _Op) -> str:

@@ -14,7 +14,7 @@ aggregates warp-uniform integer atomics (REDUX + one RED). Each SASS opcode goes
   instruction -> add_s32.
 * MUFU.EX2/LG2/RSQ/SIN/COS/TANH -> ex2_f32/lg2_f32/rsqrt_f32/sin_f32/cos_f32/tanh_f32, MUFU.RCP ->
   rcp_approx_f32, MUFU.SQRT -> sqrt_approx_f32, MUFU.RCP64H/RSQ64H -> rcp_approx_f64.
-* F2F, F2I, I2F, I2I, FRND, F2FP -> cvt (cvt_f64 when a side is F64).
+* F2F, F2I, I2F, I2I, FRND, F2FP -> cvt (cvt_f64 when a side is F64); I2FP (sm_86+) -> cvt_i2f.
 * LDG/LD -> ld_global_s32, STG/ST -> st_global, ATOMG/ATOM/RED/REDG -> atom_global, LDS/LDSM ->
   ld_shared_f32, STS/STSM -> st_shared, ATOMS -> atom_shared, LDL -> ld_local_s32, STL -> st_local,
   LDC/ULDC -> ld_const, LDGSTS -> cp_async (mapper g refines the memory classes, as for PTX).
@@ -107,6 +107,8 @@ def sass_class_of(x: SassInstr) -> str:
         return "mul_s32"
     if op == "MUFU":
         return _MUFU.get(x.modifiers[0] if x.modifiers else "", "cos_f32")
+    if op == "I2FP":                      # sm_86+: an integer into f32 (I2FP.F32.U32 / .S32)
+        return "cvt_i2f"
     if op in _CVT:
         return "cvt_f64" if "F64" in x.modifiers else "cvt"
     if op in _MEMORY:
