@@ -151,7 +151,10 @@ def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skippe
     from pipeperf.emulate.loops import KNOWN_PERIODS, PERIODS
 
     log = cast("TraceLog", prof.traces)          # loops were skipped: the emulator's TraceLog
-    iters = sum(k.count * len(k.warps) for k in log.skips)
+    iters = sum(k.count * k.iterations * len(k.warps) for k in log.skips)
+    pairs = sum(k.iterations == 2 for k in log.skips)
+    pair_text = (f"; {pairs:,} of them ping-pong loops whose period is two iterations (double buffering)"
+                 if pairs else "")
     n, n2 = info.instructions_full, info.instructions_kept
     runs = ["all the kept periods"] + [{"periods": "half of each loop's recorded periods left out",
                                         "cut": f"each warp cut at {s.info.max_nodes:,}"}[s.kind] for s in shorter]
@@ -159,7 +162,7 @@ def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skippe
            "at the slope of their second half") if info.truncated_warps else ""
     return (f"periodic loops: the emulator jumped over {iters:,} iterations of the traced warps in "
             f"{len(log.skips):,} loop instance{'s' if len(log.skips) != 1 else ''} (each after {PERIODS} identical "
-            f"iterations, {KNOWN_PERIODS} for a loop already skipped; counts added exactly; mapper g's memory statistics include the skipped periods' "
+            f"periods, {KNOWN_PERIODS} for a loop already skipped{pair_text}; counts added exactly; mapper g's memory statistics include the skipped periods' "
             f"accesses, synthesised from their address strides); {n:,} traced instructions, "
             f"{skipped:,} of them skipped, {n2:,} in the IDGs{cut}: the Pipeline time is extrapolated linearly "
             f"from simulations of the IDGs with {', with '.join(runs)} (x{f:.3g}; exact where every period costs "

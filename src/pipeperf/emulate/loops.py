@@ -104,6 +104,9 @@ class _Watch:
     wait: int = 0                    # back-edges to let pass before looking again
     backoff: int = 1
     tries: int = field(default=0)
+    before: tuple | None = None      # the delta of the iteration before the last (a period of 2 shows in it)
+    stride: int = 1                  # iterations between snapshots: 2 for a loop of period 2 (double buffering)
+    phase: int = 0                   # back-edges since the snapshot (a stride-2 watch looks at every second)
 
 
 @dataclass(frozen=True)
@@ -209,14 +212,21 @@ class LoopSkipper:
         w = self.watches.get(key)
         if w is not None and w.group != gk:
             w = None
+        if w is not None and w.stride > 1 and w.wait == 0:
+            w.phase += 1
+            if w.phase < w.stride:
+                return                              # the middle of a period of 2: looked at its end
+            w.phase = 0
         if w is not None and w.wait > 0:
             w.wait -= 1
             if w.wait:
                 return
             self.watches[key] = self._snapshot(prog, st, cur, gk, t, p, steps, cnt, lp)
-            self.watches[key].backoff = w.backoff
+            self.watches[key].backoff, self.watches[key].stride = w.backoff, w.stride
             return
         snap = self._snapshot(prog, st, cur, gk, t, p, steps, cnt, lp)
+        if w is not None:
+            snap.stride = w.stride
         if w is None:
             self.watches[key] = snap
             self.instances += 1
@@ -231,10 +241,18 @@ class LoopSkipper:
         if w.delta is not None and _equal(w.delta, delta):
             snap.same = w.same + 1
             snap.recorded = np.where(kept_whole, w.recorded + 1, 0)  # type: ignore[operator]  # set with delta
+        elif w.stride == 1 and w.before is not None and _equal(w.before, delta):
+            # this iteration did what the one before the last did, not what the last did: a period of
+            # two iterations (a ping-pong buffer); from here on one snapshot every second back-edge
+            snap.stride, snap.same = 2, 0
+            snap.before, snap.backoff = None, w.backoff
+            self.watches[key] = snap
+            return
         else:
             snap.same = 1
             snap.recorded = kept_whole.astype(np.int64)
         snap.delta, snap.backoff = delta, w.backoff
+        snap.before = w.delta
         self.watches[key] = snap
         if snap.same >= (KNOWN_PERIODS if key in self.known else PERIODS):
             k = self._skip(prog, st, cur, t, p, snap, lp, cnt)
@@ -292,7 +310,7 @@ class LoopSkipper:
             # counts (a frozen clock-wait once jumped 2^40 iterations at a time, past int64); it runs
             # on, and a runaway stops on the step budget
             return 0
-        least = MIN_JUMP_BARRIER if lp.bars else MIN_JUMP
+        least = -(-(MIN_JUMP_BARRIER if lp.bars else MIN_JUMP) // w.stride)   # in periods
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
         ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
@@ -390,7 +408,13 @@ class LoopSkipper:
         traced = st.traced_any
         st.traced_any = False
         try:
-            steps = m._execute(prog, st, cur, pc0=t, probe=(t, p, 2 * w.delta[4] + 8))
+            steps: int | None = 0
+            for _ in range(w.stride):                  # one period: one iteration, or two
+                assert steps is not None
+                s = m._execute(prog, st, cur, pc0=t, probe=(t, p, 2 * w.delta[4] + 8 - steps))
+                steps = None if s is None else steps + s
+                if steps is None:
+                    break
         except BudgetExhausted:                        # the launch's, not this k's: it stops here
             raise
         except Exception:                              # a fault, a hybrid fallback: not this k
@@ -438,9 +462,9 @@ class LoopSkipper:
             self._synthesize(ws, dn, dtlen, k)
             c._tlen[dn] += k * dtlen
             c.trace.skips.append(Skip(ws, c._kept[dn].copy(), dtlen.copy(),
-                                      np.minimum(w.recorded, PERIODS), int(k)))
+                                      np.minimum(w.recorded, PERIODS), int(k), w.stride))
         self.skips_done += 1
-        self.iterations_skipped += k * (G.size(cur) // 32 or 1)
+        self.iterations_skipped += k * w.stride * (G.size(cur) // 32 or 1)
 
 
     def _synthesize(self, ws: np.ndarray, dn: np.ndarray, period: np.ndarray, k: int) -> None:

@@ -22,13 +22,15 @@ class Skip:
     """Iterations of a periodic loop the emulator jumped over (:mod:`pipeperf.emulate.loops`):
     for each traced warp of the group (``warps``, sorted launch-wide ids), its kept trace holds
     ``recorded[i]`` whole periods of ``period[i]`` entries that end at kept position ``pos[i]``,
-    and ``count`` more periods ran there without being emulated entry by entry."""
+    and ``count`` more periods ran there without being emulated entry by entry. A period is
+    ``iterations`` iterations of the loop: 1, or 2 for a ping-pong (double-buffered) loop."""
 
     warps: np.ndarray
     pos: np.ndarray
     period: np.ndarray
     recorded: np.ndarray
     count: int
+    iterations: int = 1
 
 
 @dataclass(frozen=True)
