@@ -18,7 +18,7 @@ import numpy as np
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.errors import PipeperfError
-from pipeperf.hardware.banks import fragment_wavefronts
+from pipeperf.hardware.banks import block_shared_counts, fragment_wavefronts
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
@@ -77,12 +77,18 @@ def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
 
 
 def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = None,
-                    longest: int = 0) -> Accesses:
+                    longest: int = 0, count_shared: bool = False) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
     columnar ``Profile.memory_log``.  With ``warps_per_wave``, warps of later waves of blocks
     are ordered after earlier ones in the cache model (``longest``: the longest trace).
     The columns are allocated once and each block is written into them (a synthesised block
-    expanded in place), so the launch's addresses are held once, not twice."""
+    expanded in place), so the launch's addresses are held once, not twice.
+
+    ``count_shared``: each logged block of explicitly shared loads and stores has its requests'
+    bank and return wavefronts counted from the block's own lanes (``Accesses.waves``/``returns``,
+    the same integers the whole column gives) and keeps one lane per request. Why: those lanes
+    are read for nothing else, and copying them was most of the column (a tiled GEMM variant:
+    17.8 M of 18.9 M lanes). Not with requests that are fused afterwards (SASS widening)."""
     ins = func.instructions
     chosen = []
     seen: dict[int, int] = {}
@@ -102,8 +108,10 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         sp = x.op.space
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
-        m = block.n_lanes if type(block) is SynthBlock else len(block[5])
-        chosen.append((block, at, x, sp, n_req, n_lane, n, m))
+        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red" and \
+            type(block) is not SynthBlock
+        m = n if counted else block.n_lanes if type(block) is SynthBlock else len(block[5])
+        chosen.append((block, at, x, sp, n_req, n_lane, n, m, counted))
         n_req, n_lane = n_req + n, n_lane + m
     if not chosen:
         return Accesses.from_rows([])
@@ -115,9 +123,18 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
     addr = np.empty(n_lane, np.uint64)
     code = np.empty(n_req, np.int8)
     kind = np.empty(n_req, np.int8)
-    for block, at, x, sp, r, a, n, m in chosen:
+    waves = returns = None
+    if any(c[-1] for c in chosen):
+        waves, returns = np.full(n_req, -1, np.int64), np.full(n_req, -1, np.int64)
+    for block, at, x, sp, r, a, n, m, counted in chosen:
         rs, ls = slice(r, r + n), slice(a, a + m)
-        if type(block) is SynthBlock:
+        if counted:
+            _, _, warp[rs], step[rs], la, lane_addr = block
+            assert waves is not None and returns is not None
+            waves[rs], returns[rs] = block_shared_counts(lane_addr, la, _bytes_per_lane(x))
+            lanes[rs] = 1
+            addr[ls] = lane_addr[np.cumsum(la) - la]
+        elif type(block) is SynthBlock:
             block.fill(warp[rs], step[rs], lanes[rs], addr[ls])
         else:
             _, _, warp[rs], step[rs], lanes[rs], addr[ls] = block
@@ -138,7 +155,12 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         pc, nbytes, warp, step, lanes, code = pc[keep], nbytes[keep], warp[keep], step[keep], lanes[keep], code[keep]
         kind = kind[keep]
         addr = addr[lane_keep]
-    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
+        if waves is not None and returns is not None:
+            waves, returns = waves[keep], returns[keep]
+    out = Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
+    if waves is not None:
+        out.waves, out.returns = waves, returns
+    return out
 
 
 def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str], gpu: GPUSpec,
@@ -267,23 +289,27 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def _accesses_of(prof: Profile, func: Function, trim: bool = True) -> Accesses:
+def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:
     """The traced accesses of ``func`` in trace order (the same for every GPU of one emulation), built
     from ``prof.memory_log`` once and kept in ``prof.accesses``; the log is then emptied (it held the
     lane addresses a second time: the persistent GEMM's 466 MB). Profiles made by ``replace`` share
     both, so one built there is found here. ``trim``: the heap's freed pages go back to the system
-    then (else they stay for the next allocations: a tuning run's next variant reuses them)."""
+    then (else they stay for the next allocations: a tuning run's next variant reuses them).
+    ``count_shared``: as :func:`traced_accesses` (accesses built without it serve either way)."""
     got = prof.accesses.get(func.name) if hasattr(prof, "accesses") else None
     if got is None:
         if not prof.memory_log and prof.accesses:
             raise PipeperfError(f"the memory log was released after mapper g read it for "
                                 f"{', '.join(prof.accesses)}, not {func.name}")
-        got = traced_accesses(prof.memory_log, func)
+        got = traced_accesses(prof.memory_log, func, count_shared=count_shared)
         if hasattr(prof, "accesses"):
             prof.accesses[func.name] = got
             prof.memory_log.clear()
             if trim:
                 release_freed()
+    elif got.waves is not None and not count_shared:
+        raise PipeperfError(f"mapper g counted {func.name}'s shared requests and dropped their lanes, "
+                            "which this GPU's analysis (SASS requests) needs")
     return got
 
 
@@ -305,7 +331,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     longest = by_identity("longest_trace", (prof.traces,), None,
                           lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = _accesses_of(prof, func, trim)
+    in_order = _accesses_of(prof, func, trim, count_shared=sass is None)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)

@@ -284,17 +284,39 @@ def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_
     """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
     # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once; the
     # data return's floor once for both the wavefronts and the conflict-free count
-    returns = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
-                          lambda: return_wavefronts(acc, s_req))
-    waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
-                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
-                        lambda: bank_wavefronts(acc, s_req, returns))
+    if acc.waves is not None and acc.returns is not None:
+        waves, returns = by_identity("counted_wavefronts", (acc.waves, acc.returns, acc.addr, acc.lane_start,
+                                                            acc.nbytes, acc.space), acc.kind is None,
+                                     lambda: _counted_wavefronts(acc, s_req))
+    else:
+        returns = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
+                              lambda: return_wavefronts(acc, s_req))
+        waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
+                            + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
+                            lambda: bank_wavefronts(acc, s_req, returns))
     w_pc, f_pc = by_identity("shared_sums", (acc.pc, acc.space, waves, returns), n_pcs,
                              lambda: _per_pc_sums(acc.pc, waves, returns, s_req, n_pcs))
     for pc, st in out.items():
         if st.space == "shared":
             st.wavefronts = int(w_pc[pc])
             st.return_wavefronts = int(f_pc[pc])
+
+
+def _counted_wavefronts(acc: Accesses, s_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bank wavefronts, return wavefronts) per request, as :func:`bank_wavefronts` and
+    :func:`return_wavefronts` give them, where ``acc.waves``/``acc.returns`` hold those counted
+    already (-1: not counted; those of ``s_req`` are counted here from their lanes)."""
+    assert acc.waves is not None and acc.returns is not None
+    counted = acc.waves >= 0
+    waves = np.where(counted, acc.waves, 0)
+    returns = np.where(counted, acc.returns, 1)
+    rest = s_req[~counted[s_req]]
+    if len(rest):
+        floor = return_wavefronts(acc, rest)
+        waves[rest] = bank_wavefronts(acc, rest, floor)[rest]
+        returns[rest] = floor[rest]
+    _read_only((waves, returns))
+    return waves, returns
 
 
 def _per_pc_sums(pc: np.ndarray, waves: np.ndarray, returns: np.ndarray, s_req: np.ndarray,

@@ -79,9 +79,15 @@ def sampled_units(acc: Accesses, reqs: np.ndarray, unit_shift: int, limit: int, 
 def banks_and_lines(acc: Accesses, reqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per request of ``reqs``: the most distinct 4-byte words on one of the 32 banks (word mod 32;
     lanes on one word broadcast) and the distinct 128-byte lines it touches."""
-    assert _requests is not None
     addr, start, nbytes = _columns(acc)
-    reqs = np.ascontiguousarray(reqs, np.int64)
+    return scan_banks(addr, start, nbytes, np.ascontiguousarray(reqs, np.int64))
+
+
+def scan_banks(addr: np.ndarray, start: np.ndarray, nbytes: np.ndarray, reqs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`banks_and_lines` of the columns themselves (C-contiguous uint64 addresses, int64
+    lane starts, bytes per lane and requests): no Accesses built for one memory-log block."""
+    assert _requests is not None
     waves, lines = np.empty(len(reqs), np.int64), np.empty(len(reqs), np.int64)
     _requests.banks_and_lines(addr, start, nbytes, reqs, waves, lines)
     return waves, lines
