@@ -35,7 +35,9 @@ def _block(seed: int, nbytes: int, n: int = 300) -> tuple[np.ndarray, np.ndarray
         else:
             a = lane * int(rng.choice([1, 2, 3, 8, 17, 32])) * nbytes
         out.append(a + int(rng.integers(0, 256)) * nbytes)
-    return lanes.astype(np.int64), np.concatenate(out).astype(np.uint64)
+    # every CTA's warps repeat the rows: the first 100 again (the C scan's table of rows seen)
+    lanes = np.concatenate((lanes, lanes[:100])).astype(np.int64)
+    return lanes, np.concatenate(out + out[:100]).astype(np.uint64)
 
 
 @pytest.mark.parametrize("nbytes", [1, 2, 4, 8, 16])
@@ -53,6 +55,7 @@ def test_block_counts_equal_the_whole_columns(nbytes, c_scan, monkeypatch):
     waves, returns = banks.block_shared_counts(addr, lanes, nbytes)
     np.testing.assert_array_equal(returns, floor)
     np.testing.assert_array_equal(waves, banks.bank_wavefronts(acc, reqs, floor))
+    np.testing.assert_array_equal(waves[-100:], waves[:100])
     assert waves.max() > 1 and (nbytes <= 4 or returns.max() > 1)      # conflicts and wide returns occur
 
 

@@ -164,3 +164,20 @@ def test_row_bank_conflicts_equal_numpy(seed, numpy_path):
     for k in (2, 3, 4):
         wide = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
         assert request_scan.row_bank_conflicts(W, k) == numpy_path(row_conflicts, wide)
+
+
+@pytest.mark.parametrize("nbytes", [1, 4, 8, 16])
+def test_block_waves_equal_banks_and_lines(nbytes):
+    """One block's wavefronts with the table of repeated rows: those of banks_and_lines, request by
+    request (the block repeated, so half its rows are found in the table); bad shapes are refused."""
+    acc = random_accesses(40 + nbytes, n=500)
+    lanes = np.diff(acc.lane_start)
+    lanes2 = np.concatenate((lanes, lanes))
+    addr2 = np.concatenate((acc.addr, acc.addr))
+    want, _ = request_scan.scan_banks(addr2, np.concatenate(([0], np.cumsum(lanes2))),
+                                      np.full(len(lanes2), nbytes, np.int64), np.arange(len(lanes2)))
+    got = np.full(len(lanes2), -1, np.int64)
+    request_scan.block_waves(addr2, lanes2, nbytes, got)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        request_scan.block_waves(addr2[:-1], lanes2, nbytes, got)

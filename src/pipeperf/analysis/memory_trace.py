@@ -131,7 +131,7 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         if counted:
             _, _, warp[rs], step[rs], la, lane_addr = block
             assert waves is not None and returns is not None
-            waves[rs], returns[rs] = block_shared_counts(lane_addr, la, _bytes_per_lane(x))
+            block_shared_counts(lane_addr, la, _bytes_per_lane(x), (waves[rs], returns[rs]))
             lanes[rs] = 1
             addr[ls] = lane_addr[np.cumsum(la) - la]
         elif type(block) is SynthBlock:

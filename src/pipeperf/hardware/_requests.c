@@ -381,6 +381,141 @@ release_in:
     return result;
 }
 
+/* block_waves(addr, lanes, nbytes, waves): the bank wavefronts (as banks_and_lines) of one block
+ * of requests of `nbytes` bytes per lane, `lanes[i]` lanes each, their addresses `addr` request
+ * after request; a request whose lanes equal an earlier one's in the block (hash, then memcmp)
+ * takes its count. Why: a traced shared instruction's requests repeat a few rows (every CTA's warp
+ * at the same position in its CTA makes the same offsets), and the table saves the bank scan. */
+#define ROW_TABLE 2048
+
+typedef struct {
+    uint64_t hash;
+    const uint64_t *row;
+    Py_ssize_t n;
+    int64_t waves;
+} row_entry;
+
+static PyObject *py_block_waves(PyObject *self, PyObject *args)
+{
+    PyObject *oa, *ol, *ow, *result = NULL;
+    long long nb;
+    if (!PyArg_ParseTuple(args, "OOLO:block_waves", &oa, &ol, &nb, &ow))
+        return NULL;
+    if (nb < 1) {
+        PyErr_SetString(PyExc_ValueError, "nbytes must be >= 1");
+        return NULL;
+    }
+    Py_buffer ba, bl, bw;
+    if (buffer(oa, &ba, 0, 8, "addr") < 0)
+        return NULL;
+    if (buffer(ol, &bl, 0, 8, "lanes") < 0)
+        goto release_a;
+    if (buffer(ow, &bw, 1, 8, "waves") < 0)
+        goto release_l;
+    const uint64_t *addr = (const uint64_t *)ba.buf;
+    const int64_t *lanes = (const int64_t *)bl.buf;
+    int64_t *waves = (int64_t *)bw.buf;
+    Py_ssize_t n_req = bl.len / 8, n_lanes = ba.len / 8;
+    if (bw.len / 8 < n_req) {
+        PyErr_SetString(PyExc_ValueError, "waves must be as long as lanes");
+        goto release_w;
+    }
+    int64_t total = 0;
+    for (Py_ssize_t i = 0; i < n_req; i++) {
+        if (lanes[i] < 1) {
+            PyErr_SetString(PyExc_ValueError, "every request needs at least one lane");
+            goto release_w;
+        }
+        total += lanes[i];
+    }
+    if (total != n_lanes) {
+        PyErr_SetString(PyExc_ValueError, "addr must hold sum(lanes) addresses");
+        goto release_w;
+    }
+    int64_t start[2] = {0, 0}, nbytes[1] = {nb};
+    scratch s = {NULL, 0};
+    uint32_t *stamp = (uint32_t *)PyMem_Calloc(MARK_WORDS, sizeof(uint32_t)), gen = 0;
+    row_entry *table = (row_entry *)PyMem_Calloc(ROW_TABLE, sizeof(row_entry));
+    Py_ssize_t used = 0;
+    if (!stamp || !table) {
+        PyErr_NoMemory();
+        goto release_s;
+    }
+    const uint64_t *row = addr;
+    for (Py_ssize_t i = 0; i < n_req; row += lanes[i], i++) {
+        Py_ssize_t len = (Py_ssize_t)lanes[i];
+        uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)len;
+        for (Py_ssize_t k = 0; k < len; k++)
+            h = (h ^ row[k]) * 0x100000001b3ull;
+        size_t at = (size_t)(h ^ (h >> 29)) & (ROW_TABLE - 1);
+        int found = 0;
+        while (table[at].row) {
+            if (table[at].hash == h && table[at].n == len && !memcmp(table[at].row, row, (size_t)len * 8)) {
+                waves[i] = table[at].waves;
+                found = 1;
+                break;
+            }
+            at = (at + 1) & (ROW_TABLE - 1);
+        }
+        if (found)
+            continue;
+        start[1] = len;
+        Py_ssize_t n = gather(row, start, nbytes, 0, 2, &s);
+        if (n < 0)
+            goto release_s;
+        int64_t per_bank[32] = {0}, most = 0;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            lo = s.v[k] < lo ? s.v[k] : lo;
+            hi = s.v[k] > hi ? s.v[k] : hi;
+        }
+        lo &= ~(uint64_t)31;
+        if (n && hi - lo < MARK_WORDS) {       /* as banks_and_lines: stamped, else sorted */
+            if (++gen == 0) {
+                memset(stamp, 0, MARK_WORDS * sizeof(uint32_t));
+                gen = 1;
+            }
+            for (Py_ssize_t k = 0; k < n; k++) {
+                uint64_t rel = s.v[k] - lo;
+                if (stamp[rel] == gen)
+                    continue;
+                stamp[rel] = gen;
+                int64_t c = ++per_bank[rel & 31u];
+                if (c > most)
+                    most = c;
+            }
+        } else {
+            n = sort_unique(s.v, n);
+            for (Py_ssize_t k = 0; k < n; k++) {
+                int64_t c = ++per_bank[s.v[k] & 31u];
+                if (c > most)
+                    most = c;
+            }
+        }
+        waves[i] = most;
+        if (used < ROW_TABLE / 2) {            /* (at most half full: probes stay short) */
+            table[at].hash = h;
+            table[at].row = row;
+            table[at].n = len;
+            table[at].waves = most;
+            used++;
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+release_s:
+    PyMem_Free(s.v);
+    PyMem_Free(stamp);
+    PyMem_Free(table);
+release_w:
+    PyBuffer_Release(&bw);
+release_l:
+    PyBuffer_Release(&bl);
+release_a:
+    PyBuffer_Release(&ba);
+    return result;
+}
+
 static PyObject *py_sample_units(PyObject *self, PyObject *args)
 {
     PyObject *o[N_IN], *oc, *otab, *oreq, *ounits, *result = NULL;
@@ -534,6 +669,7 @@ static PyMethodDef methods[] = {
      "distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total"},
     {"banks_and_lines", py_banks_and_lines, METH_VARARGS,
      "banks_and_lines(addr, lane_start, nbytes, reqs, waves, lines) -> None"},
+    {"block_waves", py_block_waves, METH_VARARGS, "block_waves(addr, lanes, nbytes, waves) -> None"},
     {NULL, NULL, 0, NULL},
 };
 

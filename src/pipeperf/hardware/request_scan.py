@@ -93,6 +93,14 @@ def scan_banks(addr: np.ndarray, start: np.ndarray, nbytes: np.ndarray, reqs: np
     return waves, lines
 
 
+def block_waves(addr: np.ndarray, lanes: np.ndarray, nbytes: int, out: np.ndarray) -> None:
+    """:func:`banks_and_lines`' wavefronts of one block of requests of ``nbytes`` bytes per lane
+    (``lanes`` per request, ``addr`` their addresses request after request) written to ``out``;
+    a request whose lanes repeat an earlier one's in the block takes its count (a table in C)."""
+    assert _requests is not None
+    _requests.block_waves(np.ascontiguousarray(addr, np.uint64), np.ascontiguousarray(lanes, np.int64), nbytes, out)
+
+
 def row_bank_conflicts(words: np.ndarray, k: int = 1) -> int:
     """Bank conflicts of requests given as rows of 4-byte word addresses (2-D; each word standing
     for itself and the k - 1 words after it, a k x 4-byte lane access): per row the most distinct
