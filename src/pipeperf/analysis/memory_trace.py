@@ -115,38 +115,49 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         n_req, n_lane = n_req + n, n_lane + m
     if not chosen:
         return Accesses.from_rows([])
-    pc = np.empty(n_req, np.int64)
-    nbytes = np.empty(n_req, np.int64)
+    # per block only its warps, steps, lanes and addresses are written (a synthesised block
+    # expanded in place); the per-instruction columns are repeated from one row per block
+    per_pc: dict[int, tuple[int, int, int]] = {}
+    head: list[tuple[int, int, int, int]] = []
+    generic = []
     warp = np.empty(n_req, np.int64)
     step = np.empty(n_req, np.int64)
     lanes = np.empty(n_req, np.int64)
     addr = np.empty(n_lane, np.uint64)
-    code = np.empty(n_req, np.int8)
-    kind = np.empty(n_req, np.int8)
     waves = returns = None
     if any(c[-1] for c in chosen):
         waves, returns = np.full(n_req, -1, np.int64), np.full(n_req, -1, np.int64)
     for block, at, x, sp, r, a, n, m, counted in chosen:
+        info = per_pc.get(at)
+        if info is None:
+            info = per_pc[at] = (_bytes_per_lane(x), _kind(x.op.root),
+                                 SPACES.index(sp) if sp in ("global", "shared") else -2)
+        head.append((at, *info))
         rs, ls = slice(r, r + n), slice(a, a + m)
         if counted:
-            _, _, warp[rs], step[rs], la, lane_addr = block
             assert waves is not None and returns is not None
-            block_shared_counts(lane_addr, la, _bytes_per_lane(x), (waves[rs], returns[rs]))
+            _, _, warp[rs], step[rs], la, lane_addr = block
             lanes[rs] = 1
-            addr[ls] = lane_addr[np.cumsum(la) - la]
+            block_shared_counts(lane_addr, la, info[0], (waves[rs], returns[rs]), addr[ls])
         elif type(block) is SynthBlock:
             block.fill(warp[rs], step[rs], lanes[rs], addr[ls])
         else:
             _, _, warp[rs], step[rs], lanes[rs], addr[ls] = block
-        pc[rs], nbytes[rs], kind[rs] = at, _bytes_per_lane(x), _kind(x.op.root)
-        if sp in ("global", "shared"):
-            code[rs] = SPACES.index(sp)
-        else:                                       # generic: by the first lane's address window
-            la = lanes[rs]
-            c, base = _generic_space(addr[ls][np.cumsum(la) - la])
-            code[rs] = c
-            if base.any():
-                addr[ls] -= np.repeat(base, la)
+        if info[2] == -2:                           # generic: by the first lane's address window
+            generic.append((r, a, n, m))
+    counts = np.fromiter((c[6] for c in chosen), np.int64, len(chosen))
+    heads = np.array(head, np.int64).reshape(-1, 4)
+    pc = np.repeat(heads[:, 0], counts)
+    nbytes = np.repeat(heads[:, 1], counts)
+    kind = np.repeat(heads[:, 2], counts).astype(np.int8)
+    code = np.repeat(heads[:, 3], counts).astype(np.int8)
+    for r, a, n, m in generic:
+        rs, ls = slice(r, r + n), slice(a, a + m)
+        la = lanes[rs]
+        c, base = _generic_space(addr[ls][np.cumsum(la) - la])
+        code[rs] = c
+        if base.any():
+            addr[ls] -= np.repeat(base, la)
     if warps_per_wave:
         step += (warp // warps_per_wave) * (longest + 1)
     keep = code >= 0

@@ -381,11 +381,12 @@ release_in:
     return result;
 }
 
-/* block_waves(addr, lanes, nbytes, waves): the bank wavefronts (as banks_and_lines) of one block
- * of requests of `nbytes` bytes per lane, `lanes[i]` lanes each, their addresses `addr` request
- * after request; a request whose lanes equal an earlier one's in the block (hash, then memcmp)
- * takes its count. Why: a traced shared instruction's requests repeat a few rows (every CTA's warp
- * at the same position in its CTA makes the same offsets), and the table saves the bank scan. */
+/* block_waves(addr, lanes, nbytes, waves[, firsts]): the bank wavefronts (as banks_and_lines) of
+ * one block of requests of `nbytes` bytes per lane, `lanes[i]` lanes each, their addresses `addr`
+ * request after request, and (optional) each request's first lane address; a request whose lanes
+ * equal an earlier one's in the block (hash, then memcmp) takes its count. Why: a traced shared
+ * instruction's requests repeat a few rows (every CTA's warp at the same position in its CTA makes
+ * the same offsets), and the table saves the bank scan. */
 #define ROW_TABLE 2048
 
 typedef struct {
@@ -397,40 +398,45 @@ typedef struct {
 
 static PyObject *py_block_waves(PyObject *self, PyObject *args)
 {
-    PyObject *oa, *ol, *ow, *result = NULL;
+    PyObject *oa, *ol, *ow, *of = NULL, *result = NULL;
     long long nb;
-    if (!PyArg_ParseTuple(args, "OOLO:block_waves", &oa, &ol, &nb, &ow))
+    if (!PyArg_ParseTuple(args, "OOLO|O:block_waves", &oa, &ol, &nb, &ow, &of))
         return NULL;
+    if (of == Py_None)
+        of = NULL;
     if (nb < 1) {
         PyErr_SetString(PyExc_ValueError, "nbytes must be >= 1");
         return NULL;
     }
-    Py_buffer ba, bl, bw;
+    Py_buffer ba, bl, bw, bf;
     if (buffer(oa, &ba, 0, 8, "addr") < 0)
         return NULL;
     if (buffer(ol, &bl, 0, 8, "lanes") < 0)
         goto release_a;
     if (buffer(ow, &bw, 1, 8, "waves") < 0)
         goto release_l;
+    if (of && buffer(of, &bf, 1, 8, "firsts") < 0)
+        goto release_w;
+    uint64_t *firsts = of ? (uint64_t *)bf.buf : NULL;
     const uint64_t *addr = (const uint64_t *)ba.buf;
     const int64_t *lanes = (const int64_t *)bl.buf;
     int64_t *waves = (int64_t *)bw.buf;
     Py_ssize_t n_req = bl.len / 8, n_lanes = ba.len / 8;
-    if (bw.len / 8 < n_req) {
-        PyErr_SetString(PyExc_ValueError, "waves must be as long as lanes");
-        goto release_w;
+    if (bw.len / 8 < n_req || (of && bf.len / 8 < n_req)) {
+        PyErr_SetString(PyExc_ValueError, "waves (and firsts) must be as long as lanes");
+        goto release_f;
     }
     int64_t total = 0;
     for (Py_ssize_t i = 0; i < n_req; i++) {
         if (lanes[i] < 1) {
             PyErr_SetString(PyExc_ValueError, "every request needs at least one lane");
-            goto release_w;
+            goto release_f;
         }
         total += lanes[i];
     }
     if (total != n_lanes) {
         PyErr_SetString(PyExc_ValueError, "addr must hold sum(lanes) addresses");
-        goto release_w;
+        goto release_f;
     }
     int64_t start[2] = {0, 0}, nbytes[1] = {nb};
     scratch s = {NULL, 0};
@@ -444,6 +450,8 @@ static PyObject *py_block_waves(PyObject *self, PyObject *args)
     const uint64_t *row = addr;
     for (Py_ssize_t i = 0; i < n_req; row += lanes[i], i++) {
         Py_ssize_t len = (Py_ssize_t)lanes[i];
+        if (firsts)
+            firsts[i] = row[0];
         uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)len;
         for (Py_ssize_t k = 0; k < len; k++)
             h = (h ^ row[k]) * 0x100000001b3ull;
@@ -507,6 +515,9 @@ release_s:
     PyMem_Free(s.v);
     PyMem_Free(stamp);
     PyMem_Free(table);
+release_f:
+    if (of)
+        PyBuffer_Release(&bf);
 release_w:
     PyBuffer_Release(&bw);
 release_l:
@@ -669,7 +680,7 @@ static PyMethodDef methods[] = {
      "distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total"},
     {"banks_and_lines", py_banks_and_lines, METH_VARARGS,
      "banks_and_lines(addr, lane_start, nbytes, reqs, waves, lines) -> None"},
-    {"block_waves", py_block_waves, METH_VARARGS, "block_waves(addr, lanes, nbytes, waves) -> None"},
+    {"block_waves", py_block_waves, METH_VARARGS, "block_waves(addr, lanes, nbytes, waves[, firsts]) -> None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -93,12 +93,15 @@ def scan_banks(addr: np.ndarray, start: np.ndarray, nbytes: np.ndarray, reqs: np
     return waves, lines
 
 
-def block_waves(addr: np.ndarray, lanes: np.ndarray, nbytes: int, out: np.ndarray) -> None:
+def block_waves(addr: np.ndarray, lanes: np.ndarray, nbytes: int, out: np.ndarray,
+                firsts: np.ndarray | None = None) -> None:
     """:func:`banks_and_lines`' wavefronts of one block of requests of ``nbytes`` bytes per lane
-    (``lanes`` per request, ``addr`` their addresses request after request) written to ``out``;
-    a request whose lanes repeat an earlier one's in the block takes its count (a table in C)."""
+    (``lanes`` per request, ``addr`` their addresses request after request) written to ``out``,
+    and each request's first lane address to ``firsts`` where given; a request whose lanes repeat
+    an earlier one's in the block takes its count (a table in C)."""
     assert _requests is not None
-    _requests.block_waves(np.ascontiguousarray(addr, np.uint64), np.ascontiguousarray(lanes, np.int64), nbytes, out)
+    _requests.block_waves(np.ascontiguousarray(addr, np.uint64), np.ascontiguousarray(lanes, np.int64), nbytes,
+                          out, firsts)
 
 
 def row_bank_conflicts(words: np.ndarray, k: int = 1) -> int:
