@@ -199,7 +199,8 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
                           traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
-                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))))
+                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))),
+                          code=acc.pc)
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -219,12 +220,14 @@ REUSE_WINDOW = 65536
 
 def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, grid: tuple[int, int, int],
                       block: tuple[int, int, int], params: dict, *, wave_ctas: int, warps_per_cta: int | None,
-                      traced_ctas: int) -> None:
+                      traced_ctas: int, code: Any = None) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
     (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
     address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
     when the CTAs launched in between touch less than the L2 holds (each touches what a traced
-    CTA touches, its own re-touches left out). CTAs are taken to run in launch order."""
+    CTA touches, its own re-touches left out). CTAs are taken to run in launch order. ``code``:
+    an object that lives as long as the emulation whose code ``func`` is (its access columns):
+    the keys, which depend on the launch and not the GPU, are computed once for it."""
     from pipeperf.analysis.cta_sharing import cta_keys, reuse_within
 
     glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
@@ -234,7 +237,13 @@ def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, 
     per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
     l2_bytes = l2_reach_bytes(gpu)
     limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
-    for pc, keys in cta_keys(func, glob, grid, block, params, n_ctas=n).items():
+    # the keys depend on the launch, not the GPU (every GPU of an analysis asks for the same n
+    # CTAs where the grid has fewer than REUSE_WINDOW): evaluated once
+    by_pc = by_identity("cta_keys", (code,), (tuple(glob), tuple(grid), tuple(block),
+                                              tuple(sorted(params.items())), n),
+                        lambda: cta_keys(func, glob, grid, block, params, n_ctas=n)) if code is not None \
+        else cta_keys(func, glob, grid, block, params, n_ctas=n)
+    for pc, keys in by_pc.items():
         if keys is None:
             continue
         f = reuse_within(keys, limit)
