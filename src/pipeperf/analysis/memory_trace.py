@@ -18,6 +18,7 @@ import numpy as np
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.errors import PipeperfError
+from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import block_shared_counts, fragment_wavefronts
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
@@ -127,6 +128,8 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
     waves = returns = None
     if any(c[-1] for c in chosen):
         waves, returns = np.full(n_req, -1, np.int64), np.full(n_req, -1, np.int64)
+    # counted blocks of lanes of at most 4 bytes: all in one C call after the loop
+    batch: list | None = [] if waves is not None and request_scan.AVAILABLE else None
     for block, at, x, sp, r, a, n, m, counted in chosen:
         info = per_pc.get(at)
         if info is None:
@@ -134,7 +137,9 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
                                  SPACES.index(sp) if sp in ("global", "shared") else -2)
         head.append((at, *info))
         rs, ls = slice(r, r + n), slice(a, a + m)
-        if counted:
+        if counted and batch is not None and info[0] <= 4:
+            batch.append((block[2], block[3], block[4], block[5], info[0], r, a))
+        elif counted:
             assert waves is not None and returns is not None
             _, _, warp[rs], step[rs], la, lane_addr = block
             lanes[rs] = 1
@@ -145,6 +150,9 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
             _, _, warp[rs], step[rs], lanes[rs], addr[ls] = block
         if info[2] == -2:                           # generic: by the first lane's address window
             generic.append((r, a, n, m))
+    if batch:
+        assert waves is not None and returns is not None
+        request_scan.counted_blocks(batch, warp, step, lanes, addr, waves, returns)
     counts = np.fromiter((c[6] for c in chosen), np.int64, len(chosen))
     heads = np.array(head, np.int64).reshape(-1, 4)
     pc = np.repeat(heads[:, 0], counts)

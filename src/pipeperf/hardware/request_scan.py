@@ -104,6 +104,17 @@ def block_waves(addr: np.ndarray, lanes: np.ndarray, nbytes: int, out: np.ndarra
                           out, firsts)
 
 
+def counted_blocks(blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]],
+                   warp: np.ndarray, step: np.ndarray, lanes: np.ndarray, addr: np.ndarray, waves: np.ndarray,
+                   returns: np.ndarray) -> None:
+    """:func:`block_waves` of many memory-log blocks of shared requests of at most 4 bytes per lane
+    in one call, written into mapper g's columns: per block (warps, steps, lanes per request, lane
+    addresses, bytes per lane, request offset, lane offset), its requests' warps, steps, one lane
+    (the first lane's address at the lane offset), wavefronts and a return floor of 1."""
+    assert _requests is not None
+    _requests.counted_blocks(blocks, warp, step, lanes, addr, waves, returns)
+
+
 def row_bank_conflicts(words: np.ndarray, k: int = 1) -> int:
     """Bank conflicts of requests given as rows of 4-byte word addresses (2-D; each word standing
     for itself and the k - 1 words after it, a k x 4-byte lane access): per row the most distinct
