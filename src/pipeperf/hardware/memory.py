@@ -51,25 +51,34 @@ def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: i
     the launch's stream outgrows the L2 and a store's first write to a sector is written back to
     DRAM during the kernel (:func:`~pipeperf.hardware.cache_model.store_write_backs`)."""
     out: dict[int, PcMemory] = {}
-    pcs, first = np.unique(acc.pc, return_index=True)
-    for i, j in zip(pcs.tolist(), first.tolist()):
-        out[i] = PcMemory(i, SPACES[int(acc.space[j])])
+    # (the same for every GPU of one emulation: their accesses share these columns)
+    pcs, spaces = by_identity("pc_spaces", (acc.pc, acc.space), None, lambda: _pc_spaces(acc))
+    for i, sp in zip(pcs, spaces):
+        out[i] = PcMemory(i, SPACES[sp])
     if len(acc) == 0:
         return out
-    n_pcs = int(acc.pc.max()) + 1
-    counts = np.bincount(acc.pc, minlength=n_pcs)
+    n_pcs = pcs[-1] + 1
+    counts = by_identity("pc_counts", (acc.pc,), None, lambda: np.bincount(acc.pc, minlength=n_pcs).tolist())
     for pc, st in out.items():
-        st.requests = int(counts[pc])
-    g_req = np.flatnonzero(acc.space == SPACES.index("global"))
+        st.requests = counts[pc]
+    g_req = by_identity("space_requests", (acc.space,), SPACES.index("global"),
+                        lambda: _read_only((np.flatnonzero(acc.space == SPACES.index("global")),))[0])
     if len(g_req):
         caches = _Caches(l2_capacity_sectors, l1_capacity_sectors, l2_launch_sectors)
         _global_stats(acc, g_req, out, n_pcs, caches, warps_per_cta, notes)
     if acc.kind is not None:
         _atomics(acc, out, warps_per_cta)
-    s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
+    s_req = by_identity("space_requests", (acc.space,), SPACES.index("shared"),
+                        lambda: _read_only((np.flatnonzero(acc.space == SPACES.index("shared")),))[0])
     if len(s_req):
         _shared_stats(acc, s_req, out, n_pcs)
     return out
+
+
+def _pc_spaces(acc: Accesses) -> tuple[list[int], list[int]]:
+    """The accesses' distinct PCs, ascending, and each one's space (its first request's)."""
+    pcs, first = np.unique(acc.pc, return_index=True)
+    return pcs.tolist(), acc.space[first].astype(np.int64).tolist()
 
 
 @dataclass
