@@ -72,9 +72,16 @@ def matmul_log(request):
     return prof, select_kernel(module, "matmul_tiled")
 
 
-def test_counted_shared_requests_give_the_same_statistics(matmul_log):
+@pytest.mark.parametrize("c_scan", [True, False])
+def test_counted_shared_requests_give_the_same_statistics(matmul_log, c_scan, monkeypatch):
+    """Counted per block (in one C call, or block by block with the NumPy path where the extension
+    is not built): the same statistics as the whole lane column."""
+    if c_scan and not request_scan.AVAILABLE:
+        pytest.skip("the _requests extension is not built")
     prof, func = matmul_log
     whole = traced_accesses(prof.memory_log, func)
+    if not c_scan:
+        monkeypatch.setattr(request_scan, "AVAILABLE", False)
     counted = traced_accesses(prof.memory_log, func, count_shared=True)
     shared = counted.space == 1
     assert shared.any() and counted.waves is not None and counted.returns is not None
