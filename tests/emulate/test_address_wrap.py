@@ -170,3 +170,28 @@ def test_a_generic_address_below_every_window_is_an_out_of_bounds_access(tmp_pat
     out = np.zeros(32, np.float32)
     run_kernel(src, 1, 32, [args[0], out, 1])                  # through shared memory: fine
     assert np.all(out == 1.0)
+
+
+@pytest.mark.parametrize("space", ["shared", "local", "global", "generic"])
+@pytest.mark.parametrize("width", [1, 2, 4, 8])
+def test_register_address_getter_equals_the_width_rules(space, width):
+    """The getter of ``[r+imm]`` (its narrow-register fast path: the sum made at the register's
+    width) against the rules as a formula: zero-extend, add at 64 bits, keep the register's width
+    and the space's address width."""
+    from types import SimpleNamespace
+
+    from pipeperf.emulate.layout import ADDRESS_MASK, Layout
+    from pipeperf.emulate.state import RAW
+    from pipeperf.ptx.ir import Address, Register
+
+    rng = np.random.default_rng(width)
+    vals = rng.integers(0, 1 << (8 * width), 64, dtype=np.uint64 if width == 8 else np.int64)
+    vals[:4] = [0, 1, (1 << (8 * width)) - 1, (1 << (8 * width - 1))]
+    r = vals.astype(RAW[width])
+    st = SimpleNamespace(reg=lambda name, dt: r)
+    mask = ADDRESS_MASK[32 if space in ("shared", "local") else 64]
+    for off in (0, 4, -4, -68 * 15, 1 << 31, (1 << 33) + 12):
+        g = Layout.address(SimpleNamespace(), Address(Register("%r1"), off), space)
+        got = g(st, slice(None))
+        want = [((int(v) + off) % (1 << 64)) & ADDRESS_MASK[8 * width] & mask for v in r]
+        assert got.dtype == np.uint64 and got.tolist() == want, off

@@ -124,3 +124,26 @@ def test_index_equals_the_merge_sort_one(spread):
     ob, orow, ospans = _old_index(log)
     assert spans == ospans and block.tolist() == ob.tolist() and row.tolist() == orow.tolist()
     assert list(log) == sorted(ospans) and {w: log.length(w) for w in log} == {w: e - s for w, (s, e) in ospans.items()}
+
+
+@pytest.mark.parametrize("same_object", [True, False])
+def test_index_of_one_group_is_the_sorted_one(same_object):
+    """Every block executed by the same warps (one array object, or equal copies after a barrier
+    made a new group): the tiled index equals the sorted one; one block by other warps, or ids out
+    of order, falls back to the sort."""
+    ids = np.array([2, 5, 9, 40, 41], np.int64)
+    log = TraceLog()
+    for i in range(60):
+        log.add(entry(i % 5), ids if same_object else ids.copy(), np.full(len(ids), 0xF))
+    assert log._one_group()
+    block, row, spans = log._build_index()
+    ob, orow, ospans = _old_index(log)
+    assert spans == ospans and block.tolist() == ob.tolist() and row.tolist() == orow.tolist()
+    log.add(entry(1), ids[:3], np.full(3, 0xF))
+    assert not log._one_group()
+    block, row, spans = log._build_index()
+    ob, orow, ospans = _old_index(log)
+    assert spans == ospans and block.tolist() == ob.tolist() and row.tolist() == orow.tolist()
+    other = TraceLog()
+    other.add(entry(0), ids[::-1].copy(), np.full(len(ids), 0xF))
+    assert not other._one_group()

@@ -164,3 +164,51 @@ def test_row_bank_conflicts_equal_numpy(seed, numpy_path):
     for k in (2, 3, 4):
         wide = np.concatenate([W + np.uint64(j) for j in range(k)], axis=1)
         assert request_scan.row_bank_conflicts(W, k) == numpy_path(row_conflicts, wide)
+
+
+@pytest.mark.parametrize("nbytes", [1, 4, 8, 16])
+def test_block_waves_equal_banks_and_lines(nbytes):
+    """One block's wavefronts with the table of repeated rows: those of banks_and_lines, request by
+    request (the block repeated, so half its rows are found in the table); bad shapes are refused."""
+    acc = random_accesses(40 + nbytes, n=500)
+    lanes = np.diff(acc.lane_start)
+    lanes2 = np.concatenate((lanes, lanes))
+    addr2 = np.concatenate((acc.addr, acc.addr))
+    want, _ = request_scan.scan_banks(addr2, np.concatenate(([0], np.cumsum(lanes2))),
+                                      np.full(len(lanes2), nbytes, np.int64), np.arange(len(lanes2)))
+    got = np.full(len(lanes2), -1, np.int64)
+    request_scan.block_waves(addr2, lanes2, nbytes, got)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        request_scan.block_waves(addr2[:-1], lanes2, nbytes, got)
+
+
+def test_counted_blocks_fill_the_columns_as_block_waves():
+    """Many blocks in one call: each block's warps, steps, one lane (its first address), wavefronts
+    and a return floor of 1 land at its offsets, as block_waves gives them; a block that does not
+    fit the columns is refused."""
+    rng = np.random.default_rng(5)
+    blocks, want_w, want_f, r, a = [], [], [], 0, 0
+    for k in range(6):
+        acc = random_accesses(60 + k, n=50)
+        lanes = np.diff(acc.lane_start)
+        nb = int(rng.choice([1, 2, 4]))
+        w = np.empty(len(lanes), np.int64)
+        f = np.empty(len(lanes), np.uint64)
+        request_scan.block_waves(acc.addr, lanes, nb, w, f)
+        blocks.append((np.arange(len(lanes), dtype=np.int64) + 100 * k, np.full(len(lanes), k, np.int64), lanes,
+                       acc.addr, nb, r, a))
+        want_w.append(w)
+        want_f.append(f)
+        r, a = r + len(lanes), a + len(lanes)
+    cols = [np.full(r, -1, np.int64) for _ in range(3)] + [np.zeros(a, np.uint64)] + \
+        [np.full(r, -1, np.int64) for _ in range(2)]
+    request_scan.counted_blocks(blocks, *cols)
+    warp, step, lanes, addr, waves, returns = cols
+    np.testing.assert_array_equal(waves, np.concatenate(want_w))
+    np.testing.assert_array_equal(addr, np.concatenate(want_f))
+    np.testing.assert_array_equal(warp, np.concatenate([b[0] for b in blocks]))
+    np.testing.assert_array_equal(step, np.concatenate([b[1] for b in blocks]))
+    assert (lanes == 1).all() and (returns == 1).all()
+    with pytest.raises(ValueError):
+        request_scan.counted_blocks([blocks[0][:5] + (r, 0)], *cols)

@@ -18,7 +18,8 @@ import numpy as np
 from pipeperf.emulate.memory import LOCAL_BASE, SHARED_BASE
 from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.errors import PipeperfError
-from pipeperf.hardware.banks import fragment_wavefronts
+from pipeperf.hardware import request_scan
+from pipeperf.hardware.banks import block_shared_counts, fragment_wavefronts
 from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
@@ -77,12 +78,18 @@ def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
 
 
 def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = None,
-                    longest: int = 0) -> Accesses:
+                    longest: int = 0, count_shared: bool = False) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
     columnar ``Profile.memory_log``.  With ``warps_per_wave``, warps of later waves of blocks
     are ordered after earlier ones in the cache model (``longest``: the longest trace).
     The columns are allocated once and each block is written into them (a synthesised block
-    expanded in place), so the launch's addresses are held once, not twice."""
+    expanded in place), so the launch's addresses are held once, not twice.
+
+    ``count_shared``: each logged block of explicitly shared loads and stores has its requests'
+    bank and return wavefronts counted from the block's own lanes (``Accesses.waves``/``returns``,
+    the same integers the whole column gives) and keeps one lane per request. Why: those lanes
+    are read for nothing else, and copying them was most of the column (a tiled GEMM variant:
+    17.8 M of 18.9 M lanes). Not with requests that are fused afterwards (SASS widening)."""
     ins = func.instructions
     chosen = []
     seen: dict[int, int] = {}
@@ -102,34 +109,63 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         sp = x.op.space
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
-        m = block.n_lanes if type(block) is SynthBlock else len(block[5])
-        chosen.append((block, at, x, sp, n_req, n_lane, n, m))
+        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red" and \
+            type(block) is not SynthBlock
+        m = n if counted else block.n_lanes if type(block) is SynthBlock else len(block[5])
+        chosen.append((block, at, x, sp, n_req, n_lane, n, m, counted))
         n_req, n_lane = n_req + n, n_lane + m
     if not chosen:
         return Accesses.from_rows([])
-    pc = np.empty(n_req, np.int64)
-    nbytes = np.empty(n_req, np.int64)
+    # per block only its warps, steps, lanes and addresses are written (a synthesised block
+    # expanded in place); the per-instruction columns are repeated from one row per block
+    per_pc: dict[int, tuple[int, int, int]] = {}
+    head: list[tuple[int, int, int, int]] = []
+    generic = []
     warp = np.empty(n_req, np.int64)
     step = np.empty(n_req, np.int64)
     lanes = np.empty(n_req, np.int64)
     addr = np.empty(n_lane, np.uint64)
-    code = np.empty(n_req, np.int8)
-    kind = np.empty(n_req, np.int8)
-    for block, at, x, sp, r, a, n, m in chosen:
+    waves = returns = None
+    if any(c[-1] for c in chosen):
+        waves, returns = np.full(n_req, -1, np.int64), np.full(n_req, -1, np.int64)
+    # counted blocks of lanes of at most 4 bytes: all in one C call after the loop
+    batch: list | None = [] if waves is not None and request_scan.AVAILABLE else None
+    for block, at, x, sp, r, a, n, m, counted in chosen:
+        info = per_pc.get(at)
+        if info is None:
+            info = per_pc[at] = (_bytes_per_lane(x), _kind(x.op.root),
+                                 SPACES.index(sp) if sp in ("global", "shared") else -2)
+        head.append((at, *info))
         rs, ls = slice(r, r + n), slice(a, a + m)
-        if type(block) is SynthBlock:
+        if counted and batch is not None and info[0] <= 4:
+            batch.append((block[2], block[3], block[4], block[5], info[0], r, a))
+        elif counted:
+            assert waves is not None and returns is not None
+            _, _, warp[rs], step[rs], la, lane_addr = block
+            lanes[rs] = 1
+            block_shared_counts(lane_addr, la, info[0], (waves[rs], returns[rs]), addr[ls])
+        elif type(block) is SynthBlock:
             block.fill(warp[rs], step[rs], lanes[rs], addr[ls])
         else:
             _, _, warp[rs], step[rs], lanes[rs], addr[ls] = block
-        pc[rs], nbytes[rs], kind[rs] = at, _bytes_per_lane(x), _kind(x.op.root)
-        if sp in ("global", "shared"):
-            code[rs] = SPACES.index(sp)
-        else:                                       # generic: by the first lane's address window
-            la = lanes[rs]
-            c, base = _generic_space(addr[ls][np.cumsum(la) - la])
-            code[rs] = c
-            if base.any():
-                addr[ls] -= np.repeat(base, la)
+        if info[2] == -2:                           # generic: by the first lane's address window
+            generic.append((r, a, n, m))
+    if batch:
+        assert waves is not None and returns is not None
+        request_scan.counted_blocks(batch, warp, step, lanes, addr, waves, returns)
+    counts = np.fromiter((c[6] for c in chosen), np.int64, len(chosen))
+    heads = np.array(head, np.int64).reshape(-1, 4)
+    pc = np.repeat(heads[:, 0], counts)
+    nbytes = np.repeat(heads[:, 1], counts)
+    kind = np.repeat(heads[:, 2], counts).astype(np.int8)
+    code = np.repeat(heads[:, 3], counts).astype(np.int8)
+    for r, a, n, m in generic:
+        rs, ls = slice(r, r + n), slice(a, a + m)
+        la = lanes[rs]
+        c, base = _generic_space(addr[ls][np.cumsum(la) - la])
+        code[rs] = c
+        if base.any():
+            addr[ls] -= np.repeat(base, la)
     if warps_per_wave:
         step += (warp // warps_per_wave) * (longest + 1)
     keep = code >= 0
@@ -138,7 +174,12 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         pc, nbytes, warp, step, lanes, code = pc[keep], nbytes[keep], warp[keep], step[keep], lanes[keep], code[keep]
         kind = kind[keep]
         addr = addr[lane_keep]
-    return Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
+        if waves is not None and returns is not None:
+            waves, returns = waves[keep], returns[keep]
+    out = Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
+    if waves is not None:
+        out.waves, out.returns = waves, returns
+    return out
 
 
 def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str], gpu: GPUSpec,
@@ -166,7 +207,8 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
                           traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
-                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))))
+                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))),
+                          code=acc.pc)
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -186,12 +228,14 @@ REUSE_WINDOW = 65536
 
 def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, grid: tuple[int, int, int],
                       block: tuple[int, int, int], params: dict, *, wave_ctas: int, warps_per_cta: int | None,
-                      traced_ctas: int) -> None:
+                      traced_ctas: int, code: Any = None) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
     (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
     address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
     when the CTAs launched in between touch less than the L2 holds (each touches what a traced
-    CTA touches, its own re-touches left out). CTAs are taken to run in launch order."""
+    CTA touches, its own re-touches left out). CTAs are taken to run in launch order. ``code``:
+    an object that lives as long as the emulation whose code ``func`` is (its access columns):
+    the keys, which depend on the launch and not the GPU, are computed once for it."""
     from pipeperf.analysis.cta_sharing import cta_keys, reuse_within
 
     glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
@@ -201,7 +245,13 @@ def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, 
     per_cta = sum(stats[pc].sectors - stats[pc].intra_hits for pc in glob) * SECTOR / max(1, traced_ctas)
     l2_bytes = l2_reach_bytes(gpu)
     limit = float(l2_bytes) / per_cta if l2_bytes and per_cta > 0 else math.inf
-    for pc, keys in cta_keys(func, glob, grid, block, params, n_ctas=n).items():
+    # the keys depend on the launch, not the GPU (every GPU of an analysis asks for the same n
+    # CTAs where the grid has fewer than REUSE_WINDOW): evaluated once
+    by_pc = by_identity("cta_keys", (code,), (tuple(glob), tuple(grid), tuple(block),
+                                              tuple(sorted(params.items())), n),
+                        lambda: cta_keys(func, glob, grid, block, params, n_ctas=n)) if code is not None \
+        else cta_keys(func, glob, grid, block, params, n_ctas=n)
+    for pc, keys in by_pc.items():
         if keys is None:
             continue
         f = reuse_within(keys, limit)
@@ -267,23 +317,27 @@ class MemoryMap:
     fills: dict[int, int] = field(default_factory=dict)
 
 
-def _accesses_of(prof: Profile, func: Function, trim: bool = True) -> Accesses:
+def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:
     """The traced accesses of ``func`` in trace order (the same for every GPU of one emulation), built
     from ``prof.memory_log`` once and kept in ``prof.accesses``; the log is then emptied (it held the
     lane addresses a second time: the persistent GEMM's 466 MB). Profiles made by ``replace`` share
     both, so one built there is found here. ``trim``: the heap's freed pages go back to the system
-    then (else they stay for the next allocations: a tuning run's next variant reuses them)."""
+    then (else they stay for the next allocations: a tuning run's next variant reuses them).
+    ``count_shared``: as :func:`traced_accesses` (accesses built without it serve either way)."""
     got = prof.accesses.get(func.name) if hasattr(prof, "accesses") else None
     if got is None:
         if not prof.memory_log and prof.accesses:
             raise PipeperfError(f"the memory log was released after mapper g read it for "
                                 f"{', '.join(prof.accesses)}, not {func.name}")
-        got = traced_accesses(prof.memory_log, func)
+        got = traced_accesses(prof.memory_log, func, count_shared=count_shared)
         if hasattr(prof, "accesses"):
             prof.accesses[func.name] = got
             prof.memory_log.clear()
             if trim:
                 release_freed()
+    elif got.waves is not None and not count_shared:
+        raise PipeperfError(f"mapper g counted {func.name}'s shared requests and dropped their lanes, "
+                            "which this GPU's analysis (SASS requests) needs")
     return got
 
 
@@ -305,7 +359,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     longest = by_identity("longest_trace", (prof.traces,), None,
                           lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = _accesses_of(prof, func, trim)
+    in_order = _accesses_of(prof, func, trim, count_shared=sass is None)
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
     if sass is not None:                        # the requests the SASS makes: widened loads
         acc = fuse_requests(acc, sass.fusion)

@@ -25,9 +25,27 @@ if TYPE_CHECKING:
     from pipeperf.ptx.ir import Function
 
 
+#: class_vector's results by (the function's id, GPU, its classes, the overrides), the function kept
+#: with each (a parsed function is not changed after parsing, and the entry holds it, so its ``id``
+#: names it while the entry lives): a tuning run's variants share parsed kernels, and mapper g names
+#: the same PCs' classes alike from variant to variant
+_VECTORS: dict[tuple[int, str, frozenset[str], tuple[tuple[int, str], ...]], tuple[Function, tuple[str, ...]]] = {}
+
+
 def class_vector(func: Function, available: set[str], gpu: str, overrides: Mapping[int, str]) -> tuple[str, ...]:
     """The class the IDG builder names for each instruction of ``func`` on this GPU (an instruction
-    the GPU has no class for gets its error's text: the build raises it only where it runs)."""
+    the GPU has no class for gets its error's text: the build raises it only where it runs); kept
+    for the last few functions, GPUs and overrides."""
+    key = (id(func), gpu, frozenset(available), tuple(sorted(overrides.items())))
+    hit = _VECTORS.get(key)
+    if hit is None or hit[0] is not func:
+        if len(_VECTORS) >= 16:
+            _VECTORS.pop(next(iter(_VECTORS)))
+        hit = _VECTORS[key] = (func, _class_vector(func, available, gpu, overrides))
+    return hit[1]
+
+
+def _class_vector(func: Function, available: set[str], gpu: str, overrides: Mapping[int, str]) -> tuple[str, ...]:
     from pipeperf.hardware.mapper import map_instruction
 
     out = []

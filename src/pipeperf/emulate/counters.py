@@ -114,6 +114,9 @@ class Counters:
         self._entry: dict[tuple[str, int], dict] = {}
         self._groups: dict[int, tuple] = {}         # id(group) -> (group, trace_wid, _traced's)
         self._last_all_kept = True
+        #: at least the largest entry of ``_kept`` (each record adds one to some warps'): below the
+        #: trace cap, no warp's entry needs the per-warp check
+        self._kept_bound = 0
 
     def arrays(self, prog) -> tuple[list[int], list[int], list[int]]:
         name = prog.func.name
@@ -156,7 +159,10 @@ class Counters:
             full = np.bitwise_or.reduceat(bits, starts)
             for a in (keep, w, starts, lengths, ws, bits, full):
                 a.flags.writeable = False
-            v = (keep, whole, w, starts, lengths, ws, self.dense(ws), bits, full)
+            d: np.ndarray | slice = self.dense(ws)
+            if type(d) is np.ndarray and len(d) > 1 and int(d[-1]) - int(d[0]) + 1 == len(d) and bool((np.diff(d) == 1).all()):
+                d = slice(int(d[0]), int(d[-1]) + 1)    # consecutive dense ids: per-warp arrays sliced
+            v = (keep, whole, w, starts, lengths, ws, d, bits, full)
         if len(self._groups) >= 16:
             self._groups.clear()
         self._groups[id(g)] = (g, st.trace_wid, v)
@@ -177,15 +183,18 @@ class Counters:
         self._tlen[d] += 1
         self._last = (static["function"], pc)
         self._last_all_kept = True
-        if self.trace_cap is not None:
+        if self.trace_cap is not None and self._kept_bound >= self.trace_cap:
             live = self._kept[d] < self.trace_cap
             if not live.all():
                 self._last_all_kept = False
+                if type(d) is slice:
+                    d = np.arange(d.start, d.stop)
                 ws, masks, d = ws[live], masks[live], d[live]
                 if not len(ws):
                     self._last_block = -1
                     return
         self._kept[d] += 1
+        self._kept_bound += 1
         self._last_block = self.trace.add(static, ws, masks)
 
     def dense(self, warps: np.ndarray) -> np.ndarray:
@@ -203,8 +212,11 @@ class Counters:
         if self._last_block < 0:
             return                                   # every warp of it is past the trace cap
         keep, whole, _, starts, lengths, ws, d, _, _ = v
-        a = np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)
-        a = np.array(a if whole else a[keep])
+        if type(addr) is np.ndarray and addr.dtype == np.uint64 and addr.shape == keep.shape:
+            a = addr.copy() if whole else addr[keep]     # (the common case: no broadcast view)
+        else:
+            a = np.broadcast_to(np.asarray(addr, np.uint64), keep.shape)
+            a = np.array(a if whole else a[keep])
         a.flags.writeable = False
         pos = self._tlen[d] - 1
         logged = pos < self.mem_frontier[d]

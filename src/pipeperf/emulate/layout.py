@@ -204,12 +204,25 @@ class Layout:
         o = np.uint64(off & ADDRESS_MASK[64])
         masks = {k: np.uint64(mask & ADDRESS_MASK[8 * k]) for k in (1, 2, 4, 8)}
         full = mask == ADDRESS_MASK[64]
+        # a narrower unsigned register whose whole width the mask keeps: the sum wraps at the
+        # register's width by itself, so it is made there and zero-extended (two passes, not four)
+        narrow = {RAW[k]: RAW[k].type(off & ADDRESS_MASK[8 * k]) for k in (1, 2, 4)
+                  if int(masks[k]) == ADDRESS_MASK[8 * k]}
+        u64 = np.dtype(np.uint64)
 
         def g(st, ix):
-            r = st.reg(name, np.dtype(np.uint64))[ix]
-            if r.dtype == np.uint64 and full:
-                return r + o
-            return (r.astype(np.uint64) + o) & masks[r.dtype.itemsize]
+            r = st.reg(name, u64)[ix]
+            dt = r.dtype
+            if dt == u64:
+                if full:
+                    return r + o
+                v = r + o
+                v &= masks[8]
+                return v
+            n = narrow.get(dt)
+            if n is not None:
+                return (r + n).astype(u64) if n else r.astype(u64)
+            return (r.astype(np.uint64) + o) & masks[dt.itemsize]
         return g
 
 

@@ -264,8 +264,11 @@ class LoopSkipper:
                 snap.wait = snap.backoff
 
     def _snapshot(self, prog, st, cur, gk, t, p, steps, cnt, lp: _Loop) -> _Watch:
-        idx = G.as_array(cur)
-        regs = {k: st.regs[k][idx] for k in lp.regs if k in st.regs}
+        idx = cur                                   # (a converged group's slices copied, not gathered)
+        if type(idx) is slice:
+            regs = {k: st.regs[k][idx].copy() for k in lp.regs if k in st.regs}
+        else:
+            regs = {k: st.regs[k][idx] for k in lp.regs if k in st.regs}
         c = self.m.counters
         scal = np.array([getattr(c, a) for a in SCALARS], np.int64)
         per = np.array([a[t:p + 1] for a in cnt], np.int64)

@@ -66,7 +66,7 @@ def load_store(x: Instruction, m: Any, full: bool) -> Handler:
 
     def h(st, ix):
         addr = np.asarray(ag(st, ix), np.uint64)
-        arena, bidx, sp = resolve(m, st, ix, addr, space, nbytes, x, full)
+        arena, bidx, sp = resolve(m, st, ix, addr, space, nbytes, x, full, full or not is_load)
         count_access(m, st, ix, addr, sp, nbytes, is_load)
         if st.traced_any:
             m.counters.record_addresses(st, ix, addr)
@@ -118,10 +118,11 @@ def _parameter(x: Instruction, m: Any, addr_op, data_op, dt: np.dtype) -> Handle
 
 
 def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction,
-            touch: bool = True):
+            touch: bool = True, index: bool = True):
     """(arena, byte index per thread, resolved space) for an access, checked; with ``touch``
     the generated input bytes a global access reaches are made first (an access whose data
-    is not emulated, as hybrid mode's skipped ones, passes False)."""
+    is not emulated, as hybrid mode's skipped ones, passes False). ``index=False``: a shared
+    access's byte indices are not wanted (a hybrid-mode load only counted: None is returned)."""
     if space == "generic":
         a0 = int(np.min(addr)) if np.size(addr) else GLOBAL_BASE
         if a0 >= GLOBAL_BASE:
@@ -138,8 +139,10 @@ def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction
     addr = np.broadcast_to(addr, (G.size(ix),)) if np.ndim(addr) == 0 else addr
     amask = np.uint64(min(nbytes, 16) - 1)
     # a global access of plain lanes: range and alignment in one C pass (the same values)
-    pre = _span(addr, GLOBAL_BASE) if _span is not None and space == "global" and type(addr) is np.ndarray \
-        and addr.dtype == _U64 and addr.ndim == 1 and addr.size and addr.flags.c_contiguous else None
+    # and a shared one's alignment and greatest offset (a plain lane array: one pass)
+    pre = _span(addr, GLOBAL_BASE if space == "global" else 0) if _span is not None and \
+        (space == "global" or space == "shared") and type(addr) is np.ndarray and addr.dtype == _U64 and \
+        addr.ndim == 1 and addr.size and addr.flags.c_contiguous else None
     if amask and (np.any(addr & amask) if pre is None else pre[2] & int(amask)):
         bad = int(np.flatnonzero(addr & amask)[0])
         fault(m, st, ix, bad, int(addr[bad]), f"misaligned {nbytes}-byte {space} access", x)
@@ -168,11 +171,11 @@ def resolve(m: Any, st: State, ix, addr, space: str, nbytes: int, x: Instruction
         return m.gmem.arena, off, "global"
     if space == "shared":
         off = _i64(addr)
-        if int(off.max()) + nbytes > m.layout.shared_bytes:
+        if (int(off.max()) if pre is None else pre[1]) + nbytes > m.layout.shared_bytes:
             bad = int(np.flatnonzero(off + nbytes > m.layout.shared_bytes)[0])
             fault(m, st, ix, bad, int(addr[bad]),
                         f"out-of-bounds shared access (CTA has {m.layout.shared_bytes} bytes)", x)
-        return m.smem, st.smem_base[ix] + off, "shared"
+        return m.smem, (st.smem_base[ix] + off) if index else None, "shared"
     if space == "local":
         off = _i64(addr)
         if not st.top:

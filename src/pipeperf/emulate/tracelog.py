@@ -141,6 +141,8 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
         """(block, row, spans): every entry's block and row within it, warp after warp (each in
         execution order; int32 where they fit, as the index of a 10^7-entry trace is its largest
         array), and per warp its [start, end) there."""
+        if self._index is None and self._one_group():
+            self._index = self._tiled_index()
         if self._index is None:
             n = len(self._warps)
             lens = np.fromiter((len(w) for w in self._warps), np.int64, n)
@@ -158,6 +160,31 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
                                                                    ends.tolist())}
             self._index = (block, row, spans)
         return self._index
+
+    def _tiled_index(self) -> tuple[np.ndarray, np.ndarray, dict[int, tuple[int, int]]]:
+        """:meth:`_build_index` where every block holds the same warps (:meth:`_one_group`): warp
+        i's entries are every block in order, at row i (no sort of the ids)."""
+        ws, n = self._warps[0], len(self._warps)
+        small = np.dtype(np.int32 if n * len(ws) < 1 << 31 else np.int64)
+        block = np.tile(np.arange(n, dtype=small), len(ws))
+        row = np.repeat(np.arange(len(ws), dtype=small), n)
+        return block, row, {w: (i * n, (i + 1) * n) for i, w in enumerate(ws.tolist())}
+
+    def _one_group(self) -> bool:
+        """Every block executed by the same warps (equal sorted id arrays; a group keeps its array
+        from step to step, so most blocks are the very same object): then the index is a tiling."""
+        if not self._warps:
+            return False
+        first = prev = self._warps[0]
+        if len(first) > 1 and not (np.diff(first) > 0).all():
+            return False
+        for w in self._warps:
+            if w is prev:
+                continue
+            if len(w) != len(first) or not np.array_equal(w, first):
+                return False
+            prev = w
+        return True
 
     def __getitem__(self, warp: int) -> list[dict[str, Any]]:
         return self.head(warp, None)

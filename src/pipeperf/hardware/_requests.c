@@ -381,6 +381,268 @@ release_in:
     return result;
 }
 
+/* block_waves(addr, lanes, nbytes, waves[, firsts]): the bank wavefronts (as banks_and_lines) of
+ * one block of requests of `nbytes` bytes per lane, `lanes[i]` lanes each, their addresses `addr`
+ * request after request, and (optional) each request's first lane address; a request whose lanes
+ * equal an earlier one's in the block (hash, then memcmp) takes its count. Why: a traced shared
+ * instruction's requests repeat a few rows (every CTA's warp at the same position in its CTA makes
+ * the same offsets), and the table saves the bank scan. */
+#define ROW_TABLE 2048
+
+typedef struct {
+    uint64_t hash;
+    const uint64_t *row;
+    Py_ssize_t n;
+    int64_t waves;
+    uint64_t gen;                   /* the block that stored it (older entries count as empty) */
+} row_entry;
+
+typedef struct {
+    scratch s;
+    uint32_t *stamp, gen;
+    row_entry *table;
+    uint64_t block;
+} block_scan;
+
+static int block_scan_init(block_scan *b)
+{
+    b->s.v = NULL;
+    b->s.cap = 0;
+    b->gen = 0;
+    b->block = 0;
+    b->stamp = (uint32_t *)PyMem_Calloc(MARK_WORDS, sizeof(uint32_t));
+    b->table = (row_entry *)PyMem_Calloc(ROW_TABLE, sizeof(row_entry));
+    if (!b->stamp || !b->table) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void block_scan_free(block_scan *b)
+{
+    PyMem_Free(b->s.v);
+    PyMem_Free(b->stamp);
+    PyMem_Free(b->table);
+}
+
+/* one block: waves[i] (and firsts[i], when not NULL) of each of its n_req requests; -1 on error
+ * (a Python exception set). lanes[i] >= 1 and sum(lanes) == n_lanes are checked first. */
+static int scan_block(block_scan *b, const uint64_t *addr, Py_ssize_t n_lanes, const int64_t *lanes,
+                      Py_ssize_t n_req, long long nb, int64_t *waves, uint64_t *firsts)
+{
+    int64_t total = 0;
+    for (Py_ssize_t i = 0; i < n_req; i++) {
+        if (lanes[i] < 1) {
+            PyErr_SetString(PyExc_ValueError, "every request needs at least one lane");
+            return -1;
+        }
+        total += lanes[i];
+    }
+    if (total != n_lanes) {
+        PyErr_SetString(PyExc_ValueError, "addr must hold sum(lanes) addresses");
+        return -1;
+    }
+    int64_t start[2] = {0, 0}, nbytes[1] = {nb};
+    uint64_t block = ++b->block;
+    Py_ssize_t used = 0;
+    row_entry *table = b->table;
+    const uint64_t *row = addr;
+    for (Py_ssize_t i = 0; i < n_req; row += lanes[i], i++) {
+        Py_ssize_t len = (Py_ssize_t)lanes[i];
+        if (firsts)
+            firsts[i] = row[0];
+        uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)len;
+        for (Py_ssize_t k = 0; k < len; k++)
+            h = (h ^ row[k]) * 0x100000001b3ull;
+        size_t at = (size_t)(h ^ (h >> 29)) & (ROW_TABLE - 1);
+        int found = 0;
+        while (table[at].gen == block) {
+            if (table[at].hash == h && table[at].n == len && !memcmp(table[at].row, row, (size_t)len * 8)) {
+                waves[i] = table[at].waves;
+                found = 1;
+                break;
+            }
+            at = (at + 1) & (ROW_TABLE - 1);
+        }
+        if (found)
+            continue;
+        start[1] = len;
+        Py_ssize_t n = gather(row, start, nbytes, 0, 2, &b->s);
+        if (n < 0)
+            return -1;
+        const uint64_t *v = b->s.v;
+        int64_t per_bank[32] = {0}, most = 0;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            lo = v[k] < lo ? v[k] : lo;
+            hi = v[k] > hi ? v[k] : hi;
+        }
+        lo &= ~(uint64_t)31;
+        if (n && hi - lo < MARK_WORDS) {       /* as banks_and_lines: stamped, else sorted */
+            if (++b->gen == 0) {
+                memset(b->stamp, 0, MARK_WORDS * sizeof(uint32_t));
+                b->gen = 1;
+            }
+            uint32_t gen = b->gen;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                uint64_t rel = v[k] - lo;
+                if (b->stamp[rel] == gen)
+                    continue;
+                b->stamp[rel] = gen;
+                int64_t c = ++per_bank[rel & 31u];
+                if (c > most)
+                    most = c;
+            }
+        } else {
+            n = sort_unique(b->s.v, n);
+            for (Py_ssize_t k = 0; k < n; k++) {
+                int64_t c = ++per_bank[b->s.v[k] & 31u];
+                if (c > most)
+                    most = c;
+            }
+        }
+        waves[i] = most;
+        if (used < ROW_TABLE / 2) {            /* (at most half full: probes stay short) */
+            table[at].hash = h;
+            table[at].row = row;
+            table[at].n = len;
+            table[at].waves = most;
+            table[at].gen = block;
+            used++;
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_block_waves(PyObject *self, PyObject *args)
+{
+    PyObject *oa, *ol, *ow, *of = NULL, *result = NULL;
+    long long nb;
+    if (!PyArg_ParseTuple(args, "OOLO|O:block_waves", &oa, &ol, &nb, &ow, &of))
+        return NULL;
+    if (of == Py_None)
+        of = NULL;
+    if (nb < 1) {
+        PyErr_SetString(PyExc_ValueError, "nbytes must be >= 1");
+        return NULL;
+    }
+    Py_buffer ba, bl, bw, bf;
+    if (buffer(oa, &ba, 0, 8, "addr") < 0)
+        return NULL;
+    if (buffer(ol, &bl, 0, 8, "lanes") < 0)
+        goto release_a;
+    if (buffer(ow, &bw, 1, 8, "waves") < 0)
+        goto release_l;
+    if (of && buffer(of, &bf, 1, 8, "firsts") < 0)
+        goto release_w;
+    Py_ssize_t n_req = bl.len / 8;
+    if (bw.len / 8 < n_req || (of && bf.len / 8 < n_req)) {
+        PyErr_SetString(PyExc_ValueError, "waves (and firsts) must be as long as lanes");
+        goto release_f;
+    }
+    block_scan b;
+    if (block_scan_init(&b) == 0 &&
+            scan_block(&b, (const uint64_t *)ba.buf, ba.len / 8, (const int64_t *)bl.buf, n_req, nb,
+                       (int64_t *)bw.buf, of ? (uint64_t *)bf.buf : NULL) == 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+    block_scan_free(&b);
+release_f:
+    if (of)
+        PyBuffer_Release(&bf);
+release_w:
+    PyBuffer_Release(&bw);
+release_l:
+    PyBuffer_Release(&bl);
+release_a:
+    PyBuffer_Release(&ba);
+    return result;
+}
+
+/* counted_blocks(blocks, warp, step, lanes, addr, waves, returns): block_waves of many memory-log blocks in
+ * one call, each written into mapper g's columns: blocks = [(warps, steps, lane counts, lane
+ * addresses, nbytes, request offset, lane offset)], the first four int64/uint64 arrays of a block;
+ * request i of a block at offset r gets warp[r + i], step[r + i], lanes[r + i] = 1, waves[r + i],
+ * returns[r + i] = 1 (lanes of at most 4 bytes: one register each) and its first lane's address at addr[lane offset + i]. Why: a tiled kernel logs ~10^4 small
+ * blocks per launch, and a Python call per block cost more than its scan. */
+static PyObject *py_counted_blocks(PyObject *self, PyObject *args)
+{
+    PyObject *ob, *o[6], *result = NULL;
+    if (!PyArg_ParseTuple(args, "O!OOOOOO:counted_blocks", &PyList_Type, &ob, &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &o[5]))
+        return NULL;
+    Py_buffer c[6];
+    int got = 0;
+    for (; got < 6; got++)
+        if (buffer(o[got], &c[got], 1, 8, "column") < 0)
+            goto release;
+    int64_t *warp = (int64_t *)c[0].buf, *step = (int64_t *)c[1].buf, *lanes_col = (int64_t *)c[2].buf;
+    uint64_t *addr_col = (uint64_t *)c[3].buf;
+    int64_t *waves = (int64_t *)c[4].buf, *returns = (int64_t *)c[5].buf;
+    Py_ssize_t n_req_col = c[0].len / 8, n_lane_col = c[3].len / 8;
+    if (c[1].len / 8 != n_req_col || c[2].len / 8 != n_req_col || c[4].len / 8 != n_req_col ||
+            c[5].len / 8 != n_req_col) {
+        PyErr_SetString(PyExc_ValueError, "warp, step, lanes, waves and returns must be one column each");
+        goto release;
+    }
+    block_scan b;
+    if (block_scan_init(&b) < 0) {
+        block_scan_free(&b);
+        goto release;
+    }
+    Py_ssize_t nb_blocks = PyList_GET_SIZE(ob);
+    for (Py_ssize_t k = 0; k < nb_blocks; k++) {
+        PyObject *t = PyList_GET_ITEM(ob, k), *ow, *os, *ol, *oa;
+        long long nb, r, a;
+        if (!PyArg_ParseTuple(t, "OOOOLLL:counted_blocks' block", &ow, &os, &ol, &oa, &nb, &r, &a))
+            goto free_scan;
+        Py_buffer bw, bs, bl, ba;
+        if (buffer(ow, &bw, 0, 8, "warps") < 0)
+            goto free_scan;
+        int ok = -1;
+        if (buffer(os, &bs, 0, 8, "steps") < 0)
+            goto release_bw;
+        if (buffer(ol, &bl, 0, 8, "lanes") < 0)
+            goto release_bs;
+        if (buffer(oa, &ba, 0, 8, "addresses") < 0)
+            goto release_bl;
+        Py_ssize_t n = bl.len / 8;
+        if (bw.len / 8 != n || bs.len / 8 != n || nb < 1 || nb > 4 || r < 0 || a < 0 || r + n > n_req_col ||
+                a + n > n_lane_col) {
+            PyErr_SetString(PyExc_ValueError, "a block does not fit the columns");
+            goto release_ba;
+        }
+        memcpy(warp + r, bw.buf, (size_t)n * 8);
+        memcpy(step + r, bs.buf, (size_t)n * 8);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            lanes_col[r + i] = 1;
+            returns[r + i] = 1;
+        }
+        ok = scan_block(&b, (const uint64_t *)ba.buf, ba.len / 8, (const int64_t *)bl.buf, n, nb, waves + r,
+                        addr_col + a);
+release_ba:
+        PyBuffer_Release(&ba);
+release_bl:
+        PyBuffer_Release(&bl);
+release_bs:
+        PyBuffer_Release(&bs);
+release_bw:
+        PyBuffer_Release(&bw);
+        if (ok < 0)
+            goto free_scan;
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+free_scan:
+    block_scan_free(&b);
+release:
+    for (int j = 0; j < got; j++)
+        PyBuffer_Release(&c[j]);
+    return result;
+}
+
 static PyObject *py_sample_units(PyObject *self, PyObject *args)
 {
     PyObject *o[N_IN], *oc, *otab, *oreq, *ounits, *result = NULL;
@@ -534,6 +796,9 @@ static PyMethodDef methods[] = {
      "distinct_units(addr, lane_start, nbytes, reqs, shift, counts, units) -> total"},
     {"banks_and_lines", py_banks_and_lines, METH_VARARGS,
      "banks_and_lines(addr, lane_start, nbytes, reqs, waves, lines) -> None"},
+    {"block_waves", py_block_waves, METH_VARARGS, "block_waves(addr, lanes, nbytes, waves[, firsts]) -> None"},
+    {"counted_blocks", py_counted_blocks, METH_VARARGS,
+     "counted_blocks(blocks, warp, step, lanes, addr, waves, returns) -> None"},
     {NULL, NULL, 0, NULL},
 };
 

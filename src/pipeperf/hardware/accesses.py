@@ -31,6 +31,12 @@ class Accesses:
     lane_start: np.ndarray  # per request + 1: offset of its first lane in addr (CSR layout)
     addr: np.ndarray        # per lane row: byte address (uint64)
     kind: np.ndarray | None = None   # per request: index into KINDS; None: not known (no L1, atomics model)
+    #: per request: the bank wavefronts (:func:`~pipeperf.hardware.banks.bank_wavefronts`) and the
+    #: return wavefronts of a shared request counted where its lanes were logged
+    #: (:func:`~pipeperf.analysis.memory_trace.traced_accesses`), -1 for the others; such a request
+    #: keeps only its first lane's address in ``addr``. None: every request keeps its lanes
+    waves: np.ndarray | None = None
+    returns: np.ndarray | None = None
 
     @property
     def load(self) -> np.ndarray | None:
@@ -217,6 +223,8 @@ def fuse_requests(acc: Accesses, groups: Mapping[int, tuple[int, int]]) -> Acces
     lanes' other words follow them). The merged request keeps its first PC."""
     if not groups or not len(acc):
         return acc
+    if acc.waves is not None:
+        raise ValueError("requests whose lanes were counted and dropped (Accesses.waves) cannot be fused")
     gid = np.full(len(acc), -1, np.int64)
     kk = np.ones(len(acc), np.int64)
     for pc, (g, k) in groups.items():

@@ -51,25 +51,34 @@ def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: i
     the launch's stream outgrows the L2 and a store's first write to a sector is written back to
     DRAM during the kernel (:func:`~pipeperf.hardware.cache_model.store_write_backs`)."""
     out: dict[int, PcMemory] = {}
-    pcs, first = np.unique(acc.pc, return_index=True)
-    for i, j in zip(pcs.tolist(), first.tolist()):
-        out[i] = PcMemory(i, SPACES[int(acc.space[j])])
+    # (the same for every GPU of one emulation: their accesses share these columns)
+    pcs, spaces = by_identity("pc_spaces", (acc.pc, acc.space), None, lambda: _pc_spaces(acc))
+    for i, sp in zip(pcs, spaces):
+        out[i] = PcMemory(i, SPACES[sp])
     if len(acc) == 0:
         return out
-    n_pcs = int(acc.pc.max()) + 1
-    counts = np.bincount(acc.pc, minlength=n_pcs)
+    n_pcs = pcs[-1] + 1
+    counts = by_identity("pc_counts", (acc.pc,), None, lambda: np.bincount(acc.pc, minlength=n_pcs).tolist())
     for pc, st in out.items():
-        st.requests = int(counts[pc])
-    g_req = np.flatnonzero(acc.space == SPACES.index("global"))
+        st.requests = counts[pc]
+    g_req = by_identity("space_requests", (acc.space,), SPACES.index("global"),
+                        lambda: _read_only((np.flatnonzero(acc.space == SPACES.index("global")),))[0])
     if len(g_req):
         caches = _Caches(l2_capacity_sectors, l1_capacity_sectors, l2_launch_sectors)
         _global_stats(acc, g_req, out, n_pcs, caches, warps_per_cta, notes)
     if acc.kind is not None:
         _atomics(acc, out, warps_per_cta)
-    s_req = np.flatnonzero(acc.space == SPACES.index("shared"))
+    s_req = by_identity("space_requests", (acc.space,), SPACES.index("shared"),
+                        lambda: _read_only((np.flatnonzero(acc.space == SPACES.index("shared")),))[0])
     if len(s_req):
         _shared_stats(acc, s_req, out, n_pcs)
     return out
+
+
+def _pc_spaces(acc: Accesses) -> tuple[list[int], list[int]]:
+    """The accesses' distinct PCs, ascending, and each one's space (its first request's)."""
+    pcs, first = np.unique(acc.pc, return_index=True)
+    return pcs.tolist(), acc.space[first].astype(np.int64).tolist()
 
 
 @dataclass
@@ -284,17 +293,39 @@ def _shared_stats(acc: Accesses, s_req: np.ndarray, out: dict[int, PcMemory], n_
     """Wavefronts of the shared requests ``s_req``: the most distinct words any bank must deliver."""
     # the same for every GPU of one analysis (32 banks of 4 bytes everywhere): computed once; the
     # data return's floor once for both the wavefronts and the conflict-free count
-    returns = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
-                          lambda: return_wavefronts(acc, s_req))
-    waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
-                        + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
-                        lambda: bank_wavefronts(acc, s_req, returns))
+    if acc.waves is not None and acc.returns is not None:
+        waves, returns = by_identity("counted_wavefronts", (acc.waves, acc.returns, acc.addr, acc.lane_start,
+                                                            acc.nbytes, acc.space), acc.kind is None,
+                                     lambda: _counted_wavefronts(acc, s_req))
+    else:
+        returns = by_identity("return_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space), True,
+                              lambda: return_wavefronts(acc, s_req))
+        waves = by_identity("bank_wavefronts", (acc.addr, acc.lane_start, acc.nbytes, acc.space)
+                            + (() if acc.kind is None else (acc.kind,)), acc.kind is None,
+                            lambda: bank_wavefronts(acc, s_req, returns))
     w_pc, f_pc = by_identity("shared_sums", (acc.pc, acc.space, waves, returns), n_pcs,
                              lambda: _per_pc_sums(acc.pc, waves, returns, s_req, n_pcs))
     for pc, st in out.items():
         if st.space == "shared":
             st.wavefronts = int(w_pc[pc])
             st.return_wavefronts = int(f_pc[pc])
+
+
+def _counted_wavefronts(acc: Accesses, s_req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bank wavefronts, return wavefronts) per request, as :func:`bank_wavefronts` and
+    :func:`return_wavefronts` give them, where ``acc.waves``/``acc.returns`` hold those counted
+    already (-1: not counted; those of ``s_req`` are counted here from their lanes)."""
+    assert acc.waves is not None and acc.returns is not None
+    counted = acc.waves >= 0
+    waves = np.where(counted, acc.waves, 0)
+    returns = np.where(counted, acc.returns, 1)
+    rest = s_req[~counted[s_req]]
+    if len(rest):
+        floor = return_wavefronts(acc, rest)
+        waves[rest] = bank_wavefronts(acc, rest, floor)[rest]
+        returns[rest] = floor[rest]
+    _read_only((waves, returns))
+    return waves, returns
 
 
 def _per_pc_sums(pc: np.ndarray, waves: np.ndarray, returns: np.ndarray, s_req: np.ndarray,

@@ -79,12 +79,40 @@ def sampled_units(acc: Accesses, reqs: np.ndarray, unit_shift: int, limit: int, 
 def banks_and_lines(acc: Accesses, reqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per request of ``reqs``: the most distinct 4-byte words on one of the 32 banks (word mod 32;
     lanes on one word broadcast) and the distinct 128-byte lines it touches."""
-    assert _requests is not None
     addr, start, nbytes = _columns(acc)
-    reqs = np.ascontiguousarray(reqs, np.int64)
+    return scan_banks(addr, start, nbytes, np.ascontiguousarray(reqs, np.int64))
+
+
+def scan_banks(addr: np.ndarray, start: np.ndarray, nbytes: np.ndarray, reqs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`banks_and_lines` of the columns themselves (C-contiguous uint64 addresses, int64
+    lane starts, bytes per lane and requests): no Accesses built for one memory-log block."""
+    assert _requests is not None
     waves, lines = np.empty(len(reqs), np.int64), np.empty(len(reqs), np.int64)
     _requests.banks_and_lines(addr, start, nbytes, reqs, waves, lines)
     return waves, lines
+
+
+def block_waves(addr: np.ndarray, lanes: np.ndarray, nbytes: int, out: np.ndarray,
+                firsts: np.ndarray | None = None) -> None:
+    """:func:`banks_and_lines`' wavefronts of one block of requests of ``nbytes`` bytes per lane
+    (``lanes`` per request, ``addr`` their addresses request after request) written to ``out``,
+    and each request's first lane address to ``firsts`` where given; a request whose lanes repeat
+    an earlier one's in the block takes its count (a table in C)."""
+    assert _requests is not None
+    _requests.block_waves(np.ascontiguousarray(addr, np.uint64), np.ascontiguousarray(lanes, np.int64), nbytes,
+                          out, firsts)
+
+
+def counted_blocks(blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int, int]],
+                   warp: np.ndarray, step: np.ndarray, lanes: np.ndarray, addr: np.ndarray, waves: np.ndarray,
+                   returns: np.ndarray) -> None:
+    """:func:`block_waves` of many memory-log blocks of shared requests of at most 4 bytes per lane
+    in one call, written into mapper g's columns: per block (warps, steps, lanes per request, lane
+    addresses, bytes per lane, request offset, lane offset), its requests' warps, steps, one lane
+    (the first lane's address at the lane offset), wavefronts and a return floor of 1."""
+    assert _requests is not None
+    _requests.counted_blocks(blocks, warp, step, lanes, addr, waves, returns)
 
 
 def row_bank_conflicts(words: np.ndarray, k: int = 1) -> int:

@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 #: entries kept (a tuning sweep analyses variant after variant; only the latest few can recur; one
-#: analysis makes about eight: the sectors, wavefronts, per-PC sums, PCs and CTAs of its accesses)
-SIZE = 16
+#: analysis makes about fourteen: the sectors, wavefronts, per-PC sums, PCs, their spaces and
+#: counts, the requests per space, CTAs and CTA keys of its accesses; entries whose inputs died
+#: are dropped at the next store, so the earlier variants' do not stay)
+SIZE = 32
 _MEMO: dict[tuple, tuple[list[weakref.ref], Any]] = {}
 
 
