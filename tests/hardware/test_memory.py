@@ -112,6 +112,27 @@ def test_an_l1_hit_costs_its_wavefronts_not_its_sectors():
         assert c.after_fill == pytest.approx(lam)      # behind an in-flight fill: its L1 cycles
 
 
+def test_a_half_hit_request_whose_l1_cycles_dominate_sits_on_the_l1_pipe():
+    """The first of a strided GEMV's loads per 32-byte sector (rows 8 KB apart, 32 lines, one
+    bank): half its sectors L1 hits at 32 wavefronts, half L2 hits. Its 16 L1 cycles outweigh
+    the L2 share (8 x 0.5 x 2 = 8), so it occupies the L1 pipeline ("lsu") beside the requests
+    that hit, not the far pipe where those cycles would overlap them; the cost is unchanged.
+    A coalesced request with the same hit rates (1 wavefront: 0.5 L1 cycles against 1 x 0.5 x
+    2 = 1 far cycle) stays on the far pipe."""
+    l1 = InstrClass("ld_l1", "lsu", 1.0, 30.0)
+    st = PcMemory(0, "global", requests=1, sectors=32, l2_hits=32, l1_hits=16, l1_wavefronts=32.0)
+    c = global_class(DRAM, st, L2, "x", l1=l1)
+    assert c.cpi == pytest.approx(8 * 0.5 * 2.0 + 0.5 * 32.0)
+    assert c.subsystem == "lsu"
+    assert c.after_fill == pytest.approx(16.0)
+    coalesced = PcMemory(0, "global", requests=8, sectors=32, l2_hits=32, l1_hits=16, l1_wavefronts=8.0)
+    c = global_class(DRAM, coalesced, L2, "x", l1=l1)
+    assert c.cpi == pytest.approx(0.5 * 2.0 + 0.5 * 1.0) and c.subsystem == "mem"
+    # from DRAM instead of L2, the far share (8 x 0.5 x 8 = 32) outweighs the 16 L1 cycles
+    dram = PcMemory(0, "global", requests=1, sectors=32, l2_hits=16, l1_hits=16, l1_wavefronts=32.0)
+    assert global_class(DRAM, dram, L2, "x", l1=l1).subsystem == "mem"
+
+
 def test_partial_warps_and_means_over_requests():
     # a 16-lane request and a full one at the same PC: (2 + 4) / 2 sectors
     st = stats(req(3, "global", range(0, 64, 4), step=0), req(3, "global", range(0, 128, 4), warp=1, step=0))[3]

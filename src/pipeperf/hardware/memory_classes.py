@@ -108,8 +108,16 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
               if dram_cpi is not None else ""))
     # a request served by one level (nearly) alone uses that level's pipeline: L1 hits the L1/
     # shared-memory pipeline, L2 hits the L2 slices' (the L2 class's subsystem), and neither
-    # queues behind DRAM requests, whose bandwidth only misses use (the levels run side by side)
-    if l1 is not None and q1 >= ONE_LEVEL:
+    # queues behind DRAM requests, whose bandwidth only misses use (the levels run side by side).
+    # A request whose L1 data-stage cycles (its hits' bank wavefronts and tag lookups) outweigh
+    # what its L2/DRAM sectors cost also sits on the L1 pipeline: every global load passes
+    # through the one in-order L1TEX pipeline of its SM, which spends those cycles whatever
+    # serves the rest (NVIDIA's description of L1TEX, forums.developer.nvidia.com/t/wahts-the-difference-between-wavefronts-and-sectors-req/165293/4:
+    # one request per warp instruction, its wavefronts processed one per cycle, serialised), so
+    # a 32-line request that half hits (one sector in four new per line) keeps the L1 busy for
+    # its hits' 16 wavefronts and cannot overlap the hits of the requests behind it
+    l1_cycles = q1 * w1 * lam_l1
+    if l1 is not None and (q1 >= ONE_LEVEL or (q1 > 0.0 and l1_cycles > m * lam_far)):
         sub = l1.subsystem
     elif l2 is not None and h - q1 >= ONE_LEVEL:
         sub = l2.subsystem
@@ -117,7 +125,7 @@ def global_class(base: InstrClass, st: PcMemory, l2: InstrClass | None, name: st
         sub = base.subsystem
     # a hit that waits for an in-flight fill (PcMemory.fill_pc) reads its data out of the L1 after
     # the fill: its L1 cycles, queued behind the requests that waited before it
-    return InstrClass(name, sub, lam, Lam, src, True, after_fill=q1 * w1 * lam_l1)
+    return InstrClass(name, sub, lam, Lam, src, True, after_fill=l1_cycles)
 
 
 #: share of a request's sectors one cache level must serve for it to be issued to that level's
