@@ -36,22 +36,6 @@ extern "C" __global__ void fma_loop(int n, float* out)
     for (int j = 0; j < n; j++) { a = a * b + 0.5f; b = b * a - 0.25f; }
     out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
 }
-extern "C" __global__ void pingpong(const float* x, float* y, int n)
-{   // double buffering: a tile alternating between two halves of shared memory (a period of 2)
-    __shared__ float t[2][128];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float s = 0.0f;
-    t[0][threadIdx.x] = x[i];
-    __syncthreads();
-    #pragma unroll 1
-    for (int j = 0; j < n; j++) {
-        int cur = j & 1;
-        t[cur ^ 1][threadIdx.x] = x[(j + 1) * 512 + i];
-        s += t[cur][127 - threadIdx.x];
-        __syncthreads();
-    }
-    y[i] = s;
-}
 extern "C" __global__ void collatz(const unsigned* x, unsigned* y)
 {   // a data-dependent trip count: never skipped
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -102,7 +86,7 @@ CASES = {   # name -> (file or None for CU, kernel, grid, block, args, nvcc flag
     "ptr_walk": (None, "ptr_walk", [4], [128], ["x=rand:f64:1048576", "y=zeros:f64:512", "n=900"], []),
     "collatz": (None, "collatz", [4], [128], ["x=rand:u32:512:1:10000", "y=zeros:u32:512"], []),
     # ping-pong loops (a period of two iterations): the toy, and wangzyon's double-buffered SGEMM (v7)
-    "pingpong": (None, "pingpong", [4], [128], ["x=rand:f32:307712", "y=zeros:f32:512", "n=600"], []),
+    "pingpong": (B / "pingpong.cu", "pingpong", [4], [128], ["x=rand:f32:307712", "y=zeros:f32:512", "n=600"], []),
     "sgemm_double_buffer": (V / "sgemm_ladders_wangzyon.cu", "mysgemm_v7", [2, 2], [256],
                             ["M=256", "N=256", "K=1024", "alpha=1.0", "A=rand:f32:262144", "B=rand:f32:262144",
                              "beta=0.0", "C=zeros:f32:65536"], []),
