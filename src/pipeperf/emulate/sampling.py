@@ -212,7 +212,7 @@ def sampling_safe(func: Function, module: Module | None = None,
     thread and block indices with slices no two CTAs share (:func:`pipeperf.ptx.affine.cta_disjoint`:
     each CTA reads and writes only its own part) do not make it unsafe either."""
     ins = func.instructions
-    if any(x.root == "call" and _callee(x) not in SYSTEM_CALLS for x in ins):
+    if any(x.root == "call" and x.callee not in SYSTEM_CALLS for x in ins):
         return _whole_module_rule(func, module)
     sources = SourceMap(module) if module is not None else None
     writers = [x for x in ins if x.op.root in WRITES_MEMORY]
@@ -312,13 +312,6 @@ def _at(x: Instruction, func: Function, sources: SourceMap | None) -> str:
 SYSTEM_CALLS = frozenset({"__assertfail", "vprintf"})
 
 
-def _callee(x: Instruction) -> str | None:
-    """The name of the function ``x`` (a ``call``) calls; None for an indirect call."""
-    from pipeperf.ptx.ir import Symbol
-
-    return next((op.name for op in x.srcs if type(op) is Symbol), None)
-
-
 def _reachable(func: Function, module: Module | None) -> list[Function]:
     """``func`` and the functions with a body it calls, directly or not: the other kernels of the
     module do not run in this launch. An indirect call (no callee name) reaches every function."""
@@ -329,7 +322,7 @@ def _reachable(func: Function, module: Module | None) -> list[Function]:
         for x in todo.pop().instructions:
             if x.root != "call":
                 continue
-            name = _callee(x)
+            name = x.callee
             targets = [f for f in module.functions if f.name == name] if name else list(module.functions)
             for f in targets:
                 if f.name not in seen and f.has_body:

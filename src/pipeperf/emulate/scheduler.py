@@ -24,7 +24,7 @@ from pipeperf.emulate.clocks import ISSUED
 from pipeperf.emulate.errors import EmulationError
 from pipeperf.emulate.program import BAR, BRA, BRX, CALL, EXIT, OP, RET, Program
 from pipeperf.emulate.state import State
-from pipeperf.ptx.ir import Immediate, Instruction, ParamList, Symbol
+from pipeperf.ptx.ir import Immediate, Instruction, ParamList
 
 ONE = np.uint64(1)
 
@@ -326,7 +326,7 @@ def call(m: Any, x: Instruction, st: State, on) -> None:
     state of their own; arguments and the return value pass through .param storage."""
     rets = [op for op in x.dsts if type(op) is ParamList]
     ops = list(x.srcs)
-    fname = next(op.name for op in ops if type(op) is Symbol)
+    fname = x.callee
     args = next((op for op in ops if type(op) is ParamList), ParamList(()))
     ret = rets[0] if rets else None
     try:

@@ -39,7 +39,7 @@ _IMAD = {"IMAD", "IMUL", "IDP", "IMADSP", "XMAD", "UIMAD"}
 _MUFU = {"EX2": "ex2_f32", "LG2": "lg2_f32", "RSQ": "rsqrt_f32", "SIN": "sin_f32", "COS": "cos_f32",
          "TANH": "tanh_f32", "RCP": "rcp_approx_f32", "SQRT": "sqrt_approx_f32", "RCP64H": "rcp_approx_f64",
          "RSQ64H": "rcp_approx_f64"}
-_CVT = {"F2F", "F2I", "I2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP"}
+_CVT = {"F2F", "F2I", "I2F", "I2I", "FRND", "F2FP", "F2IP"}        # I2FP: cvt_i2f (sass_class_of)
 _MEMORY = {"LDG": "ld_global_s32", "LD": "ld_global_s32", "STG": "st_global", "ST": "st_global",
            "ATOMG": "atom_global", "ATOM": "atom_global", "RED": "atom_global", "REDG": "atom_global",
            "LDS": "ld_shared_f32", "LDSM": "ld_shared_f32", "STS": "st_shared", "STSM": "st_shared",

@@ -260,6 +260,11 @@ class Instruction:
     def operands(self) -> tuple:
         return self.dsts + self.srcs
 
+    @property
+    def callee(self) -> str | None:
+        """The function a ``call`` names (its first symbol operand); None for an indirect call."""
+        return next((op.name for op in self.srcs if type(op) is Symbol), None)
+
     def __str__(self) -> str:
         return format_instruction(self)
 

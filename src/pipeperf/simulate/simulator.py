@@ -355,8 +355,9 @@ class PreparedKernel:
         """(k1, k2, f) of a fast-forward of mixed block shapes by instructions, or None to simulate
         every group: only where the whole order would cost the engine more than :data:`MIXED_WORK`
         instructions, the two windows of :data:`MIXED_GROUPS` groups per shape (whole rounds) together
-        hold fewer groups than the launch and the first holds every shape of the launch. The two windows are prefixes of the launch's
-        own order; the steady state between them is extrapolated by the instructions still to come,
+        hold fewer groups than the launch and the first holds every shape of the launch. The windows
+        are prefixes of the launch's own order; the steady state between them is extrapolated by the
+        instructions still to come,
         not by the groups (``f`` = the instructions after k2 over those between k1 and k2), so a window
         whose mix of heavy and light shapes is a group off the launch's is corrected to first order."""
         import numpy as np
@@ -366,7 +367,7 @@ class PreparedKernel:
         per_warp = lengths[np.frombuffer(warp_cls, np.int64)]
         if int(per_warp.sum()) <= MIXED_WORK:
             return None
-        window = -(-max(rounds, MIXED_GROUPS * max(1, n_shapes)) // groups_per_core) * groups_per_core
+        window = _mixed_window(rounds, groups_per_core, n_shapes, MIXED_GROUPS)
         k1 = window + n_groups % groups_per_core
         k2 = k1 + window
         if k1 + k2 > n_groups:            # the windows would cost the engine more than half the launch
@@ -481,8 +482,9 @@ def occupancy_sweep(kernel: KernelGraph | PreparedKernel, gpu: GPUSpec, warps: l
     return out
 
 
-def _mixed_window(rounds: int, groups_per_core: int, shapes: int) -> int:
-    """The fast-forward window of a huge launch: ``rounds`` groups, widened to whole rounds of
-    ``groups_per_core`` holding :data:`MIX_GROUPS` groups of each of its ``shapes`` block shapes."""
-    need = max(rounds, MIX_GROUPS * max(1, shapes))
+def _mixed_window(rounds: int, groups_per_core: int, shapes: int, per_shape: int = MIX_GROUPS) -> int:
+    """The fast-forward window of a launch of mixed block shapes: ``rounds`` groups, widened to whole
+    rounds of ``groups_per_core`` holding ``per_shape`` groups of each of its ``shapes`` block shapes
+    (:data:`MIX_GROUPS` for a huge launch, :data:`MIXED_GROUPS` for a costly one)."""
+    need = max(rounds, per_shape * max(1, shapes))
     return -(-need // groups_per_core) * groups_per_core
