@@ -69,7 +69,7 @@ class AnalyzeOptions:
     what_if: bool = True
     phase_check: bool | None = None     # the lock-step check (analysis/lockstep.py); None: with what_if
     #: engine instructions of one simulation past which the re-simulations (what-ifs, lock-step check,
-    #: advice) are skipped with a note (analysis/predict.py RESIMULATION_LIMIT); None or 0: no limit
+    #: advice) are skipped with a note (RESIMULATION_LIMIT above, analysis/predict.py); None or 0: no limit
     resimulation_limit: int | None = RESIMULATION_LIMIT
     max_blocks_per_sm: int | None = None
     nvcc_flags: tuple[str, ...] = ()
