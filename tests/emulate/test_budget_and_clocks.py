@@ -208,3 +208,58 @@ def test_analyze_and_tune_take_the_budget(tmp_path):
     with pytest.raises(PipeperfError, match=r"spin.ptx:1[234]: kernel spin: the loop at PTX lines 12-14 .*--max-steps"):
         analyze(path, 1, 32, ["flag=zeros:i32:1"], ["ampere_a100"], max_steps=2000)
     assert build_parser(["tune", "k.cu", "--max-steps", "7"]).parse_args(["tune", "k.cu", "--max-steps", "7"]).max_steps == 7
+
+
+def test_budget_weighs_atomics():
+    """An atomic's step costs ATOMIC_STEP (its handler takes ~6x a plain step's time): a spin on
+    ``atom.add [flag], 0`` runs ATOMIC_STEP + 2 units a round of 3 steps, where a load spin runs 3."""
+    from pipeperf.emulate.budget import ATOMIC_STEP
+    from pipeperf.emulate.launch import Launch, bind_args, dim3
+    from pipeperf.emulate.machine import Machine
+
+    rounds = {}
+    for name, src in (("load", SPIN), ("atomic", SPIN.replace("ld.volatile.global.u32 %r1, [%rd2]",
+                                                              "atom.global.add.u32 %r1, [%rd2], 0"))):
+        module = parse_ptx(src)
+        func = module.kernels[0]
+        values, names = bind_args(func, [np.zeros(1, np.int32)])
+        m = Machine(module, func, Launch(dim3(1, "grid"), dim3(32, "block"), values, names, 0), max_steps=9000,
+                    trace_warps=0, batch_threads=32)
+        with pytest.raises(BudgetExhausted):
+            m.run()
+        rounds[name] = sum(m.counters.per_prog[func.name][2]) // 32 / 3     # steps / 3 a round
+    assert rounds["load"] == pytest.approx(9000 / 3, abs=2)
+    assert rounds["atomic"] == pytest.approx(9000 / (ATOMIC_STEP + 2), abs=2)
+
+
+def test_loop_that_never_repeats_is_looked_at_less_and_less(monkeypatch):
+    """A loop whose iterations change the registers differently every time (a hash, a search) is
+    never skipped; after MISSES such back-edges its watch backs off, so the snapshots (two steps'
+    cost each) stop being taken at every back-edge."""
+    from pipeperf.emulate import loops
+
+    taken = []
+    real = loops.LoopSkipper._snapshot
+    monkeypatch.setattr(loops.LoopSkipper, "_snapshot", lambda self, *a: taken.append(1) or real(self, *a))
+    src = HEADER + """.visible .entry hash(.param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+$L1:
+    mad.lo.u32 %r1, %r1, 1103515245, 12345;
+    add.u32 %r2, %r2, 1;
+    setp.lt.u32 %p1, %r2, 4000;
+    setp.ne.u32 %p2, %r1, 7;
+    and.pred %p1, %p1, %p2;
+    @%p1 bra $L1;
+    cvta.to.global.u64 %rd2, %rd1;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+"""
+    run_kernel(parse_ptx(src), 1, 32, [np.zeros(1, np.int32)], mode="hybrid", trace_warps=1, fast_loops=True)
+    assert 0 < len(taken) < 4000 // 20

@@ -10,7 +10,7 @@ the budget (``--max-steps``; ``max_steps=`` in Python).
 What it counts: scheduler *steps* (one instruction run for one thread group) over the whole launch:
 every batch of CTAs, device-function calls and the loop skipper's probes, each weighted by what it
 costs. A step of ``n`` threads costs ``1 + n >> WIDTH_SHIFT`` (:data:`TRACED_STEP` instead of 1 where
-it records traces): on the development machine (2 shared cores) a step takes ~20 us plus ~8.5 ns a
+it records traces; an atomic's fixed part is :data:`ATOMIC_STEP` times that): on the development machine (2 shared cores) a step takes ~20 us plus ~8.5 ns a
 thread in hybrid mode (~3 ns in full mode), ~1.5x that where it is traced, so the weighted count
 bounds the wall time whatever the groups' width: ~10-30 us a unit when measured (2026-11-24), ~7-9 us
 since the compiled paths (2026-11-28).
@@ -36,6 +36,12 @@ DEFAULT_STEPS = 1_500_000
 WIDTH_SHIFT = 11
 #: what a step that records trace entries costs instead of 1
 TRACED_STEP = 2
+#: what an atomic's step costs instead of 1 (x TRACED_STEP where traced): its handler (address
+#: resolution, the ordered update, the counters) takes ~6x a plain step's time, measured on
+#: one-thread spin loops (``while (atomicAdd(flag, 0) == 0) {}``: 22.6 us a unit unweighted against
+#: 9.3 for the same loop on a volatile load, 2026-11-28), so a decoupled look-back scan's spin on its
+#: predecessor's flag stops in the time a load spin does
+ATOMIC_STEP = 6
 #: the option that raises the budget, as every command spells it
 OPTION = "--max-steps"
 #: progress on a terminal: a line every 1/PROGRESS_PARTS of the budget, once it has run a second

@@ -53,6 +53,11 @@ MIN_JUMP = 16
 #: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
 #: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
 MIN_JUMP_BARRIER = 40
+#: consecutive back-edges whose iteration changed the registers differently from the one before
+#: (a loop that is not periodic, or not yet) before the watch backs off as after a failed skip:
+#: every snapshot costs about two emulated steps, and a spin or search loop that never repeats
+#: otherwise pays it at every back-edge (half the emulation of a 512-thread hash loop)
+MISSES = 2 * PERIODS
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
@@ -107,6 +112,7 @@ class _Watch:
     before: tuple | None = None      # the delta of the iteration before the last (a period of 2 shows in it)
     stride: int = 1                  # iterations between snapshots: 2 for a loop of period 2 (double buffering)
     phase: int = 0                   # back-edges since the snapshot (a stride-2 watch looks at every second)
+    misses: int = 0                  # consecutive iterations whose delta differed from the one before
 
 
 @dataclass(frozen=True)
@@ -251,6 +257,12 @@ class LoopSkipper:
         else:
             snap.same = 1
             snap.recorded = kept_whole.astype(np.int64)
+            snap.misses = w.misses + 1
+            if snap.misses >= MISSES:                 # not periodic (yet): look again later, less often
+                snap.backoff = min(w.backoff * 2, 1024)
+                snap.wait, snap.misses = snap.backoff, 0
+                self.watches[key] = snap
+                return
         snap.delta, snap.backoff = delta, w.backoff
         snap.before = w.delta
         self.watches[key] = snap
@@ -275,8 +287,8 @@ class LoopSkipper:
         tw = st.trace_wid[idx] if st.traced_any else None
         d = np.zeros(0, np.int64)
         if tw is not None:
-            ws = np.unique(tw[tw >= 0])
-            d = c.dense(ws)
+            ws = np.sort(tw[tw >= 0])                 # the distinct warps (a sort: NumPy 2.4's hashing
+            d = c.dense(ws[np.r_[True, ws[1:] != ws[:-1]]] if len(ws) else ws)   # unique costs ~4x more here)
         return _Watch(gk, steps, regs, scal, per, c._tlen[d].copy(), c._kept[d].copy(), self.skips_done)
 
     def _delta(self, a: _Watch, b: _Watch, st, prog, lp: _Loop) -> tuple | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeperf.emulate.budget import ATOMIC_STEP
 from pipeperf.emulate.errors import EmulationError
 from pipeperf.emulate.operands import Handler, Unsupported
 from pipeperf.emulate.registry import MEMORY_ROOTS, build
@@ -34,6 +35,7 @@ class Program:
         self.handler: list[Any] = []
         self.target: list[int] = []
         self.guard: list[Any] = []
+        self.cost: list[int] = []                 # each step's weight in the step budget
         self.brx_tables: dict[int, Any] = {}
         self.bars: dict[int, tuple[Any, Any, bool]] = {}
         self.emulated = np.zeros(self.n, bool)
@@ -57,6 +59,7 @@ class Program:
             elif k != OP:
                 self.emulated[i] = needed is None or k in (BRA, BRX, CALL) or x.guard is not None
             self.handler.append(h)
+            self.cost.append(ATOMIC_STEP if h is not None and x.root in ("atom", "red") else 1)
 
 
 def _branch_table(m: Any, func: Function, x: Instruction):

@@ -52,7 +52,7 @@ a runaway loop with one line.
     wid = st.wid
     steps = 0
     n_ins = prog.n
-    kind, handler, guard, target = prog.kind, prog.handler, prog.guard, prog.target
+    kind, handler, guard, target, cost = prog.kind, prog.handler, prog.guard, prog.target, prog.cost
     trace = c.trace if st.traced_any else None
     loops = m.loops if probe is None else None
     visits = m.loops.visit_counts(prog) if m.loops is not None else None
@@ -75,7 +75,7 @@ a runaway loop with one line.
         steps += 1
         nw = G.count_warps(wid, cur)
         nt = G.size(cur)
-        budget.left -= unit + (nt >> WIDTH_SHIFT)
+        budget.left -= unit * cost[pc] + (nt >> WIDTH_SHIFT)
         if budget.left < budget.mark:
             budget.checkpoint(m.file, prog, pc)
         if issued is not None:
