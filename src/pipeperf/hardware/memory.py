@@ -349,19 +349,20 @@ def _atomics(acc: Accesses, out: dict[int, PcMemory], warps_per_cta: int | None)
         st = out[pc]
         rq = a_req[acc.pc[a_req] == pc]
         st.lane_ops = int(lanes[rq].sum())
-        rows = np.repeat(np.arange(len(rq)), lanes[rq])
-        addr = np.concatenate([acc.addr[acc.lane_start[r]:acc.lane_start[r + 1]] for r in rq])
-        _, per_req = np.unique(np.stack([rows.astype(np.uint64), addr]), axis=1, return_counts=True)
-        # most lanes on one address, per request: unique pairs are sorted by request first
-        pair_req = np.unique(np.stack([rows.astype(np.uint64), addr]), axis=1)[0].astype(np.int64)
+        n_lanes = lanes[rq]
+        rows = np.repeat(np.arange(len(rq)), n_lanes)
+        first_lane = np.repeat(acc.lane_start[rq] - (np.cumsum(n_lanes) - n_lanes), n_lanes)
+        addr = acc.addr[first_lane + np.arange(len(rows))]             # the requests' lanes, in order
+        n_addr, addr_id = dense_ids(addr)
+        pairs, per_req = _sorted_runs(rows * n_addr + addr_id)    # (request, address) pairs and their lanes
         most = np.zeros(len(rq), np.int64)
-        np.maximum.at(most, pair_req, per_req)
+        np.maximum.at(most, pairs // n_addr, per_req)     # most lanes on one address, per request
         st.same_address_lanes = int(most.sum())
         st.distinct_ops = len(per_req)
         if st.space != "global" or not warps_per_cta:
             continue
         cta = np.repeat(acc.warp[rq] // warps_per_cta, lanes[rq])
-        st.ctas_sampled = len(np.unique(cta))
+        st.ctas_sampled = distinct_count(cta)
         st.hot_ops = _hottest_shared(addr, cta)
         st.hot_line_ops = _hottest_shared(addr // L2_LINE, cta)
 
@@ -372,12 +373,24 @@ L2_LINE = 128
 
 def _hottest_shared(key: np.ndarray, cta: np.ndarray) -> int:
     """The operations on the most-updated ``key`` (an address, a line) that at least two CTAs update; 0: none."""
-    u, inv, count = np.unique(key, return_inverse=True, return_counts=True)
-    ctas_on = np.zeros(len(u), np.int64)
-    pairs = np.unique(np.stack([inv.astype(np.int64), cta]), axis=1)
-    np.add.at(ctas_on, pairs[0], 1)
+    n_key, inv = dense_ids(key)
+    count = np.bincount(inv, minlength=n_key)
+    n_cta, cta_id = dense_ids(cta)
+    pairs, _ = _sorted_runs(inv * n_cta + cta_id)         # distinct (key, CTA) pairs
+    ctas_on = np.bincount(pairs // n_cta, minlength=n_key)
     shared = ctas_on >= 2
     return int(count[shared].max()) if shared.any() else 0
+
+
+def _sorted_runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys in order, how often each occurs) of non-negative int64 keys: ``np.unique(...,
+    return_counts=True)`` by one sort (the (request, address) pairs of a histogram's 4 M atomic lanes
+    as ``np.unique(axis=1)`` took ~1 min, a sort of their int64 keys well under a second)."""
+    if not len(keys):
+        return keys, np.zeros(0, np.int64)
+    s = np.sort(keys)
+    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    return s[first], np.diff(np.r_[first, len(s)])
 
 
 def l1_capacity_sectors(gpu: GPUSpec, resident_ctas: int) -> float:
