@@ -16,10 +16,11 @@ else found by search; each K is checked by emulating the iteration after the jum
 effects undone): it must run the same steps with the same deltas. Assumptions, stated in the
 report: addresses and counters do not wrap during the skipped iterations, and a loop that
 continues after K iterations continued through all of them (true of affine exit compares).
-Loops that write memory (atomics, ``cp.async``, executed stores), call, exit or branch through
-tables are never skipped, so what a skipped iteration would have written never matters. Two
-exceptions (issue 39): a store that hybrid mode only counts and logs (its data outside the slice)
-while no executed instruction reads memory, whose bytes then steer nothing; and a plain
+Loops that write memory (atomics, executed stores and ``cp.async`` copies), call, exit or branch
+through tables are never skipped, so what a skipped iteration would have written never matters. Two
+exceptions (issue 39): a store or ``cp.async`` copy that hybrid mode only counts and logs (its data
+outside the slice) while no executed instruction reads memory, whose bytes then steer nothing (a
+persistent tensor-core GEMM's tile copies); and a plain
 ``bar.sync`` when the group going round is every live thread of the batch (all arrive together,
 so the barrier only counts) -- the K loop of a tiled GEMM. A jump under MIN_JUMP iterations is not
 taken: a short inner loop is emulated whole, so the loop around it repeats and is skipped instead;
@@ -68,7 +69,7 @@ BLOCKING_ROOTS = frozenset({"st", "atom", "red", "cp", "cp.async", "wmma.store",
                             "st.async", "cp.reduce.async.bulk", "mbarrier", "griddepcontrol"})
 #: stores a loop may hold when they are not executed (hybrid mode, data outside the slice) and no
 #: executed instruction reads memory (:func:`_memory_unread`): then they only count and log addresses
-UNWRITTEN_STORES = frozenset({"st", "wmma.store", "stmatrix"})
+UNWRITTEN_STORES = frozenset({"st", "wmma.store", "stmatrix", "cp.async"})
 #: instructions that read memory (their data could steer a path when executed)
 READS = frozenset({"ld", "ldu", "atom", "red", "tex", "tld4", "suld", "wmma.load", "ldmatrix", "cp", "cp.async",
                    "prefetch"})
