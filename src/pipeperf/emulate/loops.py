@@ -45,6 +45,11 @@ from pipeperf.ptx.slices import written_registers
 #: a loop already skipped once needs KNOWN_PERIODS (its instances are many: an inner loop)
 PERIODS = 4
 KNOWN_PERIODS = 2
+#: consecutive back-edges whose iteration changed the registers differently from the one before
+#: (a loop that is not periodic, or not yet) before the watch backs off as after a failed skip:
+#: every snapshot costs about two emulated steps, and a spin or search loop that never repeats
+#: otherwise pays it at every back-edge (half the emulation of a 512-thread hash loop)
+MISSES = 2 * PERIODS
 #: fewest iterations a jump skips: a shorter one saves less than its probes cost, and emulating a
 #: short inner loop whole keeps every iteration of the loop around it alike, so that one is skipped
 #: (a nested skip changes the outer iteration's counts and is never periodic)
@@ -54,11 +59,6 @@ MIN_JUMP = 16
 #: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
 #: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
 MIN_JUMP_BARRIER = 40
-#: consecutive back-edges whose iteration changed the registers differently from the one before
-#: (a loop that is not periodic, or not yet) before the watch backs off as after a failed skip:
-#: every snapshot costs about two emulated steps, and a spin or search loop that never repeats
-#: otherwise pays it at every back-edge (half the emulation of a 512-thread hash loop)
-MISSES = 2 * PERIODS
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
