@@ -48,11 +48,19 @@ KNOWN_PERIODS = 2
 #: short inner loop whole keeps every iteration of the loop around it alike, so that one is skipped
 #: (a nested skip changes the outer iteration's counts and is never periodic)
 MIN_JUMP = 16
-#: the same for a loop holding a bar.sync: there the linear extrapolation of the kept periods was
-#: 1.1-1.5 % off the exact path for the tune example's 32-iteration K loop (TILE=8, block 8x1, V100;
-#: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
-#: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
+#: the same for a loop holding a bar.sync when the skipped periods are extrapolated: there the
+#: linear extrapolation of the kept periods was 1.1-1.5 % off the exact path for the tune example's
+#: 32-iteration K loop (TILE=8, block 8x1, V100; a jump of 26) and 3.3 % for its 16-iteration one
+#: (TILE=16, block 16x16), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the
+#: SGEMM's (docs/experiments/2026-11-27-issue39-speed.md, 2026-11-28-tune-throughput-3.md): the
+#: slope between 4 and 2 kept periods is the cost of a period near the launch's start, where every
+#: resident block's warps run in step; a short loop has few periods past that transient
 MIN_JUMP_BARRIER = 40
+#: a shorter jump of a barrier loop (at least this many iterations) is taken when the loop is not
+#: inside another one: its skipped periods are not extrapolated but repeated in the IDGs
+#: (:attr:`~pipeperf.emulate.tracelog.Skip.expand`), so the simulation runs every iteration as the
+#: exact path does; only the emulation of their steps is saved (counts added, accesses synthesised)
+MIN_JUMP_REPEAT = 2
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
@@ -117,6 +125,7 @@ class _Loop:
     regs: tuple[str, ...] = ()       # every register the loop's executed instructions write: no other
                                      # can change between its back-edges (nor in a probe, which stays in it)
     bars: bool = False               # it holds a bar.sync: skipped only when the group is every live thread
+    enclosed: bool = False           # a back-edge after it jumps before it: an outer loop holds it
 
 
 class LoopSkipper:
@@ -176,8 +185,9 @@ class LoopSkipper:
                     setp = x
             if self.m.clocked:                      # its instructions advance the clocks: a skip must too
                 named.add(ISSUED)
+            enclosed = any(prog.kind[i] == BRA and prog.target[i] <= t for i in range(p + 1, prog.n))
             lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)),
-                                         bars)
+                                         bars, enclosed)
         return lp
 
     def _floats(self, func) -> frozenset[str]:
@@ -254,11 +264,17 @@ class LoopSkipper:
         snap.delta, snap.backoff = delta, w.backoff
         snap.before = w.delta
         self.watches[key] = snap
-        if snap.same >= (KNOWN_PERIODS if key in self.known else PERIODS):
-            k = self._skip(prog, st, cur, t, p, snap, lp, cnt)
+        need = KNOWN_PERIODS if key in self.known else PERIODS
+        # a short barrier loop whose periods would be repeated in the IDGs (MIN_JUMP_REPEAT) is
+        # tried after KNOWN_PERIODS: no slope is measured on its recorded periods, the probe confirms
+        early = KNOWN_PERIODS <= snap.same < need and lp.bars and not lp.enclosed
+        if snap.same >= need or early:
+            k = self._skip(prog, st, cur, t, p, snap, lp, cnt, early=early)
             if k:
                 del self.watches[key]
                 self.known.add(key)
+            elif early:
+                pass                                # looked at again at the next back-edge
             else:
                 snap.backoff = min(w.backoff * 2, 1024)
                 snap.wait = snap.backoff
@@ -303,8 +319,10 @@ class LoopSkipper:
         return (changed, b.scalars - a.scalars, per, b.tlen - a.tlen, steps)
 
     # ------------------------------------------------------------------ skipping
-    def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple) -> int:
-        """Jump the most iterations a probe confirms (0: none) and account for them."""
+    def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple, early: bool = False) -> int:
+        """Jump the most iterations a probe confirms (0: none) and account for them. A barrier loop
+        jumped by fewer than MIN_JUMP_BARRIER iterations has its periods repeated in the IDGs
+        (:attr:`Skip.expand`); ``early``: only such a jump (the watch has KNOWN_PERIODS periods)."""
         assert w.delta is not None                     # a watch is skipped once it has a period
         changed = w.delta[0]
         if not changed.keys() - {ISSUED}:
@@ -313,8 +331,12 @@ class LoopSkipper:
             # counts (a frozen clock-wait once jumped 2^40 iterations at a time, past int64); it runs
             # on, and a runaway stops on the step budget
             return 0
-        least = -(-(MIN_JUMP_BARRIER if lp.bars else MIN_JUMP) // w.stride)   # in periods
+        repeat = lp.bars and not lp.enclosed and w.recorded is not None and bool((w.recorded >= 1).all())
+        least = -(-(MIN_JUMP_REPEAT if repeat else MIN_JUMP_BARRIER if lp.bars else MIN_JUMP) // w.stride)   # in periods
+        long = -(-MIN_JUMP_BARRIER // w.stride)
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
+        if early and (not repeat or est is None or est >= long):
+            return 0                                  # not a short barrier loop: waits for PERIODS
         ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
         if est is not None:
@@ -333,9 +355,9 @@ class LoopSkipper:
             while k < 1 << 40 and ok(k):
                 good, k = k, k * 4
             good = _last_good(ok, good, k)
-        if good < least:
+        if good < least or (early and good >= long):
             return 0
-        self._apply(st, cur, t, p, w, good, cnt)
+        self._apply(st, cur, t, p, w, good, cnt, expand=lp.bars and good < long)
         return good
 
     def _estimate(self, setp, guard: tuple[str, bool], st, cur, changed: dict) -> int | None:
@@ -446,7 +468,7 @@ class LoopSkipper:
             r = st.regs[n]
             r[idx] = r[idx] + d * d.dtype.type(k % (1 << (8 * d.dtype.itemsize)))
 
-    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple) -> None:
+    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple, expand: bool = False) -> None:
         assert w.delta is not None and w.recorded is not None   # set together, by back_edge()
         changed, dscal, dper, dtlen, _ = w.delta
         idx = G.as_array(cur)
@@ -465,7 +487,7 @@ class LoopSkipper:
             self._synthesize(ws, dn, dtlen, k)
             c._tlen[dn] += k * dtlen
             c.trace.skips.append(Skip(ws, c._kept[dn].copy(), dtlen.copy(),
-                                      np.minimum(w.recorded, PERIODS), int(k), w.stride))
+                                      np.minimum(w.recorded, PERIODS), int(k), w.stride, expand))
         self.skips_done += 1
         self.iterations_skipped += k * w.stride * (G.size(cur) // 32 or 1)
 
