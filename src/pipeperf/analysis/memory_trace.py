@@ -77,6 +77,44 @@ def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
     return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
 
 
+def _bank_invariant(block: SynthBlock) -> bool:
+    """Every lane of each request moves by its request's first lane's change per period, a
+    multiple of 128 bytes (32 banks of 4 bytes; wrapping): each synthesised period's requests
+    then have the last emulated period's banks, words and lines, so its wavefronts (a tiled
+    GEMM's shared tiles stay put: a change of 0)."""
+    d = block.delta
+    if not d.any():
+        return True
+    if (d % np.uint64(128)).any():
+        return False
+    first = np.cumsum(block.lanes) - block.lanes
+    return bool((d == np.repeat(d[first], block.lanes)).all())
+
+
+def _counted_synth(block: SynthBlock, nbytes: int, out: tuple[np.ndarray, ...]) -> None:
+    """A synthesised block of counted shared requests (:func:`_bank_invariant`) written into
+    ``out`` = (warp, step, lanes, first lane addresses, waves, returns): the last emulated period's
+    wavefronts counted once and repeated for each of its ``count`` periods; one lane per request
+    kept (its first, moved by its change per period), as a logged block's."""
+    warp, step, lanes, firsts, waves, returns = out
+    k, n = block.count, len(block.warps)
+    w0, r0, f0 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint64)
+    block_shared_counts(block.addr, block.lanes, nbytes, (w0, r0), f0)
+    j = np.arange(1, k + 1, dtype=np.int64)[:, None]
+    warp.reshape(k, n)[:] = block.warps
+    np.add(block.steps, j * block.period, out=step.reshape(k, n))
+    lanes[:] = 1
+    waves.reshape(k, n)[:] = w0
+    returns.reshape(k, n)[:] = r0
+    f = firsts.reshape(k, n)
+    if not block.delta.any():
+        f[:] = f0
+        return
+    d = block.delta[np.cumsum(block.lanes) - block.lanes]
+    np.multiply(j.astype(np.uint64), d, out=f)
+    f += f0
+
+
 def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = None,
                     longest: int = 0, count_shared: bool = False) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
@@ -89,7 +127,8 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
     bank and return wavefronts counted from the block's own lanes (``Accesses.waves``/``returns``,
     the same integers the whole column gives) and keeps one lane per request. Why: those lanes
     are read for nothing else, and copying them was most of the column (a tiled GEMM variant:
-    17.8 M of 18.9 M lanes). Not with requests that are fused afterwards (SASS widening)."""
+    17.8 M of 18.9 M lanes). A synthesised block (a skipped loop's periods) is counted so too, each
+    expanded on its own and dropped. Not with requests that are fused afterwards (SASS widening)."""
     ins = func.instructions
     chosen = []
     seen: dict[int, int] = {}
@@ -109,8 +148,7 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         sp = x.op.space
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
-        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red" and \
-            type(block) is not SynthBlock
+        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red"
         m = n if counted else block.n_lanes if type(block) is SynthBlock else len(block[5])
         chosen.append((block, at, x, sp, n_req, n_lane, n, m, counted))
         n_req, n_lane = n_req + n, n_lane + m
@@ -137,10 +175,13 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
                                  SPACES.index(sp) if sp in ("global", "shared") else -2)
         head.append((at, *info))
         rs, ls = slice(r, r + n), slice(a, a + m)
-        if counted and batch is not None and info[0] <= 4:
+        if counted and batch is not None and info[0] <= 4 and type(block) is not SynthBlock:
             batch.append((block[2], block[3], block[4], block[5], info[0], r, a))
-        elif counted:
+        elif counted and type(block) is SynthBlock and _bank_invariant(block):
             assert waves is not None and returns is not None
+            _counted_synth(block, info[0], (warp[rs], step[rs], lanes[rs], addr[ls], waves[rs], returns[rs]))
+        elif counted:                               # (a synthesised block: expanded here, its lanes
+            assert waves is not None and returns is not None    # then dropped)
             _, _, warp[rs], step[rs], la, lane_addr = block
             lanes[rs] = 1
             block_shared_counts(lane_addr, la, info[0], (waves[rs], returns[rs]), addr[ls])
