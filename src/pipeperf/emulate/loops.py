@@ -504,26 +504,40 @@ class LoopSkipper:
         last, prev = [], []
         i = len(log) - 1
         ok = bool((end <= c.mem_frontier[dn]).all())
+        seen: list = [None, None]                       # the last warps array looked up, and its rows
+
+        def rows(bw: np.ndarray) -> tuple | None:
+            """(rows of ``ws``, their positions, periods, twice their periods) of the block's warps,
+            None where one is not of the group (a block of one group's step shares its array)."""
+            w0 = seen[0]
+            if w0 is not None and (bw is w0 or (len(bw) == len(w0) and np.array_equal(bw, w0))):
+                return seen[1]
+            j = np.searchsorted(ws, bw)
+            r = None
+            if len(bw) and not (j >= len(ws)).any() and not (ws[j] != bw).any():
+                r = (j, end[j], period[j], 2 * period[j])
+            seen[0], seen[1] = bw, r
+            return r
+
         while ok and i >= 0:
             block = log[i]
             if type(block) is SynthBlock:               # an earlier skip's: read its oldest period
-                bw = block.warps                        # before expanding it (reaching past two
-                j = np.searchsorted(ws, bw)             # periods stops the scan)
-                if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+                r = rows(block.warps)                   # before expanding it (reaching past two
+                if r is None:                           # periods stops the scan)
                     break
-                if (end[j] - block.first_steps() > 2 * period[j]).any():
+                if (r[1] - block.first_steps() > r[3]).any():
                     break
                 block = tuple(block)
             fn, pc, bw, bpos, blen, baddr = block
-            j = np.searchsorted(ws, bw)
-            if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+            r = rows(bw)
+            if r is None:
                 break
-            rel = end[j] - bpos                         # 1 .. period: the last period
-            if (rel > 2 * period[j]).any():
+            rel = r[1] - bpos                           # 1 .. period: the last period
+            if (rel > r[3]).any():
                 break
-            if (rel <= period[j]).all():
+            if (rel <= r[2]).all():
                 last.append(i)
-            elif (rel > period[j]).all():
+            elif (rel > r[2]).all():
                 prev.append(i)
             else:
                 ok = False
@@ -533,12 +547,12 @@ class LoopSkipper:
         for a, b in zip(reversed(last), reversed(prev)) if ok else ():
             fa, pa, wa, sa, la, xa = log[a]
             fb, pb, wb, sb, lb, xb = log[b]
-            j = np.searchsorted(ws, wa)
-            if fa != fb or pa != pb or not np.array_equal(wa, wb) or not np.array_equal(la, lb) \
-                    or not np.array_equal(sa - sb, period[j]):
+            r = rows(wa)
+            if r is None or fa != fb or pa != pb or not (wa is wb or np.array_equal(wa, wb)) or \
+                    not np.array_equal(la, lb) or not np.array_equal(sa - sb, r[2]):
                 ok = False
                 break
-            pairs.append((fa, pa, wa, sa, la, xa, xa - xb, period[j]))
+            pairs.append((fa, pa, wa, sa, la, xa, xa - xb, r[2]))
         per_period = sum(len(p[5]) for p in pairs)
         kk = 0
         if ok:
