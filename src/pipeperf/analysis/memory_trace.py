@@ -20,7 +20,8 @@ from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import block_shared_counts, fragment_wavefronts
-from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
+from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, distinct, \
+    fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
                                               map_memory, warp_combined)
@@ -248,7 +249,7 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
                           traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
-                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))),
+                                                  lambda: len(distinct(acc.warp // (warps_per_cta or 1)))),
                           code=acc.pc)
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
@@ -407,7 +408,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
-    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: np.unique(acc.pc).tolist())
+    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: distinct(acc.pc).tolist())
     base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in pcs}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
