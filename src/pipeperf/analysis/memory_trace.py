@@ -416,10 +416,14 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
                         launch_scale=scale, block=block, params=getattr(prof, "params", {}), warm_l2=warm_l2,
                         combined_atomics=sass.combined_atomics if sass is not None else frozenset())
     rows = []
+    # each instruction's source location, once per function (every GPU of an analysis asks)
+    locs: dict[int, Any] = by_identity("source_locations", (func,), None, dict) if sources is not None else {}
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]
         row = st.to_dict()
-        loc = sources.location(func, x) if sources is not None else None
+        if sources is not None and pc not in locs:
+            locs[pc] = sources.location(func, x)
+        loc = locs.get(pc)
         if st.fill_pc >= 0:                      # the load whose fill its L1 hits wait for
             row.update(fill_ptx_line=func.instructions[st.fill_pc].line)
         row.update(line=x.line, ptx_line=x.line, opcode=x.opcode,
