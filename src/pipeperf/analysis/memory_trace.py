@@ -28,7 +28,7 @@ from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
-from pipeperf.util.alloc import release_freed
+from pipeperf.util.alloc import keep_freed, release_freed
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
@@ -377,6 +377,8 @@ def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared:
             prof.memory_log.clear()
             if trim:
                 release_freed()
+            else:
+                keep_freed()
     elif got.waves is not None and not count_shared:
         raise PipeperfError(f"mapper g counted {func.name}'s shared requests and dropped their lanes, "
                             "which this GPU's analysis (SASS requests) needs")
