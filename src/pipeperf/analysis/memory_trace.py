@@ -387,13 +387,14 @@ def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared:
 
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
                   warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None,
-                  trim: bool = True) -> MemoryMap:
+                  trim: bool = True, what_if: bool = True) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
     Each row names its PTX line and, from ``sources`` (the module's ``.loc`` records), the
-    source file and line (``source_file``, ``source_line``; ``source`` with what was inlined)."""
+    source file and line (``source_file``, ``source_line``; ``source`` with what was inlined).
+    ``what_if=False``: no what-if GPUs (``MemoryMap.what_if`` empty; tune asks for none)."""
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
@@ -446,8 +447,8 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
-    what_if = {}
-    for what in WHAT_IF:
+    alternatives = {}
+    for what in WHAT_IF if what_if else ():
         ideal = ideal_stats(mm.stats, what)
         own = wmma_free if what == "no bank conflicts" else wmma
         if ideal is None and own != wmma:
@@ -461,9 +462,9 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
                 alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
                                    if ideal[pc] is not mm.stats[pc])
             alt_classes.update(own)              # the IDG builder's names for them must exist here too
-            what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
+            alternatives[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
-    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills)
+    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), alternatives, fills)
 
 
 def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:
