@@ -43,7 +43,10 @@ def test_a_short_barrier_loop_is_skipped_and_predicted_as_the_exact_path(by):
 
 def test_the_repeated_periods_are_the_exact_trace():
     """The IDG build's trace of a warp with its skipped periods repeated equals the warp's trace
-    emulated whole (pc by pc), and the executed lengths agree."""
+    emulated whole (pc by pc), and the executed lengths agree; every count and the memory log's
+    accesses are those of the whole emulation (the probe's period, kept, is counted once)."""
+    import numpy as np
+
     from pipeperf.emulate import run_kernel
     from pipeperf.idg.build import _periods
 
@@ -57,6 +60,21 @@ def test_the_repeated_periods_are_the_exact_trace():
         t = _periods(fast.head(w, None), fast.skips_of(w), drop=False)
         assert [e["pc"] for e in t] == [e["pc"] for e in slow.head(w, None)]
         assert fast.executed(w) == len(t) == fast.length(w) + fast.repeated(w)
+    a, b = runs
+    assert a.counts.get("loops_skipped", 0) > 0 and b.counts.get("loops_skipped", 0) == 0
+    timing = {"seconds", "thread_instructions_per_second", "loops_skipped", "inst_emulated_thread", "fraction_emulated"}
+    for k in b.counts.keys() - timing:
+        assert a.counts[k] == b.counts[k], k
+    assert a.by_opcode == b.by_opcode
+    np.testing.assert_array_equal(fast.lengths, slow.lengths)
+
+    def accesses(log):
+        rows = set()
+        for _fn, pc, ws, pos, lanes, addr in log:
+            first = np.cumsum(lanes) - lanes
+            rows.update(zip([pc] * len(ws), ws.tolist(), pos.tolist(), addr[first].tolist()))
+        return rows
+    assert accesses(a.memory_log) == accesses(b.memory_log)
 
 
 @pytest.mark.slow

@@ -21,7 +21,9 @@ tables are never skipped, so what a skipped iteration would have written never m
 exceptions (issue 39): a store that hybrid mode only counts and logs (its data outside the slice)
 while no executed instruction reads memory, whose bytes then steer nothing; and a plain
 ``bar.sync`` when the group going round is every live thread of the batch (all arrive together,
-so the barrier only counts) -- the K loop of a tiled GEMM. A jump under MIN_JUMP iterations is not
+so the barrier only counts) -- the K loop of a tiled GEMM; one jumped by fewer than MIN_JUMP_BARRIER
+iterations (a tuning sweep's 8- to 32-iteration K loops) has its skipped periods repeated in the IDGs
+instead of extrapolated (:data:`MIN_JUMP_REPEAT`). A jump under MIN_JUMP iterations is not
 taken: a short inner loop is emulated whole, so the loop around it repeats and is skipped instead;
 nor are loops whose iterations change no register (every iteration the same state: only another
 thread's store could end one, a spin-wait, and the step budget stops it if none does). Clock reads
@@ -53,8 +55,8 @@ MIN_JUMP = 16
 #: 32-iteration K loop (TILE=8, block 8x1, V100; a jump of 26) and 3.3 % for its 16-iteration one
 #: (TILE=16, block 16x16), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the
 #: SGEMM's (docs/experiments/2026-11-27-issue39-speed.md, 2026-11-28-tune-throughput-3.md): the
-#: slope between 4 and 2 kept periods is the cost of a period near the launch's start, where every
-#: resident block's warps run in step; a short loop has few periods past that transient
+#: slope between 4 and 2 kept periods (iterations 2-5, near the launch's start) was 6 % above the
+#: mean cost of the later periods there; a short loop has few of those to average it out
 MIN_JUMP_BARRIER = 40
 #: a shorter jump of a barrier loop (at least this many iterations) is taken when the loop is not
 #: inside another one: its skipped periods are not extrapolated but repeated in the IDGs
@@ -344,7 +346,14 @@ class LoopSkipper:
             # loop would have exited, and a one-iteration probe cannot see an overshot '!=' exit
             if est < least:
                 return 0                              # a short loop: emulated whole (see MIN_JUMP)
-            if ok(est):
+            if repeat and est < long:
+                # periods repeated in the IDGs: a probe that agrees is the period after the jump,
+                # run (untraced) as the emulation would: kept, and counted as one more jumped
+                if self._probe(prog, st, cur, t, p, w, est, cnt, keep=True):
+                    self._apply(st, cur, t, p, w, est, cnt, expand=True, probed=True)
+                    return est + 1
+                good = _last_good(ok, 0, est)
+            elif ok(est):
                 good = est
             else:                                     # the probe disagrees: the most it confirms
                 good = _last_good(ok, 0, est)
@@ -419,8 +428,9 @@ class LoopSkipper:
                 return None
         return int(n.min()) - 1
 
-    def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple) -> bool:
-        """Does the iteration after a jump of ``k`` run as the period did? (effects undone)"""
+    def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple, keep: bool = False) -> bool:
+        """Does the iteration after a jump of ``k`` run as the period did? (effects undone; with
+        ``keep``, kept where it did: the state is then the jump's plus that period, run untraced)"""
         assert w.delta is not None                     # a watch is probed once it has a period
         m, c = self.m, self.m.counters
         idx = G.as_array(cur)
@@ -454,6 +464,8 @@ class LoopSkipper:
                        np.array([a[t:p + 1] for a in cnt], np.int64), w.tlen, w.kept, 0)
             delta = self._delta(d, e, st, prog, self._loop(prog, t, p))
             good = delta is not None and _equal(delta[:3] + delta[4:], w.delta[:3] + w.delta[4:])
+        if good and keep:
+            return True
         for n, v in saved.items():                    # undo: the state at the back-edge
             st.regs[n][idx] = v
         for a, v in zip(SCALARS, scal):
@@ -468,11 +480,16 @@ class LoopSkipper:
             r = st.regs[n]
             r[idx] = r[idx] + d * d.dtype.type(k % (1 << (8 * d.dtype.itemsize)))
 
-    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple, expand: bool = False) -> None:
+    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple, expand: bool = False,
+               probed: bool = False) -> None:
+        """Jump ``k`` periods: registers, counts, trace lengths and synthesised accesses. ``probed``:
+        the probe's period after them was kept (:meth:`_probe`): the registers and counts already
+        hold it, and the trace counts it as one more skipped period (it ran untraced)."""
         assert w.delta is not None and w.recorded is not None   # set together, by back_edge()
         changed, dscal, dper, dtlen, _ = w.delta
         idx = G.as_array(cur)
-        self._jump_regs(st, idx, changed, k)
+        if not probed:
+            self._jump_regs(st, idx, changed, k)
         c = self.m.counters
         for a, d in zip(SCALARS, dscal.tolist()):
             setattr(c, a, getattr(c, a) + k * d)
@@ -480,16 +497,17 @@ class LoopSkipper:
             for i, x in enumerate(d):
                 if x:
                     a[t + i] += k * x
+        n = k + 1 if probed else k                    # periods the trace skips
         if st.traced_any and len(dtlen):
             tw = st.trace_wid[idx]
             ws = np.unique(tw[tw >= 0])
             dn = c.dense(ws)
-            self._synthesize(ws, dn, dtlen, k)
-            c._tlen[dn] += k * dtlen
+            self._synthesize(ws, dn, dtlen, n)
+            c._tlen[dn] += n * dtlen
             c.trace.skips.append(Skip(ws, c._kept[dn].copy(), dtlen.copy(),
-                                      np.minimum(w.recorded, PERIODS), int(k), w.stride, expand))
+                                      np.minimum(w.recorded, PERIODS), int(n), w.stride, expand))
         self.skips_done += 1
-        self.iterations_skipped += k * w.stride * (G.size(cur) // 32 or 1)
+        self.iterations_skipped += n * w.stride * (G.size(cur) // 32 or 1)
 
 
     def _synthesize(self, ws: np.ndarray, dn: np.ndarray, period: np.ndarray, k: int) -> None:
