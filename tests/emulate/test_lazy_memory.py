@@ -5,6 +5,7 @@ over 1 GiB inputs costs the pages its CTAs reach, not the buffers."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -200,3 +201,19 @@ def test_analysis_turns_numpys_huge_pages_off_unless_the_user_set_them():
     out = subprocess.run([sys.executable, "-c", code], env={**env, "NUMPY_MADVISE_HUGEPAGE": "1"},
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_kept_freed_pages_are_not_faulted_in_again():
+    """``keep_freed`` (tune's ``trim_heap=False``): 200 MB of heap arrays freed and allocated
+    again come back without fresh pages; with the steady allocator alone glibc returns the
+    heap's free top to the system at the free, and every page faults in again."""
+    import subprocess
+
+    code = ("import resource, numpy as np; from pipeperf.util import alloc; alloc.steady_allocator(); {keep}\n"
+            "def round():\n    xs = [np.ones(1 << 17) for _ in range(200)]\n    del xs\n"
+            "round(); f = resource.getrusage(resource.RUSAGE_SELF).ru_minflt; round()\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f)")
+    faults = [int(subprocess.run([sys.executable, "-c", code.format(keep=k)], capture_output=True, text=True,
+                                 check=True).stdout) for k in ("", "alloc.keep_freed()")]
+    assert faults[0] > 40_000 and faults[1] < 5_000, faults

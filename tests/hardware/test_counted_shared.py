@@ -95,3 +95,58 @@ def test_counted_shared_requests_give_the_same_statistics(matmul_log, c_scan, mo
     assert any(st.space == "shared" and st.wavefronts > 0 for st in b.values())
     with pytest.raises(ValueError):                                  # their lanes are gone: no SASS fusion
         fuse_requests(counted, {int(counted.pc[shared][0]): (0, 2)})
+
+
+@pytest.mark.parametrize("pad", [0, 1])
+def test_synthesised_shared_blocks_count_as_their_expansion(pad):
+    """A K loop of 16 iterations with a barrier is jumped (its periods repeated in the IDGs) and its
+    shared accesses synthesised: counted without expanding them where every request's lanes move
+    by one multiple of 128 bytes (here 0: the tiles stay put), the same columns and statistics as
+    the expanded blocks counted one by one and as the whole lane column."""
+    from pipeperf.analysis.memory_trace import _bank_invariant
+    from pipeperf.emulate.tracelog import SynthBlock
+
+    prof = run_kernel(MATMUL, [16, 16], [8, 2], ["A=rand:f32:16384", "B=rand:f32:16384", "C=zeros:f32:16384",
+                                                 "n=128", f"pitch={8 + pad}"], kernel="matmul_tiled",
+                      shared=2 * 8 * (8 + pad) * 4, mode="hybrid", trace_warps=16, trace_blocks="spread",
+                      ctas="traced", fast_loops=True, arch="sm_80", nvcc_flags=["-DTILE=8"],
+                      trace_addresses=False, bank_conflicts=False)
+    module, _ = compile_module(MATMUL, "sm_80", ["-DTILE=8"])
+    func = select_kernel(module, "matmul_tiled")
+    synth = [b for b in prof.memory_log if type(b) is SynthBlock and func.instructions[b.pc].op.space == "shared"]
+    assert synth and all(_bank_invariant(b) for b in synth)
+    expanded = [tuple(b) if type(b) is SynthBlock else b for b in prof.memory_log]
+    fast = traced_accesses(prof.memory_log, func, count_shared=True)
+    slow = traced_accesses(expanded, func, count_shared=True)
+    for k in ("pc", "warp", "step", "space", "nbytes", "lane_start", "addr", "kind", "waves", "returns"):
+        np.testing.assert_array_equal(getattr(fast, k), getattr(slow, k))
+    whole = traced_accesses(prof.memory_log, func)
+    assert analyze_accesses(fast, 1e4, 2, 64.0) == analyze_accesses(whole, 1e4, 2, 64.0)
+
+
+def test_a_moving_synthesised_block_is_counted_by_its_lanes():
+    """Lanes moving by 256 bytes keep their banks (counted once); by 4 bytes per period, or by
+    different amounts within a request, they are not taken as invariant (expanded and counted)."""
+    from pipeperf.analysis.memory_trace import _bank_invariant, _counted_synth
+    from pipeperf.emulate.tracelog import SynthBlock
+
+    lanes = np.array([32, 32, 5], np.int64)
+    addr = np.concatenate([np.arange(32) * 8, np.arange(32) * 4, np.zeros(5)]).astype(np.uint64)
+    one = np.ones(3, np.int64)
+    for step, ok in ((256, True), (4, False)):
+        d = np.full(len(addr), step, np.uint64)
+        b = SynthBlock("f", 0, np.arange(3), np.arange(3), lanes, addr, d, one * 10, 4)
+        assert _bank_invariant(b) is ok
+        if ok:
+            cols = [np.empty(12, np.int64) for _ in range(3)] + [np.empty(12, np.uint64)] + \
+                [np.empty(12, np.int64) for _ in range(2)]
+            _counted_synth(b, 4, tuple(cols))
+            _, _, w, s, la, a = tuple(b)
+            waves, returns = banks.block_shared_counts(a, la, 4)
+            np.testing.assert_array_equal(cols[4], waves)
+            np.testing.assert_array_equal(cols[0], w)
+            np.testing.assert_array_equal(cols[1], s)
+            np.testing.assert_array_equal(cols[3], a[np.cumsum(la) - la])
+    d = np.full(len(addr), 128, np.uint64)
+    d[1] = 0
+    assert not _bank_invariant(SynthBlock("f", 0, np.arange(3), np.arange(3), lanes, addr, d, one * 10, 4))

@@ -290,7 +290,8 @@ def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build,
         from pipeperf.analysis.memory_trace import launch_memory, memory_coverage_note
 
         mmap = launch_memory(emu.profile, func, spec, launch=launch, blocks_per_sm=res.blocks,
-                             warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass, trim=opts.trim_heap)
+                             warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass, trim=opts.trim_heap,
+                             what_if=opts.what_if)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
                        notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local

@@ -151,8 +151,9 @@ def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skippe
     from pipeperf.emulate.loops import KNOWN_PERIODS, PERIODS
 
     log = cast("TraceLog", prof.traces)          # loops were skipped: the emulator's TraceLog
-    iters = sum(k.count * k.iterations * len(k.warps) for k in log.skips)
-    pairs = sum(k.iterations == 2 for k in log.skips)
+    skips = [k for k in log.skips if not k.expand]        # (the repeated ones: repeat_note)
+    iters = sum(k.count * k.iterations * len(k.warps) for k in skips)
+    pairs = sum(k.iterations == 2 for k in skips)
     pair_text = (f"; {pairs:,} of them ping-pong loops whose period is two iterations (double buffering)"
                  if pairs else "")
     n, n2 = info.instructions_full, info.instructions_kept
@@ -161,7 +162,7 @@ def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skippe
     cut = (f"; {info.truncated_warps} warps' IDGs cut at {info.max_nodes:,} instructions, the rest extrapolated "
            "at the slope of their second half") if info.truncated_warps else ""
     return (f"periodic loops: the emulator jumped over {iters:,} iterations of the traced warps in "
-            f"{len(log.skips):,} loop instance{'s' if len(log.skips) != 1 else ''} (each after {PERIODS} identical "
+            f"{len(skips):,} loop instance{'s' if len(skips) != 1 else ''} (each after {PERIODS} identical "
             f"periods, {KNOWN_PERIODS} for a loop already skipped{pair_text}; counts added exactly; mapper g's memory statistics include the skipped periods' "
             f"accesses, synthesised from their address strides); {n:,} traced instructions, "
             f"{skipped:,} of them skipped, {n2:,} in the IDGs{cut}: the Pipeline time is extrapolated linearly "
@@ -169,3 +170,19 @@ def skip_note(prof: Profile, info: BuildInfo, shorter: Sequence[Shorter], skippe
             f"what the simulated ones did; never below the busiest pipeline's or the issue slots' time, "
             f"extrapolated the same way), and so are the analytical models")
 
+
+
+def repeat_note(prof: Profile) -> str:
+    """What the emulator skipped of short loops holding a barrier whose periods the IDGs repeat
+    (:data:`~pipeperf.emulate.loops.MIN_JUMP_REPEAT`): nothing extrapolated, only not emulated."""
+    from pipeperf.emulate.loops import KNOWN_PERIODS, MIN_JUMP_BARRIER
+
+    log = cast("TraceLog", prof.traces)
+    skips = [k for k in log.skips if k.expand]
+    iters = sum(k.count * k.iterations * len(k.warps) for k in skips)
+    return (f"short barrier loops: the emulator jumped over {iters:,} iterations of the traced warps in "
+            f"{len(skips):,} loop instance{'s' if len(skips) != 1 else ''} of fewer than {MIN_JUMP_BARRIER} "
+            f"iterations (each after {KNOWN_PERIODS} identical periods and a probe of the iteration after the jump; "
+            "counts added exactly; mapper g's memory statistics include the skipped periods' accesses, "
+            "synthesised from their address strides); the IDGs repeat each loop's last emulated period in "
+            "their place, so the Pipeline time simulates every iteration (not extrapolated)")

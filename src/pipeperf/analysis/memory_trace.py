@@ -20,14 +20,15 @@ from pipeperf.emulate.tracelog import SynthBlock, TraceLog, block_head
 from pipeperf.errors import PipeperfError
 from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import block_shared_counts, fragment_wavefronts
-from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, fuse_requests
+from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES, combine_atomic_lanes, distinct, \
+    fuse_requests
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
                                               map_memory, warp_combined)
 from pipeperf.hardware.spec import GPUSpec
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
-from pipeperf.util.alloc import release_freed
+from pipeperf.util.alloc import keep_freed, release_freed
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
@@ -77,6 +78,44 @@ def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
     return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
 
 
+def _bank_invariant(block: SynthBlock) -> bool:
+    """Every lane of each request moves by its request's first lane's change per period, a
+    multiple of 128 bytes (32 banks of 4 bytes; wrapping): each synthesised period's requests
+    then have the last emulated period's banks, words and lines, so its wavefronts (a tiled
+    GEMM's shared tiles stay put: a change of 0)."""
+    d = block.delta
+    if not d.any():
+        return True
+    if (d % np.uint64(128)).any():
+        return False
+    first = np.cumsum(block.lanes) - block.lanes
+    return bool((d == np.repeat(d[first], block.lanes)).all())
+
+
+def _counted_synth(block: SynthBlock, nbytes: int, out: tuple[np.ndarray, ...]) -> None:
+    """A synthesised block of counted shared requests (:func:`_bank_invariant`) written into
+    ``out`` = (warp, step, lanes, first lane addresses, waves, returns): the last emulated period's
+    wavefronts counted once and repeated for each of its ``count`` periods; one lane per request
+    kept (its first, moved by its change per period), as a logged block's."""
+    warp, step, lanes, firsts, waves, returns = out
+    k, n = block.count, len(block.warps)
+    w0, r0, f0 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint64)
+    block_shared_counts(block.addr, block.lanes, nbytes, (w0, r0), f0)
+    j = np.arange(1, k + 1, dtype=np.int64)[:, None]
+    warp.reshape(k, n)[:] = block.warps
+    np.add(block.steps, j * block.period, out=step.reshape(k, n))
+    lanes[:] = 1
+    waves.reshape(k, n)[:] = w0
+    returns.reshape(k, n)[:] = r0
+    f = firsts.reshape(k, n)
+    if not block.delta.any():
+        f[:] = f0
+        return
+    d = block.delta[np.cumsum(block.lanes) - block.lanes]
+    np.multiply(j.astype(np.uint64), d, out=f)
+    f += f0
+
+
 def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = None,
                     longest: int = 0, count_shared: bool = False) -> Accesses:
     """The global and shared memory requests of ``func``'s traced warps, from the emulator's
@@ -89,7 +128,8 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
     bank and return wavefronts counted from the block's own lanes (``Accesses.waves``/``returns``,
     the same integers the whole column gives) and keeps one lane per request. Why: those lanes
     are read for nothing else, and copying them was most of the column (a tiled GEMM variant:
-    17.8 M of 18.9 M lanes). Not with requests that are fused afterwards (SASS widening)."""
+    17.8 M of 18.9 M lanes). A synthesised block (a skipped loop's periods) is counted so too, each
+    expanded on its own and dropped. Not with requests that are fused afterwards (SASS widening)."""
     ins = func.instructions
     chosen = []
     seen: dict[int, int] = {}
@@ -109,8 +149,7 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         sp = x.op.space
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
-        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red" and \
-            type(block) is not SynthBlock
+        counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red"
         m = n if counted else block.n_lanes if type(block) is SynthBlock else len(block[5])
         chosen.append((block, at, x, sp, n_req, n_lane, n, m, counted))
         n_req, n_lane = n_req + n, n_lane + m
@@ -137,10 +176,13 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
                                  SPACES.index(sp) if sp in ("global", "shared") else -2)
         head.append((at, *info))
         rs, ls = slice(r, r + n), slice(a, a + m)
-        if counted and batch is not None and info[0] <= 4:
+        if counted and batch is not None and info[0] <= 4 and type(block) is not SynthBlock:
             batch.append((block[2], block[3], block[4], block[5], info[0], r, a))
-        elif counted:
+        elif counted and type(block) is SynthBlock and _bank_invariant(block):
             assert waves is not None and returns is not None
+            _counted_synth(block, info[0], (warp[rs], step[rs], lanes[rs], addr[ls], waves[rs], returns[rs]))
+        elif counted:                               # (a synthesised block: expanded here, its lanes
+            assert waves is not None and returns is not None    # then dropped)
             _, _, warp[rs], step[rs], la, lane_addr = block
             lanes[rs] = 1
             block_shared_counts(lane_addr, la, info[0], (waves[rs], returns[rs]), addr[ls])
@@ -207,7 +249,7 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
         share_across_ctas(stats, func, gpu, grid, block, params or {}, wave_ctas=wave_ctas,
                           warps_per_cta=warps_per_cta,
                           traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
-                                                  lambda: len(np.unique(acc.warp // (warps_per_cta or 1)))),
+                                                  lambda: len(distinct(acc.warp // (warps_per_cta or 1)))),
                           code=acc.pc)
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
@@ -335,6 +377,8 @@ def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared:
             prof.memory_log.clear()
             if trim:
                 release_freed()
+            else:
+                keep_freed()
     elif got.waves is not None and not count_shared:
         raise PipeperfError(f"mapper g counted {func.name}'s shared requests and dropped their lanes, "
                             "which this GPU's analysis (SASS requests) needs")
@@ -343,13 +387,14 @@ def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared:
 
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
                   warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None,
-                  trim: bool = True) -> MemoryMap:
+                  trim: bool = True, what_if: bool = True) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
     Each row names its PTX line and, from ``sources`` (the module's ``.loc`` records), the
-    source file and line (``source_file``, ``source_line``; ``source`` with what was inlined)."""
+    source file and line (``source_file``, ``source_line``; ``source`` with what was inlined).
+    ``what_if=False``: no what-if GPUs (``MemoryMap.what_if`` empty; tune asks for none)."""
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
@@ -366,7 +411,7 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
-    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: np.unique(acc.pc).tolist())
+    pcs = by_identity("access_pcs", (acc.pc,), None, lambda: distinct(acc.pc).tolist())
     base = {pc: map_instruction(func.instructions[pc], classes, spec.name) for pc in pcs}
     mm = memory_mapping(acc, func, base, spec, len(prof.traces) // waves, per_wave * warps_per_cta,
                         warps_per_cta=warps_per_cta, grid=grid, wave_ctas=min(per_wave, n_blocks),
@@ -374,10 +419,14 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
                         launch_scale=scale, block=block, params=getattr(prof, "params", {}), warm_l2=warm_l2,
                         combined_atomics=sass.combined_atomics if sass is not None else frozenset())
     rows = []
+    # each instruction's source location, once per function (every GPU of an analysis asks)
+    locs: dict[int, Any] = by_identity("source_locations", (func,), None, dict) if sources is not None else {}
     for pc, st in sorted(mm.stats.items()):
         x = func.instructions[pc]
         row = st.to_dict()
-        loc = sources.location(func, x) if sources is not None else None
+        if sources is not None and pc not in locs:
+            locs[pc] = sources.location(func, x)
+        loc = locs.get(pc)
         if st.fill_pc >= 0:                      # the load whose fill its L1 hits wait for
             row.update(fill_ptx_line=func.instructions[st.fill_pc].line)
         row.update(line=x.line, ptx_line=x.line, opcode=x.opcode,
@@ -398,8 +447,8 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     mm.classes.update(wmma)
     gpu = spec.with_classes(**{c.name: c for c in mm.classes.values()})
     labels = {pc: f"L{func.instructions[pc].line}" for pc in mm.stats}
-    what_if = {}
-    for what in WHAT_IF:
+    alternatives = {}
+    for what in WHAT_IF if what_if else ():
         ideal = ideal_stats(mm.stats, what)
         own = wmma_free if what == "no bank conflicts" else wmma
         if ideal is None and own != wmma:
@@ -413,9 +462,9 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
                 alt_classes.update((pc, warp_combined(c, spec)) for pc, c in alt_classes.items()
                                    if ideal[pc] is not mm.stats[pc])
             alt_classes.update(own)              # the IDG builder's names for them must exist here too
-            what_if[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
+            alternatives[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
-    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), what_if, fills)
+    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), alternatives, fills)
 
 
 def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:

@@ -114,7 +114,7 @@ def node_budget(log: Mapping[int, Any], func: Function, max_nodes: int | None, t
     lens: dict[bytes, int] = {}
     for w, (b, _) in log.pc_signature(func.name, max_nodes).items():
         if b not in lens:
-            lens[b] = log.length(w)
+            lens[b] = log.length(w) + log.repeated(w)     # (skipped periods the IDGs repeat included)
     n = sum(min(x, max_nodes or x) for x in lens.values())
     return None if n <= total else total / n
 
@@ -177,7 +177,12 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler=scheduler, fast_forward=fast_forward,
                       attribute=True)[0]
     log = prof.traces
-    skipped = int(sum(k.count * int(k.period.sum()) for k in getattr(log, "skips", ())))
+    skips = getattr(log, "skips", ())
+    skipped = int(sum(k.count * int(k.period.sum()) for k in skips if not k.expand))   # extrapolated
+    if any(k.expand for k in skips):
+        from pipeperf.analysis.extrapolate import repeat_note
+
+        notes = notes + [repeat_note(prof)]
     shorter: list[Shorter] = []
     shorter_kg: list[KernelGraph] = []
     work = r.simulated_instructions          # what one (re-)simulation of the launch costs the engine

@@ -14,7 +14,7 @@ rows add up to the simulated time exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -64,29 +64,38 @@ class LineTime:
 
 def name_producers(prep: PreparedKernel, func: Function) -> None:
     """Name each node's producer kind after its PTX instruction (loads and stores by state space,
-    atomics, shuffles, barriers), else after its class's subsystem, for the dependency reasons."""
+    atomics, shuffles, barriers), else after its class's subsystem, for the dependency reasons.
+    A pc's kind is named once, from its first node (every GPU's IDGs hold tens of thousands)."""
+    import bisect
+
     from pipeperf.simulate.simulator import producer_kind
 
     idgs = prep.kernel.idgs
     if any(g.pcs is None for g in idgs):
         return
-    pcs = np.concatenate([g.pcs for g in idgs]) if idgs else np.zeros(0, np.int64)
-    memo: dict[int, str] = {}
-    kinds = []
-    for pc, name, sub in zip(pcs.tolist(), prep.class_names, prep.sub.tolist()):
-        if pc not in memo:
-            op = func.instructions[pc].op
-            space = op.space if op.space not in (None, "generic") else "generic"
-            if op.root in ("ld", "ldu", "cp"):
-                memo[pc] = f"{space} load"
-            elif op.root in ("atom", "red"):
-                memo[pc] = f"{space} atomic"
-            elif op.root in ("shfl", "vote", "match", "redux"):
-                memo[pc] = "warp shuffle/vote"
-            else:
-                memo[pc] = producer_kind(str(name), prep.subsystems[sub])
-        kinds.append(memo[pc])
-    prep.name_producers(kinds)
+    if not idgs:
+        prep.name_producers([])
+        return
+    node_pcs = [cast(np.ndarray, g.pcs) for g in idgs]
+    keys, first, inv = np.unique(np.concatenate(node_pcs), return_index=True, return_inverse=True)
+    offs = np.cumsum([0] + [len(p) for p in node_pcs]).tolist()
+    sub = prep.sub
+    labels = []
+    for pc, i in zip(keys.tolist(), first.tolist()):
+        op = func.instructions[pc].op
+        space = op.space if op.space not in (None, "generic") else "generic"
+        if op.root in ("ld", "ldu", "cp"):
+            labels.append(f"{space} load")
+        elif op.root in ("atom", "red"):
+            labels.append(f"{space} atomic")
+        elif op.root in ("shfl", "vote", "match", "redux"):
+            labels.append("warp shuffle/vote")
+        else:                                   # the class of the pc's first node
+            k = bisect.bisect_right(offs, i) - 1
+            g = idgs[k]
+            name = g.class_of(i - offs[k])
+            labels.append(producer_kind(str(name), prep.subsystems[int(sub[i])]))
+    prep.name_producers_by_pc(labels, first, inv.reshape(-1))
 
 
 def pc_stalls(run: SimResult, prep: PreparedKernel) -> PcStalls | None:

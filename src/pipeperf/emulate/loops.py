@@ -22,7 +22,9 @@ exceptions (issue 39): a store or ``cp.async`` copy that hybrid mode only counts
 outside the slice) while no executed instruction reads memory, whose bytes then steer nothing (a
 persistent tensor-core GEMM's tile copies); and a plain
 ``bar.sync`` when the group going round is every live thread of the batch (all arrive together,
-so the barrier only counts) -- the K loop of a tiled GEMM. A jump under MIN_JUMP iterations is not
+so the barrier only counts) -- the K loop of a tiled GEMM; one jumped by fewer than MIN_JUMP_BARRIER
+iterations (a tuning sweep's 8- to 32-iteration K loops) has its skipped periods repeated in the IDGs
+instead of extrapolated (:data:`MIN_JUMP_REPEAT`). A jump under MIN_JUMP iterations is not
 taken: a short inner loop is emulated whole, so the loop around it repeats and is skipped instead;
 nor are loops whose iterations change no register (every iteration the same state: only another
 thread's store could end one, a spin-wait, and the step budget stops it if none does). Clock reads
@@ -54,11 +56,19 @@ MISSES = 2 * PERIODS
 #: short inner loop whole keeps every iteration of the loop around it alike, so that one is skipped
 #: (a nested skip changes the outer iteration's counts and is never periodic)
 MIN_JUMP = 16
-#: the same for a loop holding a bar.sync: there the linear extrapolation of the kept periods was
-#: 1.1-1.5 % off the exact path for the tune example's 32-iteration K loop (TILE=8, block 8x1, V100;
-#: a jump of 26), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the SGEMM's
-#: (docs/experiments/2026-11-27-issue39-speed.md): an empirical bound, not a derived one
+#: the same for a loop holding a bar.sync when the skipped periods are extrapolated: there the
+#: linear extrapolation of the kept periods was 1.1-1.5 % off the exact path for the tune example's
+#: 32-iteration K loop (TILE=8, block 8x1, V100; a jump of 26) and 3.3 % for its 16-iteration one
+#: (TILE=16, block 16x16), exact to rounding for 48- to 128-iteration K loops of 16x16 tiles and the
+#: SGEMM's (docs/experiments/2026-11-27-issue39-speed.md, 2026-11-28-tune-throughput-3.md): the
+#: slope between 4 and 2 kept periods (iterations 2-5, near the launch's start) was 6 % above the
+#: mean cost of the later periods there; a short loop has few of those to average it out
 MIN_JUMP_BARRIER = 40
+#: a shorter jump of a barrier loop (at least this many iterations) is taken when the loop is not
+#: inside another one: its skipped periods are not extrapolated but repeated in the IDGs
+#: (:attr:`~pipeperf.emulate.tracelog.Skip.expand`), so the simulation runs every iteration as the
+#: exact path does; only the emulation of their steps is saved (counts added, accesses synthesised)
+MIN_JUMP_REPEAT = 2
 #: scalar counters a period adds to (besides the per-instruction arrays)
 SCALARS = ("branches", "divergent_branches", "barriers", "atomics", "global_load_requests",
            "global_store_requests", "global_load_sectors", "global_store_sectors", "shared_requests",
@@ -124,6 +134,7 @@ class _Loop:
     regs: tuple[str, ...] = ()       # every register the loop's executed instructions write: no other
                                      # can change between its back-edges (nor in a probe, which stays in it)
     bars: bool = False               # it holds a bar.sync: skipped only when the group is every live thread
+    enclosed: bool = False           # a back-edge after it jumps before it: an outer loop holds it
 
 
 class LoopSkipper:
@@ -183,8 +194,9 @@ class LoopSkipper:
                     setp = x
             if self.m.clocked:                      # its instructions advance the clocks: a skip must too
                 named.add(ISSUED)
+            enclosed = any(prog.kind[i] == BRA and prog.target[i] <= t for i in range(p + 1, prog.n))
             lp = self.loops[key] = _Loop(ok and guard is not None, frozenset(data), setp, tuple(sorted(named)),
-                                         bars)
+                                         bars, enclosed)
         return lp
 
     def _floats(self, func) -> frozenset[str]:
@@ -267,11 +279,17 @@ class LoopSkipper:
         snap.delta, snap.backoff = delta, w.backoff
         snap.before = w.delta
         self.watches[key] = snap
-        if snap.same >= (KNOWN_PERIODS if key in self.known else PERIODS):
-            k = self._skip(prog, st, cur, t, p, snap, lp, cnt)
+        need = KNOWN_PERIODS if key in self.known else PERIODS
+        # a short barrier loop whose periods would be repeated in the IDGs (MIN_JUMP_REPEAT) is
+        # tried after KNOWN_PERIODS: no slope is measured on its recorded periods, the probe confirms
+        early = KNOWN_PERIODS <= snap.same < need and lp.bars and not lp.enclosed
+        if snap.same >= need or early:
+            k = self._skip(prog, st, cur, t, p, snap, lp, cnt, early=early)
             if k:
                 del self.watches[key]
                 self.known.add(key)
+            elif early:
+                pass                                # looked at again at the next back-edge
             else:
                 snap.backoff = min(w.backoff * 2, 1024)
                 snap.wait = snap.backoff
@@ -316,8 +334,10 @@ class LoopSkipper:
         return (changed, b.scalars - a.scalars, per, b.tlen - a.tlen, steps)
 
     # ------------------------------------------------------------------ skipping
-    def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple) -> int:
-        """Jump the most iterations a probe confirms (0: none) and account for them."""
+    def _skip(self, prog, st, cur, t: int, p: int, w: _Watch, lp: _Loop, cnt: tuple, early: bool = False) -> int:
+        """Jump the most iterations a probe confirms (0: none) and account for them. A barrier loop
+        jumped by fewer than MIN_JUMP_BARRIER iterations has its periods repeated in the IDGs
+        (:attr:`Skip.expand`); ``early``: only such a jump (the watch has KNOWN_PERIODS periods)."""
         assert w.delta is not None                     # a watch is skipped once it has a period
         changed = w.delta[0]
         if not changed.keys() - {ISSUED}:
@@ -326,8 +346,12 @@ class LoopSkipper:
             # counts (a frozen clock-wait once jumped 2^40 iterations at a time, past int64); it runs
             # on, and a runaway stops on the step budget
             return 0
-        least = -(-(MIN_JUMP_BARRIER if lp.bars else MIN_JUMP) // w.stride)   # in periods
+        repeat = lp.bars and not lp.enclosed and w.recorded is not None and bool((w.recorded >= 1).all())
+        least = -(-(MIN_JUMP_REPEAT if repeat else MIN_JUMP_BARRIER if lp.bars else MIN_JUMP) // w.stride)   # in periods
+        long = -(-MIN_JUMP_BARRIER // w.stride)
         est = self._estimate(lp.exit_compare, prog.guard[p], st, cur, changed)
+        if early and (not repeat or est is None or est >= long):
+            return 0                                  # not a short barrier loop: waits for PERIODS
         ok = lambda k: self._probe(prog, st, cur, t, p, w, k, cnt)
         good = 0
         if est is not None:
@@ -335,7 +359,14 @@ class LoopSkipper:
             # loop would have exited, and a one-iteration probe cannot see an overshot '!=' exit
             if est < least:
                 return 0                              # a short loop: emulated whole (see MIN_JUMP)
-            if ok(est):
+            if repeat and est < long:
+                # periods repeated in the IDGs: a probe that agrees is the period after the jump,
+                # run (untraced) as the emulation would: kept, and counted as one more jumped
+                if self._probe(prog, st, cur, t, p, w, est, cnt, keep=True):
+                    self._apply(st, cur, t, p, w, est, cnt, expand=True, probed=True)
+                    return est + 1
+                good = _last_good(ok, 0, est)
+            elif ok(est):
                 good = est
             else:                                     # the probe disagrees: the most it confirms
                 good = _last_good(ok, 0, est)
@@ -346,9 +377,9 @@ class LoopSkipper:
             while k < 1 << 40 and ok(k):
                 good, k = k, k * 4
             good = _last_good(ok, good, k)
-        if good < least:
+        if good < least or (early and good >= long):
             return 0
-        self._apply(st, cur, t, p, w, good, cnt)
+        self._apply(st, cur, t, p, w, good, cnt, expand=lp.bars and good < long)
         return good
 
     def _estimate(self, setp, guard: tuple[str, bool], st, cur, changed: dict) -> int | None:
@@ -410,8 +441,9 @@ class LoopSkipper:
                 return None
         return int(n.min()) - 1
 
-    def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple) -> bool:
-        """Does the iteration after a jump of ``k`` run as the period did? (effects undone)"""
+    def _probe(self, prog, st, cur, t, p, w: _Watch, k: int, cnt: tuple, keep: bool = False) -> bool:
+        """Does the iteration after a jump of ``k`` run as the period did? (effects undone; with
+        ``keep``, kept where it did: the state is then the jump's plus that period, run untraced)"""
         assert w.delta is not None                     # a watch is probed once it has a period
         m, c = self.m, self.m.counters
         idx = G.as_array(cur)
@@ -445,6 +477,8 @@ class LoopSkipper:
                        np.array([a[t:p + 1] for a in cnt], np.int64), w.tlen, w.kept, 0)
             delta = self._delta(d, e, st, prog, self._loop(prog, t, p))
             good = delta is not None and _equal(delta[:3] + delta[4:], w.delta[:3] + w.delta[4:])
+        if good and keep:
+            return True
         for n, v in saved.items():                    # undo: the state at the back-edge
             st.regs[n][idx] = v
         for a, v in zip(SCALARS, scal):
@@ -459,11 +493,16 @@ class LoopSkipper:
             r = st.regs[n]
             r[idx] = r[idx] + d * d.dtype.type(k % (1 << (8 * d.dtype.itemsize)))
 
-    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple) -> None:
+    def _apply(self, st, cur, t: int, p: int, w: _Watch, k: int, cnt: tuple, expand: bool = False,
+               probed: bool = False) -> None:
+        """Jump ``k`` periods: registers, counts, trace lengths and synthesised accesses. ``probed``:
+        the probe's period after them was kept (:meth:`_probe`): the registers and counts already
+        hold it, and the trace counts it as one more skipped period (it ran untraced)."""
         assert w.delta is not None and w.recorded is not None   # set together, by back_edge()
         changed, dscal, dper, dtlen, _ = w.delta
         idx = G.as_array(cur)
-        self._jump_regs(st, idx, changed, k)
+        if not probed:
+            self._jump_regs(st, idx, changed, k)
         c = self.m.counters
         for a, d in zip(SCALARS, dscal.tolist()):
             setattr(c, a, getattr(c, a) + k * d)
@@ -471,16 +510,17 @@ class LoopSkipper:
             for i, x in enumerate(d):
                 if x:
                     a[t + i] += k * x
+        n = k + 1 if probed else k                    # periods the trace skips
         if st.traced_any and len(dtlen):
             tw = st.trace_wid[idx]
             ws = np.unique(tw[tw >= 0])
             dn = c.dense(ws)
-            self._synthesize(ws, dn, dtlen, k)
-            c._tlen[dn] += k * dtlen
+            self._synthesize(ws, dn, dtlen, n)
+            c._tlen[dn] += n * dtlen
             c.trace.skips.append(Skip(ws, c._kept[dn].copy(), dtlen.copy(),
-                                      np.minimum(w.recorded, PERIODS), int(k), w.stride))
+                                      np.minimum(w.recorded, PERIODS), int(n), w.stride, expand))
         self.skips_done += 1
-        self.iterations_skipped += k * w.stride * (G.size(cur) // 32 or 1)
+        self.iterations_skipped += n * w.stride * (G.size(cur) // 32 or 1)
 
 
     def _synthesize(self, ws: np.ndarray, dn: np.ndarray, period: np.ndarray, k: int) -> None:
@@ -495,26 +535,40 @@ class LoopSkipper:
         last, prev = [], []
         i = len(log) - 1
         ok = bool((end <= c.mem_frontier[dn]).all())
+        seen: list = [None, None]                       # the last warps array looked up, and its rows
+
+        def rows(bw: np.ndarray) -> tuple | None:
+            """(rows of ``ws``, their positions, periods, twice their periods) of the block's warps,
+            None where one is not of the group (a block of one group's step shares its array)."""
+            w0 = seen[0]
+            if w0 is not None and (bw is w0 or (len(bw) == len(w0) and np.array_equal(bw, w0))):
+                return seen[1]
+            j = np.searchsorted(ws, bw)
+            r = None
+            if len(bw) and not (j >= len(ws)).any() and not (ws[j] != bw).any():
+                r = (j, end[j], period[j], 2 * period[j])
+            seen[0], seen[1] = bw, r
+            return r
+
         while ok and i >= 0:
             block = log[i]
             if type(block) is SynthBlock:               # an earlier skip's: read its oldest period
-                bw = block.warps                        # before expanding it (reaching past two
-                j = np.searchsorted(ws, bw)             # periods stops the scan)
-                if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+                r = rows(block.warps)                   # before expanding it (reaching past two
+                if r is None:                           # periods stops the scan)
                     break
-                if (end[j] - block.first_steps() > 2 * period[j]).any():
+                if (r[1] - block.first_steps() > r[3]).any():
                     break
                 block = tuple(block)
             fn, pc, bw, bpos, blen, baddr = block
-            j = np.searchsorted(ws, bw)
-            if len(bw) == 0 or (j >= len(ws)).any() or (ws[j] != bw).any():
+            r = rows(bw)
+            if r is None:
                 break
-            rel = end[j] - bpos                         # 1 .. period: the last period
-            if (rel > 2 * period[j]).any():
+            rel = r[1] - bpos                           # 1 .. period: the last period
+            if (rel > r[3]).any():
                 break
-            if (rel <= period[j]).all():
+            if (rel <= r[2]).all():
                 last.append(i)
-            elif (rel > period[j]).all():
+            elif (rel > r[2]).all():
                 prev.append(i)
             else:
                 ok = False
@@ -524,12 +578,12 @@ class LoopSkipper:
         for a, b in zip(reversed(last), reversed(prev)) if ok else ():
             fa, pa, wa, sa, la, xa = log[a]
             fb, pb, wb, sb, lb, xb = log[b]
-            j = np.searchsorted(ws, wa)
-            if fa != fb or pa != pb or not np.array_equal(wa, wb) or not np.array_equal(la, lb) \
-                    or not np.array_equal(sa - sb, period[j]):
+            r = rows(wa)
+            if r is None or fa != fb or pa != pb or not (wa is wb or np.array_equal(wa, wb)) or \
+                    not np.array_equal(la, lb) or not np.array_equal(sa - sb, r[2]):
                 ok = False
                 break
-            pairs.append((fa, pa, wa, sa, la, xa, xa - xb, period[j]))
+            pairs.append((fa, pa, wa, sa, la, xa, xa - xb, r[2]))
         per_period = sum(len(p[5]) for p in pairs)
         kk = 0
         if ok:

@@ -23,7 +23,10 @@ class Skip:
     for each traced warp of the group (``warps``, sorted launch-wide ids), its kept trace holds
     ``recorded[i]`` whole periods of ``period[i]`` entries that end at kept position ``pos[i]``,
     and ``count`` more periods ran there without being emulated entry by entry. A period is
-    ``iterations`` iterations of the loop: 1, or 2 for a ping-pong (double-buffered) loop."""
+    ``iterations`` iterations of the loop: 1, or 2 for a ping-pong (double-buffered) loop.
+    ``expand``: the IDGs repeat the last recorded period ``count`` times at ``pos`` (a short loop
+    holding a barrier, :data:`~pipeperf.emulate.loops.MIN_JUMP_REPEAT`) instead of extrapolating
+    the time over the skipped periods."""
 
     warps: np.ndarray
     pos: np.ndarray
@@ -31,6 +34,7 @@ class Skip:
     recorded: np.ndarray
     count: int
     iterations: int = 1
+    expand: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,7 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
         self.mem_frontier: np.ndarray | None = None
         #: skipped loop periods (:mod:`pipeperf.emulate.loops`), one record per skip
         self.skips: list[Skip] = []
-        self._skips_by_warp: tuple[int, dict[int, list[tuple[int, int, int, int]]]] | None = None
+        self._skips_by_warp: tuple[int, dict[int, list[tuple[int, int, int, int, int]]]] | None = None
 
     # -- writing (the emulator) ------------------------------------------------------------
     def add(self, template: dict[str, Any], warps: np.ndarray, masks: np.ndarray) -> int:
@@ -269,19 +273,27 @@ class TraceLog(Mapping[int, list[dict[str, Any]]]):
         n = self.lengths.astype(np.int64)
         return int(np.minimum(self.mem_frontier, n).sum()), int(n.sum())
 
-    def skips_of(self, warp: int) -> list[tuple[int, int, int, int]]:
-        """(kept position, period entries, whole periods recorded before it, periods skipped) of
-        each skip of ``warp``, in trace order (indexed once per warp: the IDG builds ask for every
-        warp's, and a long launch holds thousands of skips)."""
+    def skips_of(self, warp: int) -> list[tuple[int, int, int, int, int]]:
+        """(kept position, period entries, whole periods recorded before it, periods skipped,
+        1 where the IDGs repeat them (:attr:`Skip.expand`) else 0) of each skip of ``warp``, in
+        trace order (indexed once per warp: the IDG builds ask for every warp's, and a long launch
+        holds thousands of skips)."""
         idx = self._skips_by_warp
         if idx is None or idx[0] != len(self.skips):
-            by: dict[int, list[tuple[int, int, int, int]]] = {}
+            by: dict[int, list[tuple[int, int, int, int, int]]] = {}
             for k in self.skips:
                 for w, pos, per, rec in zip(k.warps.tolist(), k.pos.tolist(), k.period.tolist(),
                                             k.recorded.tolist()):
-                    by.setdefault(w, []).append((pos, per, rec, k.count))
+                    by.setdefault(w, []).append((pos, per, rec, k.count, int(k.expand)))
             idx = self._skips_by_warp = (len(self.skips), {w: sorted(v) for w, v in by.items()})
         return list(idx[1].get(warp, ()))
+
+    def repeated(self, warp: int) -> int:
+        """Entries the IDGs of ``warp`` add to its kept trace by repeating skipped periods
+        (:attr:`Skip.expand`)."""
+        if not self.skips:
+            return 0
+        return sum(count * per for _, per, _, count, expand in self.skips_of(warp) if expand)
 
     def pc_signature(self, function: str, max_nodes: int | None = None) -> dict[int, tuple[bytes, int]]:
         """Per warp: (its sequence of ``function``'s pcs, cut at ``max_nodes``, and its skipped

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, request_units
+from pipeperf.hardware.accesses import KINDS, SECTOR, SPACES, Accesses, PcMemory, distinct, request_units
 from pipeperf.hardware import request_scan
 from pipeperf.hardware.banks import bank_wavefronts, l1_load_wavefronts, return_wavefronts
 from pipeperf.hardware.cache_model import DENSE_SPAN, SECTOR_SAMPLE, access_positions, dense_ids, distinct_count, hits_of, l2_hits, \
@@ -77,7 +77,7 @@ def analyze_accesses(acc: Accesses, l2_capacity_sectors: float, warps_per_cta: i
 
 def _pc_spaces(acc: Accesses) -> tuple[list[int], list[int]]:
     """The accesses' distinct PCs, ascending, and each one's space (its first request's)."""
-    pcs, first = np.unique(acc.pc, return_index=True)
+    pcs, first = distinct(acc.pc, return_index=True)
     return pcs.tolist(), acc.space[first].astype(np.int64).tolist()
 
 

@@ -392,13 +392,18 @@ def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping],
     cut: dict[int, bool] = {}
     for wids in by_pcs.values():
         n = log.length(wids[0], func.name)
-        limit = n if max_nodes is None else min(n, max_nodes)
+        skips = log.skips_of(wids[0]) if log.skips else []
+        extra = sum(count * per for _, per, _, count, expand in skips if expand)   # repeated periods
+        limit = n + extra if max_nodes is None else min(n + extra, max_nodes)
         if fraction is not None and fraction < 1:
-            limit = min(limit, max(1, int(n * fraction)))
-        cut_here = limit < n
-        t = log.head(wids[0], limit, func.name)    # only the entries the IDG keeps are built
-        if drop_periods:                   # (positions count every function's entries: loops that
-            t = _drop_periods(t, log.skips_of(wids[0]))    # call are never skipped)
+            limit = min(limit, max(1, int((n + extra) * fraction)))
+        cut_here = limit < n + extra
+        if extra:                          # (positions count every function's entries: loops that
+            t = _periods(log.head(wids[0], n, func.name), skips, drop_periods)[:limit]   # call are never skipped)
+        else:
+            t = log.head(wids[0], limit, func.name)    # only the entries the IDG keeps are built
+            if drop_periods:
+                t = _periods(t, skips, True)
         for w in wids:                     # cut here, or by the emulator's trace cap
             kept[w], cut[w] = len(t), cut_here or (log.cap is not None and log.length(w) >= log.cap)
         key = (tuple(map(_OPCODE, t)), tuple(map(class_of, t)))
@@ -419,12 +424,21 @@ def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping],
                      full=sum(n for _, n in sig.values()), fills=fills, translate=translate, subset=subset)
 
 
-def _drop_periods(entries: list, skips: list[tuple[int, int, int, int]]) -> list:
-    """``entries`` without the last ``recorded // 2`` whole periods before each skip."""
+def _periods(entries: list, skips: list[tuple[int, int, int, int, int]], drop: bool) -> list:
+    """``entries`` with each repeated skip's last recorded period put back ``count`` times at its
+    position (:attr:`~pipeperf.emulate.tracelog.Skip.expand`: the trace the exact path emulates),
+    and, with ``drop``, without the last ``recorded // 2`` whole periods before each other skip."""
     out, start = [], 0
-    for pos, period, recorded, _ in skips:
+    for pos, period, recorded, count, expand in skips:
+        if pos < start or pos > len(entries):
+            continue
+        if expand:
+            out += entries[start:pos]
+            out += entries[pos - period:pos] * count
+            start = pos
+            continue
         h = recorded // 2
-        if h < 1 or pos < start or pos > len(entries):
+        if not drop or h < 1:
             continue
         out += entries[start:pos - h * period]
         start = pos

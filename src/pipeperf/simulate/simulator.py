@@ -247,6 +247,19 @@ class PreparedKernel:
         col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
         self.dep_col = np.array([col[k] for k in kinds], dtype=np.int64)
 
+    def name_producers_by_pc(self, labels: list[str], first: np.ndarray, inv: np.ndarray) -> None:
+        """:meth:`name_producers` with the kinds given per pc: ``labels[j]`` for the nodes where
+        ``inv`` is j, ``first[j]`` the first of them (the same names and columns, without a list
+        of one word per node)."""
+        import numpy as np
+
+        if len(inv) != len(self.sub):
+            raise PipeperfError(f"{len(inv)} producer kinds for {len(self.sub)} instructions")
+        order = np.argsort(first, kind="stable").tolist()      # the pcs in order of their first node
+        self.dep_reasons = list(dict.fromkeys(labels[j] for j in order))
+        col = {k: len(REASONS) + i for i, k in enumerate(self.dep_reasons)}
+        self.dep_col = np.array([col[k] for k in labels], dtype=np.int64)[inv]
+
     def dependency_columns(self) -> np.ndarray:
         """Each node's producer column for the attribution: named by :meth:`name_producers`, else
         from its class and subsystem (computed on the first attributed run only, so a plain run
