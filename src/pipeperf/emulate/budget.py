@@ -104,11 +104,9 @@ class StepBudget:
 
 def enclosing_loop(prog, pc: int) -> tuple[int, int] | None:
     """The innermost loop around ``pc``: (target, back-edge) of the shortest branch back over it."""
-    from pipeperf.emulate.program import BRA
-
     best = None
-    for p in range(pc, prog.n):
-        if prog.kind[p] == BRA and prog.target[p] <= pc and (best is None or p - prog.target[p] < best[1] - best[0]):
+    for p in range(pc, prog.n):      # (only a direct branch has a target: -1 elsewhere)
+        if 0 <= prog.target[p] <= pc and (best is None or p - prog.target[p] < best[1] - best[0]):
             best = (prog.target[p], p)
     return best
 
