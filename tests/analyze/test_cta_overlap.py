@@ -63,3 +63,19 @@ def test_same_addresses_everywhere_left_to_the_keys():
     acc = Accesses.from_rows(rows)
     acc.kind = np.zeros(len(acc), np.int8)
     assert overlap_reuse(acc, [3], grid, 1, float("inf")) == {}
+
+
+def test_a_halo_sector_is_a_miss_once_in_stream_order():
+    """1D 3-point stencil of doubles, one warp per CTA: x[i-1], x[i], x[i+1] at steps 0, 1, 2. The
+    left halo sector was loaded by the previous CTA at the same step (a hit); the CTA's own first
+    sector is that CTA's right halo, loaded two steps later (no hit: counted there instead)."""
+    grid = (64, 1, 1)
+    rows = []
+    for c in range(0, 64, 3):
+        for step, off in enumerate((-1, 0, 1)):
+            rows.append((10 + step, c, step, "global", 8, [4096 + (32 * c + off + t) * 8 for t in range(32)]))
+    acc = Accesses.from_rows(rows)
+    acc.kind = np.zeros(len(acc), np.int8)
+    got = overlap_reuse(acc, [10, 11, 12], grid, 1, float("inf"))
+    assert got[10] == pytest.approx(1 / 9, abs=0.01)          # the left halo sector only
+    assert got[12] == pytest.approx(3 / 9, abs=0.02)          # 8b (left CTA, same step), 8b+7, 8b+8 (next CTA, earlier)

@@ -84,10 +84,11 @@ def _lane_rows(acc: Accesses, req: np.ndarray) -> np.ndarray:
 
 
 def overlap_reuse(acc: Accesses, pcs: Iterable[int], grid: tuple[int, int, int], warps_per_cta: int,
-                  limit: float) -> dict[int, float]:
+                  limit: float, wave_ctas: int = 0) -> dict[int, float]:
     """Per global load PC of ``pcs`` whose CTAs' footprints are shifts of one another (module
     doc), the share of its sectors that an earlier CTA's overlapping footprint left in L2
-    (``limit``: the CTAs whose data fills the L2). PCs it cannot say anything of are absent."""
+    (``limit``: the CTAs whose data fills the L2; ``wave_ctas``: the CTAs resident at once, 0 for
+    the whole grid). PCs it cannot say anything of are absent."""
     pcs = sorted({int(p) for p in pcs})
     if not pcs or acc.kind is None or warps_per_cta < 1:
         return {}
@@ -120,58 +121,98 @@ def overlap_reuse(acc: Accesses, pcs: Iterable[int], grid: tuple[int, int, int],
     out: dict[int, float] = {}
     for c, members in groups.items():
         out.update(_group_reuse(acc, sel, pc, cta, members, c=np.array(c, np.int64), grid=grid, n_ctas=n_ctas,
-                                limit=limit))
+                                limit=limit, wave=wave_ctas or n_ctas))
     return out
 
 
 def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray, members: list[int], *,
-                 c: np.ndarray, grid: tuple[int, int, int], n_ctas: int, limit: float) -> dict[int, float]:
-    """:func:`overlap_reuse` for the loads ``members`` that share the strides ``c``."""
+                 c: np.ndarray, grid: tuple[int, int, int], n_ctas: int, limit: float, wave: int) -> dict[int, float]:
+    """:func:`overlap_reuse` for the loads ``members`` that share the strides ``c``.
+
+    Who touches a sector first follows the cache model's own order (``memory.py``: the traced
+    stream in step order, warps of one wave in lock-step, later waves after earlier ones): CTA
+    ``j`` brought a sector in before CTA ``i``'s access at trace step ``t`` when ``j`` runs in an
+    earlier wave, or in the same wave touches it at an earlier step (at the same step: ``j`` launched
+    first). Counting it so, each sector is a miss once, as the traced stream counts it; without
+    the order a 1D stencil's halo sector was a hit twice, at the right halo of one CTA (the next
+    one's load came earlier in the stream) and at the left halo of the next (the previous CTA had
+    loaded it), and the launch read less than its data from DRAM."""
     in_group = np.isin(pc, members)
     # footprint CTAs: the traced ones touching the most sectors here (interior, not masked)
     ctas, counts = np.unique(cta[in_group], return_counts=True)
     reps = ctas[np.argsort(-counts, kind="stable")[:FOOTPRINT_CTAS]]
     window = int(min(n_ctas, max(1.0, 6.0 * limit) if math.isfinite(limit) else n_ctas, 1 << 18))
+    wave = max(1, min(int(wave), n_ctas))
     evals = np.unique(np.linspace(0, n_ctas - 1, EVAL_CTAS).round().astype(np.int64))
     num = dict.fromkeys(members, 0.0)
     den = dict.fromkeys(members, 0.0)
+    never = np.iinfo(np.int64).max
     for rep in reps:
-        mine = in_group & (cta == rep)
-        lanes = _lane_rows(acc, sel[mine])
-        addr = np.unique(lanes)
+        mine = np.flatnonzero(in_group & (cta == rep))
+        req = sel[mine]
+        n_lanes = acc.lane_start[req + 1] - acc.lane_start[req]
+        lanes = _lane_rows(acc, req)
+        steps = np.repeat(acc.step[req] - acc.step[req].min(), n_lanes)     # the CTA's own trace steps
+        lane_pc = np.repeat(pc[mine], n_lanes)
+        # each address once, at the first step the CTA touches it
+        o = np.lexsort((steps, lanes))
+        first = np.ones(len(o), bool)
+        first[1:] = lanes[o][1:] != lanes[o][:-1]
+        addr, addr_step = lanes[o][first], steps[o][first]
         sectors = np.unique(addr // SECTOR)
         if len(sectors) > MAX_FOOTPRINT or not len(sectors):
             return {}
         span = int(addr.max() - addr.min()) + SECTOR
-        per_pc = {p: np.searchsorted(sectors, np.unique(_lane_rows(acc, sel[mine & (pc == p)]) // SECTOR))
-                  for p in members}
-        covered: dict[int, np.ndarray] = {}             # shift -> sectors of the footprint it covers
+        per_pc = {}
+        for p in members:
+            m = lane_pc == p
+            sec_p, st_p = lanes[m] // SECTOR, steps[m]
+            o = np.lexsort((st_p, sec_p))
+            keep = np.ones(len(o), bool)
+            keep[1:] = sec_p[o][1:] != sec_p[o][:-1]
+            per_pc[p] = (np.searchsorted(sectors, sec_p[o][keep]), st_p[o][keep])
+        touched: dict[int, np.ndarray] = {}      # shift -> per footprint sector, the shifted CTA's first step
         for i in evals:
-            lo = max(0, int(i) - window)
-            if lo >= i:
-                surv = np.zeros(len(sectors))
-            else:
-                j = np.arange(lo, int(i), dtype=np.int64)
+            i = int(i)
+            start = (i // wave) * wave
+            lo, hi = max(0, i - window), min(n_ctas, start + wave, i + window + 1)
+            j = np.arange(lo, hi, dtype=np.int64)
+            j = j[j != i]
+            surv = {p: np.zeros(len(idx)) for p, (idx, _) in per_pc.items()}
+            if len(j):
                 d = (_coords(j, grid) - _coords(np.array([i]), grid)) @ c
                 near = (np.abs(d) < span) & (d != 0)
-                d, dist = d[near], int(i) - j[near]
-                surv = np.zeros(len(sectors))
-                if len(d):
-                    # per distinct shift its nearest CTA (the latest launched), nearest first
-                    o = np.lexsort((dist, d))
-                    keep = np.ones(len(o), bool)
-                    keep[1:] = d[o][1:] != d[o][:-1]
-                    d, dist = d[o][keep], dist[o][keep]
-                    o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
-                    for s, dd in zip(d[o].tolist(), dist[o].tolist()):
-                        h = 1.0 if not math.isfinite(limit) else random_replacement_hit_rate(dd / max(limit, 1e-12))
-                        if h < MIN_SURVIVAL:
-                            break
-                        mask = covered.get(s)
-                        if mask is None:
-                            mask = covered[s] = np.isin(sectors, np.unique((addr + s) // SECTOR))
-                        np.maximum(surv, np.where(mask, h, 0.0), out=surv)
-            for p, idx in per_pc.items():
-                num[p] += float(surv[idx].sum())
+                d, j = d[near], j[near]
+                # kind 0: an earlier wave (before every access of i); 1: same wave, launched before i;
+                # 2: same wave, launched after i. Per shift and kind the nearest CTA, nearest first
+                kind = np.where(j < start, 0, np.where(j < i, 1, 2))
+                dist = np.abs(i - j)
+                o = np.lexsort((dist, kind, d))
+                keep = np.ones(len(o), bool)
+                keep[1:] = (d[o][1:] != d[o][:-1]) | (kind[o][1:] != kind[o][:-1])
+                d, kind, dist = d[o][keep], kind[o][keep], dist[o][keep]
+                o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
+                for s, k, dd in zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist()):
+                    h = 1.0 if not math.isfinite(limit) else random_replacement_hit_rate(dd / max(limit, 1e-12))
+                    if h < MIN_SURVIVAL:
+                        continue
+                    tj = touched.get(s)
+                    if tj is None:
+                        tj = touched[s] = np.full(len(sectors), never, np.int64)
+                        sh = (addr + s) // SECTOR
+                        at = np.minimum(np.searchsorted(sectors, sh), len(sectors) - 1)
+                        ok = sectors[at] == sh
+                        np.minimum.at(tj, at[ok], addr_step[ok])
+                    for p, (idx, t) in per_pc.items():
+                        their = tj[idx]
+                        if k == 0:
+                            before = their != never
+                        elif k == 1:
+                            before = their <= t
+                        else:
+                            before = their < t
+                        np.maximum(surv[p], np.where(before, h, 0.0), out=surv[p])
+            for p, (idx, _) in per_pc.items():
+                num[p] += float(surv[p].sum())
                 den[p] += len(idx)
     return {p: num[p] / den[p] for p in members if den[p] > 0}

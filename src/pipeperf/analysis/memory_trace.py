@@ -260,8 +260,9 @@ def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, 
     overlap: dict[int, float] = {}
     if acc is not None and warps_per_cta and acc.kind is not None:
         loads = tuple(pc for pc in glob if func.instructions[pc].op.root in ("ld", "ldu"))
-        overlap = by_identity("cta_overlap", (acc.addr, acc.pc), (loads, tuple(grid), warps_per_cta, limit),
-                              lambda: overlap_reuse(acc, loads, grid, warps_per_cta, limit))
+        overlap = by_identity("cta_overlap", (acc.addr, acc.pc, acc.step), (loads, tuple(grid), warps_per_cta, limit,
+                                                                          wave_ctas),
+                              lambda: overlap_reuse(acc, loads, grid, warps_per_cta, limit, wave_ctas))
     for pc, keys in by_pc.items():
         if keys is None:
             continue
