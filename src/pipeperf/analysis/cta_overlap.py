@@ -25,6 +25,7 @@ traced one's shape (true away from masked edges).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 
@@ -39,11 +40,18 @@ EVAL_CTAS = 32
 FOOTPRINT_CTAS = 2
 #: distinct shifts looked at per evaluated CTA (nearest first)
 MAX_SHIFTS = 256
-#: footprints larger than this (sectors) are not followed (a GEMM block's whole K range: its
-#: reuse is the keys'); bounds the work at MAX_SHIFTS x this
-MAX_FOOTPRINT = 1 << 16
+#: footprints larger than this (sectors, 512 KB; or lane accesses past 8 per sector) are not
+#: followed: a GEMM block's whole K panel, whose reuse is the keys'; a convolution or stencil
+#: block's tile with its halo is a few thousand. Bounds the work at MAX_SHIFTS x this
+MAX_FOOTPRINT = 1 << 14
 #: survival below this: the earlier CTA's data is as good as gone
 MIN_SURVIVAL = 1e-3
+
+
+@functools.lru_cache(maxsize=4096)
+def _survival(x: float) -> float:
+    """:func:`random_replacement_hit_rate` of ``x`` (rounded by the caller: the same few values recur)."""
+    return random_replacement_hit_rate(x)
 
 
 def _coords(lin: np.ndarray, grid: tuple[int, int, int]) -> np.ndarray:
@@ -151,6 +159,8 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
         mine = np.flatnonzero(in_group & (cta == rep))
         req = sel[mine]
         n_lanes = acc.lane_start[req + 1] - acc.lane_start[req]
+        if int(n_lanes.sum()) > 8 * MAX_FOOTPRINT:
+            return {}
         lanes = _lane_rows(acc, req)
         steps = np.repeat(acc.step[req] - acc.step[req].min(), n_lanes)     # the CTA's own trace steps
         lane_pc = np.repeat(pc[mine], n_lanes)
@@ -159,9 +169,11 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
         first = np.ones(len(o), bool)
         first[1:] = lanes[o][1:] != lanes[o][:-1]
         addr, addr_step = lanes[o][first], steps[o][first]
-        sectors = np.unique(addr // SECTOR)
+        addr_sec = addr // SECTOR                 # addr is sorted: its sectors too
+        sectors, sec_start = np.unique(addr_sec, return_index=True)
         if len(sectors) > MAX_FOOTPRINT or not len(sectors):
             return {}
+        sec_step = np.minimum.reduceat(addr_step, sec_start)     # each sector's first step
         span = int(addr.max() - addr.min()) + SECTOR
         per_pc = {}
         for p in members:
@@ -171,7 +183,7 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
             keep = np.ones(len(o), bool)
             keep[1:] = sec_p[o][1:] != sec_p[o][:-1]
             per_pc[p] = (np.searchsorted(sectors, sec_p[o][keep]), st_p[o][keep])
-        touched: dict[int, np.ndarray] = {}      # shift -> per footprint sector, the shifted CTA's first step
+        touched: dict[int, np.ndarray | None] = {}   # shift -> per footprint sector, the shifted CTA's first step
         for i in evals:
             i = int(i)
             start = (i // wave) * wave
@@ -193,16 +205,22 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
                 d, kind, dist = d[o][keep], kind[o][keep], dist[o][keep]
                 o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
                 for s, k, dd in zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist()):
-                    h = 1.0 if not math.isfinite(limit) else random_replacement_hit_rate(dd / max(limit, 1e-12))
+                    h = 1.0 if not math.isfinite(limit) else _survival(round(dd / max(limit, 1e-12), 4))
                     if h < MIN_SURVIVAL:
                         continue
-                    tj = touched.get(s)
-                    if tj is None:
-                        tj = touched[s] = np.full(len(sectors), never, np.int64)
-                        sh = (addr + s) // SECTOR
+                    if s not in touched:
+                        whole = s % SECTOR == 0          # whole sectors: shift the sectors, not the bytes
+                        sh = sectors + s // SECTOR if whole else (addr + s) // SECTOR
                         at = np.minimum(np.searchsorted(sectors, sh), len(sectors) - 1)
                         ok = sectors[at] == sh
-                        np.minimum.at(tj, at[ok], addr_step[ok])
+                        tj = None                    # a shift that meets none of the footprint: None
+                        if ok.any():
+                            tj = np.full(len(sectors), never, np.int64)
+                            np.minimum.at(tj, at[ok], (sec_step if whole else addr_step)[ok])
+                        touched[s] = tj
+                    tj = touched[s]
+                    if tj is None:
+                        continue
                     for p, (idx, t) in per_pc.items():
                         their = tj[idx]
                         if k == 0:
