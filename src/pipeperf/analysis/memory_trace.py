@@ -250,7 +250,7 @@ def memory_mapping(acc: Accesses, func: Function, base_class: Mapping[int, str],
                           warps_per_cta=warps_per_cta,
                           traced_ctas=by_identity("traced_ctas", (acc.warp,), warps_per_cta or 1,
                                                   lambda: len(distinct(acc.warp // (warps_per_cta or 1)))),
-                          code=acc.pc)
+                          code=acc.pc, acc=acc)
     if warm_l2:
         warm_start(stats, gpu, launch_scale)
     combine_atomic_lanes(stats, combined_atomics)
@@ -270,14 +270,20 @@ REUSE_WINDOW = 65536
 
 def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, grid: tuple[int, int, int],
                       block: tuple[int, int, int], params: dict, *, wave_ctas: int, warps_per_cta: int | None,
-                      traced_ctas: int, code: Any = None) -> None:
+                      traced_ctas: int, code: Any = None, acc: Accesses | None = None) -> None:
     """Set each global PC's ``shared_by`` from the CTAs that address the same memory there
     (:func:`~pipeperf.analysis.cta_sharing.cta_keys`, which evaluates the CTA-dependent part of the
     address for every CTA): a CTA reuses what the previous CTA with the same key brought into L2
     when the CTAs launched in between touch less than the L2 holds (each touches what a traced
     CTA touches, its own re-touches left out). CTAs are taken to run in launch order. ``code``:
     an object that lives as long as the emulation whose code ``func`` is (its access columns):
-    the keys, which depend on the launch and not the GPU, are computed once for it."""
+    the keys, which depend on the launch and not the GPU, are computed once for it.
+
+    With the traced accesses ``acc``, a load whose CTAs' footprints overlap without being equal
+    (a convolution's halo rows, read by the blocks above and below:
+    :func:`~pipeperf.analysis.cta_overlap.overlap_reuse`) reuses the share of its sectors an
+    earlier CTA left in L2; the larger of that and the keys' share counts."""
+    from pipeperf.analysis.cta_overlap import overlap_reuse
     from pipeperf.analysis.cta_sharing import cta_keys, reuse_within
 
     glob = [pc for pc, st in stats.items() if st.space == "global" and st.sectors]
@@ -293,10 +299,16 @@ def share_across_ctas(stats: dict[int, PcMemory], func: Function, gpu: GPUSpec, 
                                               tuple(sorted(params.items())), n),
                         lambda: cta_keys(func, glob, grid, block, params, n_ctas=n)) if code is not None \
         else cta_keys(func, glob, grid, block, params, n_ctas=n)
+    overlap: dict[int, float] = {}
+    if acc is not None and warps_per_cta and acc.kind is not None:
+        loads = tuple(pc for pc in glob if func.instructions[pc].op.root in ("ld", "ldu"))
+        overlap = by_identity("cta_overlap", (acc.addr, acc.pc, acc.step), (loads, tuple(grid), warps_per_cta, limit,
+                                                                          wave_ctas),
+                              lambda: overlap_reuse(acc, loads, grid, warps_per_cta, limit, wave_ctas))
     for pc, keys in by_pc.items():
         if keys is None:
             continue
-        f = reuse_within(keys, limit)
+        f = max(reuse_within(keys, limit), overlap.get(pc, 0.0))
         stats[pc].shared_by = 1.0 / (1.0 - f) if f < 1.0 else float(n)
 
 

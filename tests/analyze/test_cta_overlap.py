@@ -1,0 +1,81 @@
+"""CTAs whose footprints overlap by shifts (a convolution's halo rows): strides from the traced
+CTAs' lowest addresses and the share of a CTA's sectors its predecessors left in L2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeperf.analysis.cta_overlap import fit_strides, overlap_reuse
+from pipeperf.hardware.accesses import Accesses
+
+W = 1024            # floats per image row (4 KiB)
+
+
+def _stencil_rows(ctas, grid, halo, rows_per_cta=1, masked=()):
+    """One warp per CTA; CTA (x, y) loads rows y*rows .. y*rows + rows + 2*halo - 1, 32 floats
+    from column 32*x, one request per row, at a single PC (a staging loop)."""
+    rows = []
+    for c in ctas:
+        x, y = c % grid[0], c // grid[0]
+        for r in range(rows_per_cta + 2 * halo):
+            lanes = 16 if c in masked else 32
+            base = ((y * rows_per_cta + r) * W + 32 * x) * 4
+            rows.append((7, c, r, "global", 4, [base + 4 * t for t in range(lanes)]))
+    acc = Accesses.from_rows(rows)
+    acc.kind = np.zeros(len(acc), np.int8)          # loads
+    return acc
+
+
+def test_fit_strides_exact_and_tolerant_of_a_masked_edge():
+    grid = (8, 64, 1)
+    ctas = np.array([0, 1, 2, 9, 10, 200, 201, 300, 301, 511])
+    low = np.array([(c // 8 * W + 32 * (c % 8)) * 4 for c in ctas])
+    assert fit_strides(ctas, low, grid) == (128, 4 * W, 0)
+    low[-1] += 4                                    # one edge CTA masked differently
+    assert fit_strides(ctas, low, grid) == (128, 4 * W, 0)
+    assert fit_strides(ctas[ctas < 8], low[ctas < 8], grid) is None   # y never varies: unknown
+
+
+def test_halo_rows_of_the_block_above_hit():
+    grid, halo = (4, 256, 1), 2                      # each CTA 1 + 4 rows; 4 of 5 reused from above
+    ctas = np.array([0, 1, 2, 3, 40, 41, 42, 43, 500, 501, 900, 901, 1020, 1021, 1022, 1023])
+    acc = _stencil_rows(ctas, grid, halo)
+    got = overlap_reuse(acc, [7], grid, 1, float("inf"))
+    # the first grid rows have fewer rows above them; 32 CTAs spread over the launch
+    assert got[7] == pytest.approx(4 / 5, abs=0.05)
+
+
+def test_no_overlap_and_small_l2():
+    grid = (4, 256, 1)
+    ctas = np.array([0, 1, 2, 3, 40, 41, 500, 501, 1022, 1023])
+    acc = _stencil_rows(ctas, grid, 0)               # one row per CTA: disjoint footprints
+    assert overlap_reuse(acc, [7], grid, 1, float("inf")).get(7, 0.0) == 0.0
+    acc = _stencil_rows(ctas, grid, 2)
+    far = overlap_reuse(acc, [7], grid, 1, 0.5)      # the L2 holds half a CTA's data: little survives
+    near = overlap_reuse(acc, [7], grid, 1, 1000.0)
+    assert far[7] < 0.1 < near[7]
+
+
+def test_same_addresses_everywhere_left_to_the_keys():
+    grid = (16, 1, 1)
+    rows = [(3, c, 0, "global", 4, [4 * t for t in range(32)]) for c in range(16)]
+    acc = Accesses.from_rows(rows)
+    acc.kind = np.zeros(len(acc), np.int8)
+    assert overlap_reuse(acc, [3], grid, 1, float("inf")) == {}
+
+
+def test_a_halo_sector_is_a_miss_once_in_stream_order():
+    """1D 3-point stencil of doubles, one warp per CTA: x[i-1], x[i], x[i+1] at steps 0, 1, 2. The
+    left halo sector was loaded by the previous CTA at the same step (a hit); the CTA's own first
+    sector is that CTA's right halo, loaded two steps later (no hit: counted there instead)."""
+    grid = (64, 1, 1)
+    rows = []
+    for c in range(0, 64, 3):
+        for step, off in enumerate((-1, 0, 1)):
+            rows.append((10 + step, c, step, "global", 8, [4096 + (32 * c + off + t) * 8 for t in range(32)]))
+    acc = Accesses.from_rows(rows)
+    acc.kind = np.zeros(len(acc), np.int8)
+    got = overlap_reuse(acc, [10, 11, 12], grid, 1, float("inf"))
+    assert got[10] == pytest.approx(1 / 9, abs=0.01)          # the left halo sector only
+    assert got[12] == pytest.approx(3 / 9, abs=0.02)          # 8b (left CTA, same step), 8b+7, 8b+8 (next CTA, earlier)
