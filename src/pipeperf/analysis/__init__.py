@@ -286,6 +286,8 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
     up to which the IDG builder hoists the PTX's loads (:func:`~pipeperf.idg.build.load_hoisting`).
     Neither, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
     the view cannot match)."""
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+
     if spec.warp_size != 32:
         return {}, None, ()
     try:
@@ -293,7 +295,7 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
     except PipeperfError as e:
         return {}, None, (f"the PTX's loads timed in its own order and widths: no SASS to take ptxas' "
                           f"from ({e})",)
-    return dict(view.fusion) if opts.memory else {}, None, ()
+    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), ()
 
 
 def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,
