@@ -94,3 +94,46 @@ def test_loads_in_flight_stay_within_the_bytes_ptxas_holds():
     ops = [f.instructions[pc].op.root for pc in order]
     assert ops[:5] == ["mov", "ld", "ld", "fma", "ld"], ops
     assert [e["pc"] for e in load_hoisting(f, ir_registers(f), 4)(entries)] == [e["pc"] for e in entries]
+
+
+def test_the_bytes_in_flight_of_a_sass_listing():
+    """The most load-destination bytes per thread held between a load and its first reader in a
+    basic block: two LDS (8 B) then an LDS.128 (16 B more) before the FFMA reads the first."""
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+    from pipeperf.sass.listing import parse_listing
+
+    text = """
+.text.k:
+        /*0000*/                   LDS R4, [R2] ;
+        /*0010*/                   LDS R5, [R2+0x20] ;
+        /*0020*/                   LDS.128 R8, [R3] ;
+        /*0030*/                   FFMA R0, R4, R8, R0 ;
+        /*0040*/                   FFMA R0, R5, R9, R0 ;
+        /*0050*/                   LDS R4, [R2+0x40] ;
+        /*0060*/                   FFMA R0, R4, R10, R0 ;
+        /*0070*/                   EXIT ;
+"""
+    f = parse_listing(text)["k"]
+    assert loaded_bytes_in_flight(f) == 24
+
+
+def test_a_run_of_fused_loads_shares_its_vector_loads_issue_interval():
+    """Mapper g merged each run of 4 fused requests into its first pc's: every PTX load of the run
+    takes that class at a quarter of its issue interval, with its latency, on the GPU and on every
+    what-if GPU; loads of no fused group keep theirs."""
+    from dataclasses import replace
+
+    from pipeperf.analysis.memory_trace import MemoryMap, spread_fused_classes
+    from pipeperf.hardware.spec import load_gpu
+
+    gpu = load_gpu("hopper_h200_lent")
+    wide = replace(gpu.classes["ld_shared_f32"], name="ld_shared_f32@10", cpi=4.0, latency=31.6)
+    g = gpu.with_classes(**{wide.name: wide})
+    mm = MemoryMap(g, {10: wide.name, 14: wide.name, 20: "st_shared"}, what_if={"no bank conflicts": g})
+    out = spread_fused_classes(mm, dict.fromkeys(range(10, 18), (0, 4)))
+    names = {pc: out.class_names[pc] for pc in range(10, 18)}
+    assert set(names.values()) == {"ld_shared_f32@10/4"}
+    c = out.gpu.classes["ld_shared_f32@10/4"]
+    assert (c.cpi, c.latency, c.subsystem) == (1.0, 31.6, wide.subsystem)
+    assert "ld_shared_f32@10/4" in out.what_if["no bank conflicts"].classes
+    assert out.class_names[20] == "st_shared" and any(n.startswith("loads ptxas widens: 8") for n in out.notes)
