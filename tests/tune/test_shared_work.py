@@ -149,9 +149,11 @@ def test_gpus_naming_every_class_alike_share_one_idg_build(monkeypatch):
     both, built_both = run(["ampere_a100", "ampere_a100_80gb"])
     assert built_both == built_one                  # the second GPU's builds all shared
     assert both[0] == one[0] and both[1] != both[0]  # ... and its own time (its bandwidth)
-    # other targets (sm_70, sm_90): other parsed PTX whose functions compare equal
+    # other targets (sm_70, sm_90): other parsed PTX whose functions compare equal; a target whose
+    # SASS holds other loaded bytes in flight (sm_90 here) orders the PTX's loads otherwise and
+    # builds its own IDGs (issue 36: idg.build.load_hoisting)
     three, built_three = run(["ampere_a100", "volta_v100", "hopper_h100"])
-    assert built_three == built_one and three[0] == one[0]
+    assert built_three == built_one + ["hopper_h100"] and three[0] == one[0]
     assert three[1:] == [run([g])[0][0] for g in ("volta_v100", "hopper_h100")]
 
 

@@ -149,8 +149,10 @@ def _predict_gpu(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Bui
         from pipeperf.analysis.sass_trace import with_wmma_lines
 
         view = with_wmma_lines(view, func, emu.profile.wmma_row_bytes, emu.profile.resolved_spaces)
-    mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view)
-    mmap = replace(mmap, notes=mmap.notes + list(sass.notes) + emu.profile.notes)
+    fusion, hoist, ptx_notes = _ptx_schedule(build, func, spec, opts) if view is None else ({}, None, ())
+    mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view, fusion=fusion)
+    mmap = replace(mmap, notes=mmap.notes + list(sass.notes) + list(ptx_notes) + emu.profile.notes,
+                   hoist_bytes=hoist)
     return predict_one(emu.in_warps_of(spec.warp_size, launch.threads), func, spec, mmap, launch=launch, res=res,
                        opts=run_opts, sass=view)
 
@@ -275,8 +277,30 @@ def _sass_view(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
     return SassTiming(view, tuple(notes))
 
 
+def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
+                  ) -> tuple[dict[int, tuple[int, int]], int | None, tuple[str, ...]]:
+    """PTX IDGs, what ptxas does to the PTX's loads for ``spec``'s build: the loads it widens
+    (:attr:`SassView.fusion`: PTX pc -> (group, k)), which mapper g then merges as the SASS does
+    (:func:`~pipeperf.analysis.memory_trace.spread_fused_classes`), and the loaded bytes per thread
+    its schedule keeps in flight (:func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight`),
+    up to which the IDG builder hoists the PTX's loads (:func:`~pipeperf.idg.build.load_hoisting`).
+    Neither, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
+    the view cannot match)."""
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+
+    if spec.warp_size != 32:
+        return {}, None, ()
+    try:
+        view = build.sass_view(func)
+    except PipeperfError as e:
+        return {}, None, (f"the PTX's loads timed in its own order and widths: no SASS to take ptxas' "
+                          f"from ({e})",)
+    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), ()
+
+
 def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,
-              opts: AnalyzeOptions, *, sass: SassView | None = None) -> MemoryMap:
+              opts: AnalyzeOptions, *, sass: SassView | None = None,
+              fusion: Mapping[int, tuple[int, int]] | None = None) -> MemoryMap:
     """Mapper g for one GPU where ``opts.memory`` asks for it (:class:`MemoryMap`; only the GPU
     without it), from the emulation's 32-wide warps, with the SASS's local and wide shared
     classes where the IDGs hold SASS."""
@@ -291,7 +315,7 @@ def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build,
 
         mmap = launch_memory(emu.profile, func, spec, launch=launch, blocks_per_sm=res.blocks,
                              warm_l2=opts.warm_l2, sources=SourceMap(build.module), sass=sass, trim=opts.trim_heap,
-                             what_if=opts.what_if)
+                             what_if=opts.what_if, fusion=fusion)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
                        notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
     if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local

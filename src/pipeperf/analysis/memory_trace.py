@@ -25,7 +25,7 @@ from pipeperf.hardware.accesses import Accesses, KINDS, PcMemory, SECTOR, SPACES
 from pipeperf.hardware.memory import analyze_accesses, l1_capacity_sectors, l2_capacity_sectors, l2_reach_bytes
 from pipeperf.hardware.memory_classes import (MemoryMapping, WHAT_IF, dram_rate_note, dram_request_cpi, ideal_stats,
                                               map_memory, warp_combined)
-from pipeperf.hardware.spec import GPUSpec
+from pipeperf.hardware.spec import GPUSpec, InstrClass
 from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.ptx.source_map import SourceMap
 from pipeperf.util.alloc import keep_freed, release_freed
@@ -369,6 +369,9 @@ class MemoryMap:
     notes: list[str] = field(default_factory=list)
     what_if: dict[str, GPUSpec] = field(default_factory=dict)
     fills: dict[int, int] = field(default_factory=dict)
+    #: PTX IDGs: the loaded bytes per thread ptxas keeps in flight, up to which the IDG builder
+    #: hoists the PTX's loads (idg.build.load_hoisting); None: the PTX's own order
+    hoist_bytes: int | None = None
 
 
 def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:
@@ -399,14 +402,18 @@ def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared:
 
 def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: KernelLaunch, blocks_per_sm: int,
                   warm_l2: bool = False, sources: SourceMap | None = None, sass: SassView | None = None,
-                  trim: bool = True, what_if: bool = True) -> MemoryMap:
+                  trim: bool = True, what_if: bool = True,
+                  fusion: Mapping[int, tuple[int, int]] | None = None) -> MemoryMap:
     """Mapper g for one launch on one GPU (:class:`MemoryMap`), from the emulation's 32-wide warps.
 
     Traced CTAs are ordered by the wave they would run in (``blocks_per_sm`` x SMs CTAs per
     wave), and the L2 share the sample stands for is its warps per wave over the wave's warps.
     Each row names its PTX line and, from ``sources`` (the module's ``.loc`` records), the
     source file and line (``source_file``, ``source_line``; ``source`` with what was inlined).
-    ``what_if=False``: no what-if GPUs (``MemoryMap.what_if`` empty; tune asks for none)."""
+    ``what_if=False``: no what-if GPUs (``MemoryMap.what_if`` empty; tune asks for none).
+    ``fusion`` (PTX IDGs; :meth:`SassView.fusion` of the build's SASS): the loads ptxas widens,
+    whose requests are merged as the SASS makes them and whose vector load's cost is spread over
+    the PTX loads it stands for (:func:`spread_fused_classes`)."""
     from pipeperf.emulate.tracelog import trace_lengths
     from pipeperf.hardware.mapper import map_instruction
 
@@ -416,10 +423,13 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
     longest = by_identity("longest_trace", (prof.traces,), None,
                           lambda: max(trace_lengths(prof.traces).values(), default=0))
     # the accesses in trace order are the same for every GPU (one emulation); only their wave order is not
-    in_order = _accesses_of(prof, func, trim, count_shared=sass is None)
+    groups = dict(sass.fusion if sass is not None else fusion or {})
+    in_order = _accesses_of(prof, func, trim, count_shared=not groups)
+    if in_order.waves is not None:              # shared lanes already counted and dropped: nothing to fuse
+        groups = {}
     acc = replace(in_order, step=in_order.step + (in_order.warp // (per_wave * warps_per_cta)) * (longest + 1))
-    if sass is not None:                        # the requests the SASS makes: widened loads
-        acc = fuse_requests(acc, sass.fusion)
+    if groups:                                  # the requests the SASS makes: widened loads
+        acc = fuse_requests(acc, groups)
     waves = max(1, len({(w // warps_per_cta) // per_wave for w in prof.traces}))
     scale = n_blocks / max(1, len({w // warps_per_cta for w in prof.traces}))
     classes = set(spec.classes)
@@ -476,7 +486,47 @@ def launch_memory(prof: Profile, func: Function, spec: GPUSpec, *, launch: Kerne
             alt_classes.update(own)              # the IDG builder's names for them must exist here too
             alternatives[what] = spec.with_classes(**{c.name: c for c in alt_classes.values()})
     fills = {pc: st.fill_pc for pc, st in mm.stats.items() if st.fill_pc >= 0}
-    return MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), alternatives, fills)
+    out = MemoryMap(gpu, {pc: c.name for pc, c in mm.classes.items()}, rows, list(mm.notes), alternatives, fills)
+    return spread_fused_classes(out, groups) if sass is None and groups else out
+
+
+def spread_fused_classes(mm: MemoryMap, groups: Mapping[int, tuple[int, int]]) -> MemoryMap:
+    """PTX IDGs of a kernel whose SASS widens loads (``groups``: PTX pc -> (group, k), ptxas' one
+    load for every ``k`` of the group's PTX loads; :func:`~pipeperf.hardware.accesses.fuse_requests`
+    merged each run of ``k`` requests into its first pc's): every PTX load of a run takes the
+    class of the run's vector load with ``1/k`` of its issue interval, so the group's loads occupy
+    their pipeline as long as the SASS's vector loads do, and each completes when the vector
+    load would (its latency). A load ptxas widens costs its wavefronts once: the 8 scalar loads of a
+    row of 8 floats that ptxas makes 2 LDS.128 take 2 x 4 shared-memory cycles, not 8 x 4 where
+    the lanes' 32-byte-apart rows conflict 4 ways (siboehm's 2D block-tiling SGEMM for sm_90)."""
+    by_group: dict[int, list[int]] = {}
+    for pc, (g, _k) in groups.items():
+        by_group.setdefault(g, []).append(pc)
+    names = dict(mm.class_names)
+    gpus = {"": mm.gpu, **mm.what_if}
+    added: dict[str, dict[str, InstrClass]] = {k: {} for k in gpus}
+    spread = 0
+    for pcs in by_group.values():
+        k = groups[pcs[0]][1]
+        head = None
+        for pc in sorted(pcs):
+            head = mm.class_names.get(pc, head)  # the run's vector load: the last merged-into pc before
+            if head is None:
+                continue
+            name = f"{head}/{k}"
+            names[pc] = name
+            spread += 1
+            for key, spec in gpus.items():
+                c = spec.classes[head]
+                added[key][name] = replace(c, name=name, cpi=c.cpi / k,
+                                           source=f"{c.source}; one of {k} PTX loads ptxas fuses into one "
+                                                  f"{k}x wider load: 1/{k} of its issue interval")
+    if not spread:
+        return mm
+    note = (f"loads ptxas widens: {spread} PTX loads timed as their share of the SASS's vector loads "
+            "(each run of fused loads occupies its pipeline as its one wide load does)")
+    return replace(mm, gpu=mm.gpu.with_classes(**added[""]), class_names=names, notes=mm.notes + [note],
+                   what_if={k: g.with_classes(**added[k]) for k, g in mm.what_if.items()})
 
 
 def _wmma_space_classes(func: Function, spec: GPUSpec, spaces: Mapping[int, str], row_bytes: Mapping[int, int]) -> dict:

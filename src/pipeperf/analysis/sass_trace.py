@@ -309,6 +309,32 @@ def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
     return fusion, combined
 
 
+def loaded_bytes_in_flight(sass: SassFunction) -> int:
+    """The most bytes per thread ptxas' schedule holds loaded but not yet used, within a basic
+    block: each load's destination registers (4 bytes each) from the load to their first reader.
+    What the PTX IDGs' load hoisting may keep in flight (:func:`~pipeperf.idg.build.load_hoisting`):
+    siboehm's 2D block-tiling SGEMM for sm_90 issues 8 LDS and 2 LDS.128 before its FFMA (64 B),
+    leimao's hgemm v04 11 LDS.64 at the top of its step and then one per ~15 HFMA2 (92 B at
+    most). 0 where the SASS has no load whose value it reads in the same block."""
+    most = 0
+    for b in sass.blocks:
+        held: dict[str, int] = {}
+        for x in sass.instructions[b.start:b.end]:
+            reads, writes = registers(x)
+            for r in reads:
+                held.pop(r, None)
+            m = memory_space(x)
+            if m is not None and m[1] == "load" and m[0] in ("global", "shared", "local"):
+                regs = [r for r in writes if r.startswith("R") and r != "RZ"]
+                for r in regs:
+                    held[r] = 4
+                most = max(most, sum(held.values()))
+            else:
+                for r in writes:
+                    held.pop(r, None)
+    return most
+
+
 #: the share of the PTX's work the block counts may miss or add before the analysis says so
 UNMATCHED_NOTE_SHARE = 0.05
 

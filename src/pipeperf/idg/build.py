@@ -37,6 +37,7 @@ import numpy as np
 
 from pipeperf.errors import PipeperfError
 from pipeperf.idg.graph import BARRIER_CLASSES, IDG
+from pipeperf.ptx.ir import TYPE_BYTES
 from pipeperf.idg.kernel_graph import GroupClass, KernelGraph, WarpClass
 from pipeperf.ptx.operands import parse_operand
 from pipeperf.ptx.slices import operand_registers
@@ -113,6 +114,101 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
                                                  for names in operand_registers(x.dsts, x.srcs, x.guard)))
         return r
     return of
+
+
+#: PTX instructions a load is never moved above (:func:`load_hoisting`): control flow, barriers and
+#: fences, stores, atomics and calls (ptxas keeps a load below a store it cannot prove apart)
+_SCHEDULE_FENCES = frozenset({"bra", "brx.idx", "bar", "barrier", "bar.warp", "membar", "fence", "st", "st.async",
+                              "atom", "red", "red.async", "call", "ret", "exit", "trap", "cp.async",
+                              "cp.async.wait_group", "cp.async.wait_all", "cp.async.commit_group", "wmma.store",
+                              "stmatrix", "mbarrier", "setmaxnreg", "vote", "shfl", "match", "activemask"})
+
+
+def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes: int
+                  ) -> Callable[[Sequence[Mapping]], list]:
+    """A warp's PTX trace in the order ptxas issues it: within each straight-line stretch (between
+    branches, barriers, fences, stores and atomics), every load moves up to just below the last
+    instruction it depends on (a producer of its address registers, an earlier reader or writer of
+    the register it loads into, the previous load: loads keep their order), but never so far that
+    the loaded bytes not yet used would exceed ``cap_bytes`` per thread (the registers ptxas gives
+    loads in flight: :func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight` of the kernel's
+    SASS; it then waits for the first use of the oldest one). ptxas' list scheduler
+    issues independent long-latency loads first, so a warp has a step's loads in flight together
+    where the PTX, in source order, waits for each before the next is issued: siboehm's 2D
+    block-tiling SGEMM's PTX interleaves its 16 ld.shared with the 64 fma using them, its sm_90 SASS
+    (nvcc 13.0) issues 8 LDS and 2 LDS.128 and then the 64 FFMA. Stable otherwise; dependences
+    are kept, so the IDG's edges are those of the new order."""
+    ins = func.instructions
+    kind: dict[int, int] = {}                 # pc -> 0 other, 1 load, 2 fence
+    size: dict[int, int] = {}                 # load pc -> bytes per thread
+
+    def bytes_of(pc: int) -> int:
+        b = size.get(pc)
+        if b is None:
+            x = ins[pc]
+            width = next((TYPE_BYTES[t] for t in reversed(x.op.types) if t in TYPE_BYTES), 4)
+            vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
+            b = size[pc] = width * vec
+        return b
+
+    def kind_of(pc: int) -> int:
+        k = kind.get(pc)
+        if k is None:
+            root = ins[pc].op.root
+            k = kind[pc] = 1 if root in ("ld", "ldu") and "volatile" not in ins[pc].op.modifiers else (
+                2 if root in _SCHEDULE_FENCES or root.startswith(("bar", "st.", "cp.", "mbarrier")) else 0)
+        return k
+
+    def schedule(entries: Sequence[Mapping]) -> list:
+        n = len(entries)
+        if n < 3:
+            return list(entries)
+        key = np.arange(n, dtype=np.float64)
+        last_w: dict[str, float] = {}         # register -> key of its latest writer
+        last_r: dict[str, float] = {}         # register -> key of its latest reader
+        fence = -1.0                          # key of the latest fence
+        prev_load = -1.0
+        moved = False
+        loads: list[list] = []                # this stretch's loads: [bytes, key of first use or None]
+        open_regs: dict[str, list] = {}       # register a load of the stretch wrote, not yet read
+        for i, e in enumerate(entries):
+            k = kind_of(e["pc"])
+            reads, writes = registers_of(e)
+            if k != 1:
+                for r in reads:
+                    rec = open_regs.pop(r, None)
+                    if rec is not None and rec[1] is None:
+                        rec[1] = float(i)
+            if k == 1:
+                b = bytes_of(e["pc"])
+                at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
+                         max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
+                held = b
+                for rec in reversed(loads):   # the oldest load that would overflow the registers
+                    held += rec[0]
+                    if held > cap_bytes:
+                        if rec[1] is not None:
+                            at = max(at, rec[1])
+                        break
+                at = min(float(i), at + 1.0 / 1024.0)   # just below it, above everything after it
+                moved |= at < i
+                key[i] = prev_load = at
+                rec = [b, None]
+                loads.append(rec)
+                for r in writes:
+                    open_regs[r] = rec
+            elif k == 2:
+                fence = float(i)
+                loads, open_regs = [], {}
+            for r in reads:
+                last_r[r] = max(last_r.get(r, -1.0), key[i])
+            for r in writes:
+                last_w[r] = key[i]
+        if not moved:
+            return list(entries)
+        return [entries[j] for j in np.argsort(key, kind="stable")]
+
+    return schedule
 
 
 def subset_barriers(func, threads: int) -> frozenset[int]:
@@ -201,7 +297,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              block_weights: Mapping[int, float] | None = None,
                              fills: Mapping[int, int] | None = None,
                              translate: Translator | None = None,
-                             subset: Collection[int] = ()) -> WarpClasses:
+                             subset: Collection[int] = (),
+                             schedule: Callable[[Sequence[Mapping]], list] | None = None) -> WarpClasses:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -227,7 +324,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
         groups.setdefault(key, []).append(wid)
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
                      class_of=class_of, registers_of=registers_of, source=source, warps_per_group=warps_per_group,
-                     block_weights=block_weights, full=full, fills=fills, translate=translate, subset=subset)
+                     block_weights=block_weights, full=full, fills=fills, translate=translate, subset=subset,
+                     schedule=schedule)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
@@ -236,7 +334,8 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
               full: int | None = None, fills: Mapping[int, int] | None = None,
               translate: Translator | None = None,
-              subset: Collection[int] = ()) -> WarpClasses:
+              subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None
+              ) -> WarpClasses:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``);
     ``subset``: :func:`subset_barriers` (a translation's entries name the PTX pc of their line)."""
     if warps_per_group is not None and warps_per_group < 1:
@@ -264,6 +363,8 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
         class_of, registers_of = translate.class_of, translate.registers_of
         if truncated:
             rep, _ = _common_barriers(groups, rep, lengths, class_of)
+    elif schedule is not None:              # the PTX in the order ptxas issues it (load_hoisting)
+        rep = {g[0]: schedule(rep[g[0]]) for g in groups}
     classes = []
     class_of_warp: dict[int, int] = {}
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
@@ -329,13 +430,15 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               block_weights: Mapping[int, float] | None = None,
                               drop_periods: bool = False, fraction: float | None = None,
                               fills: Mapping[int, int] | None = None,
-                              translate: Translator | None = None) -> WarpClasses:
+                              translate: Translator | None = None, hoist_bytes: int | None = None) -> WarpClasses:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
     ``fraction``: each warp's trace cut to that share of its length (emulator traces only);
     ``fills``: mapper g's fill sources (:func:`warp_idg`); ``translate``: each warp class's
-    entries re-expressed before its IDG is built (the SASS the GPU runs: analysis/sass_trace.py).
+    entries re-expressed before its IDG is built (the SASS the GPU runs: analysis/sass_trace.py);
+    ``hoist_bytes`` (without ``translate``): the PTX's loads in ptxas' order, that many loaded bytes
+    per thread in flight at most (:func:`load_hoisting`); None keeps the PTX's order.
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -353,6 +456,8 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return memo[pc]
 
     registers_of = ir_registers(func)
+    schedule = (load_hoisting(func, registers_of, hoist_bytes) if hoist_bytes is not None and translate is None
+                else None)
     subset = subset_barriers(func, math.prod(prof.block))
     from pipeperf.emulate.tracelog import TraceLog
 
@@ -360,21 +465,22 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes=max_nodes, source=source,
                                warps_per_group=warps_per_group, block_weights=block_weights,
                                drop_periods=drop_periods, fraction=fraction, fills=fills, translate=translate,
-                               subset=subset)
+                               subset=subset, schedule=schedule)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes=max_nodes, source=source,
                                     warps_per_group=warps_per_group, block_weights=block_weights, fills=fills,
-                                    translate=translate, subset=subset)
+                                    translate=translate, subset=subset, schedule=schedule)
 
 
 def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping], str],
                     registers_of: Callable[[Mapping], Registers], *, max_nodes: int | None, source: str,
                     warps_per_group: int, block_weights: Mapping[int, float] | None, drop_periods: bool = False, fraction: float | None = None,
                     fills: Mapping[int, int] | None = None, translate: Translator | None = None,
-                    subset: Collection[int] = ()) -> WarpClasses:
+                    subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None
+                    ) -> WarpClasses:
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -421,7 +527,8 @@ def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping],
     truncated = sum(cut.values())
     return _assemble(func.name, groups, rep, kept, truncated, class_of=class_of, registers_of=registers_of,
                      source=source, warps_per_group=warps_per_group, block_weights=block_weights,
-                     full=sum(n for _, n in sig.values()), fills=fills, translate=translate, subset=subset)
+                     full=sum(n for _, n in sig.values()), fills=fills, translate=translate, subset=subset,
+                     schedule=schedule)
 
 
 def _periods(entries: list, skips: list[tuple[int, int, int, int, int]], drop: bool) -> list:

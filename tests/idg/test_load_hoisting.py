@@ -1,0 +1,139 @@
+"""PTX IDGs in the order ptxas issues the PTX: loads hoisted within straight-line code (issue 36)."""
+
+from pipeperf.idg.build import ir_registers, load_hoisting, warp_idg
+from pipeperf.ptx.parser import parse_ptx
+
+# the shape of siboehm's 2D block-tiling SGEMM's inner step: each ld.shared is followed by the fma
+# using it (nvcc's PTX); its SASS issues every load of the step first
+PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .f32 %f<16>;
+    .shared .align 4 .b8 s[1024];
+    mov.u32 %r1, s;
+$L1:
+    ld.shared.f32 %f1, [%r1];
+    ld.shared.f32 %f2, [%r1+128];
+    fma.rn.f32 %f8, %f1, %f2, %f8;
+    ld.shared.f32 %f3, [%r1+4];
+    fma.rn.f32 %f9, %f1, %f3, %f9;
+    add.s32 %r2, %r1, 8;
+    ld.shared.f32 %f4, [%r2];
+    fma.rn.f32 %f10, %f1, %f4, %f10;
+    st.shared.f32 [%r1], %f10;
+    ld.shared.f32 %f5, [%r1+12];
+    fma.rn.f32 %f11, %f5, %f1, %f11;
+    ld.shared.f32 %f1, [%r1+16];
+    fma.rn.f32 %f12, %f1, %f1, %f12;
+    setp.ne.s32 %p1, %r2, 0;
+    @%p1 bra $L1;
+    ret;
+}
+"""
+
+
+def _trace():
+    f = parse_ptx(PTX).functions[0]
+    return f, [{"pc": x.index, "opcode": x.opcode} for x in f.instructions]
+
+
+def test_loads_move_up_to_their_producers_and_no_further_than_a_store():
+    f, entries = _trace()
+    order = [e["pc"] for e in load_hoisting(f, ir_registers(f), 1024)(entries)]
+    text = [f.instructions[pc].opcode + " " + " ".join(map(str, f.instructions[pc].dsts)) for pc in order]
+    assert sorted(order) == list(range(len(entries)))            # a permutation
+    ops = [f.instructions[pc].op.root for pc in order]
+    # the loads whose address is ready are issued first; the one whose address the add computes
+    # right after that add; the other instructions keep their order
+    assert ops[:7] == ["mov", "ld", "ld", "ld", "fma", "fma", "add"], text
+    assert ops[7:10] == ["ld", "fma", "st"], text
+    # the store is a fence: the loads after it stay below it; the last load writes %f1, which
+    # the fma before it reads, so it stays below that fma (a write after a read)
+    st = ops.index("st")
+    assert ops[st + 1] == "ld" and ops[st + 2] == "fma"
+    last = order.index(max(pc for pc in order if f.instructions[pc].opcode.startswith("ld")))
+    assert f.instructions[order[last - 1]].op.root == "fma"
+
+
+def test_the_reordered_idg_keeps_every_dependence():
+    """Every edge of the new order's IDG goes backwards, and every register a node reads comes
+    from the same producer as in program order."""
+    f, entries = _trace()
+    regs = ir_registers(f)
+    new = load_hoisting(f, regs, 1024)(entries)
+
+    def producers(seq):
+        last, out = {}, {}
+        for e in seq:
+            reads, writes = regs(e)
+            out[e["pc"]] = {r: last.get(r) for r in reads}
+            for r in writes:
+                last[r] = e["pc"]
+        return out
+
+    assert producers(new) == producers(entries)
+    g = warp_idg("k", new, lambda e: "x", regs)
+    assert g is not None
+
+
+def test_no_loads_to_move_keeps_the_trace():
+    f, entries = _trace()
+    plain = [e for e in entries if f.instructions[e["pc"]].op.root != "ld"]
+    assert load_hoisting(f, ir_registers(f), 1024)(plain) == plain
+
+
+def test_loads_in_flight_stay_within_the_bytes_ptxas_holds():
+    """With room for two 4-byte loads in flight, the third load waits for the first one's use."""
+    f, entries = _trace()
+    order = [e["pc"] for e in load_hoisting(f, ir_registers(f), 8)(entries)]
+    ops = [f.instructions[pc].op.root for pc in order]
+    assert ops[:5] == ["mov", "ld", "ld", "fma", "ld"], ops
+    assert [e["pc"] for e in load_hoisting(f, ir_registers(f), 4)(entries)] == [e["pc"] for e in entries]
+
+
+def test_the_bytes_in_flight_of_a_sass_listing():
+    """The most load-destination bytes per thread held between a load and its first reader in a
+    basic block: two LDS (8 B) then an LDS.128 (16 B more) before the FFMA reads the first."""
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+    from pipeperf.sass.listing import parse_listing
+
+    text = """
+.text.k:
+        /*0000*/                   LDS R4, [R2] ;
+        /*0010*/                   LDS R5, [R2+0x20] ;
+        /*0020*/                   LDS.128 R8, [R3] ;
+        /*0030*/                   FFMA R0, R4, R8, R0 ;
+        /*0040*/                   FFMA R0, R5, R9, R0 ;
+        /*0050*/                   LDS R4, [R2+0x40] ;
+        /*0060*/                   FFMA R0, R4, R10, R0 ;
+        /*0070*/                   EXIT ;
+"""
+    f = parse_listing(text)["k"]
+    assert loaded_bytes_in_flight(f) == 24
+
+
+def test_a_run_of_fused_loads_shares_its_vector_loads_issue_interval():
+    """Mapper g merged each run of 4 fused requests into its first pc's: every PTX load of the run
+    takes that class at a quarter of its issue interval, with its latency, on the GPU and on every
+    what-if GPU; loads of no fused group keep theirs."""
+    from dataclasses import replace
+
+    from pipeperf.analysis.memory_trace import MemoryMap, spread_fused_classes
+    from pipeperf.hardware.spec import load_gpu
+
+    gpu = load_gpu("hopper_h200_lent")
+    wide = replace(gpu.classes["ld_shared_f32"], name="ld_shared_f32@10", cpi=4.0, latency=31.6)
+    g = gpu.with_classes(**{wide.name: wide})
+    mm = MemoryMap(g, {10: wide.name, 14: wide.name, 20: "st_shared"}, what_if={"no bank conflicts": g})
+    out = spread_fused_classes(mm, dict.fromkeys(range(10, 18), (0, 4)))
+    names = {pc: out.class_names[pc] for pc in range(10, 18)}
+    assert set(names.values()) == {"ld_shared_f32@10/4"}
+    c = out.gpu.classes["ld_shared_f32@10/4"]
+    assert (c.cpi, c.latency, c.subsystem) == (1.0, 31.6, wide.subsystem)
+    assert "ld_shared_f32@10/4" in out.what_if["no bank conflicts"].classes
+    assert out.class_names[20] == "st_shared" and any(n.startswith("loads ptxas widens: 8") for n in out.notes)
