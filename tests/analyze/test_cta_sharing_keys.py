@@ -17,6 +17,8 @@ extern "C" __global__ void rows(const float* A, float* out, int n)
 { out[blockIdx.y * n + threadIdx.x] = A[blockIdx.y * n + threadIdx.x]; }
 extern "C" __global__ void gather(const int* idx, const float* x, float* out)
 { out[threadIdx.x] = x[idx[blockIdx.x * 32 + threadIdx.x]]; }
+extern "C" __global__ void persistent(const float* A, float* out, int tiles)
+{ for (int t = blockIdx.x; t < tiles; t += gridDim.x) out[t * 64 + threadIdx.x] = A[t * 64]; }
 '''
 
 
@@ -51,6 +53,16 @@ def test_an_address_from_loaded_values_has_no_key(module):
     pcs = _loads(f)
     out = cta_keys(f, pcs, (10, 1, 1), (32, 1, 1), {}, 10)
     assert out[pcs[-1]] is None
+
+
+def test_a_loop_carried_tile_index_from_blockidx_keys_each_cta(module):
+    """A persistent CTA's tile index starts at blockIdx.x and advances by gridDim.x: the loop-carried
+    address has two definitions, the first uniform per CTA; CTAs start on different tiles, so their
+    keys differ (not one key shared by the whole wave)."""
+    f = next(fn for fn in module.functions if fn.name == "persistent")
+    pcs = _loads(f)
+    keys = cta_keys(f, pcs, (16, 1, 1), (32, 1, 1), {"persistent_param_2": 1024}, 16)[pcs[0]]
+    assert keys is not None and len(set(keys.tolist())) == 16
 
 
 def test_random_replacement_falls_smoothly_past_the_capacity():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pipeperf.emulate import run_kernel
-from pipeperf.emulate.tracelog import block_head
+from pipeperf.emulate.tracelog import SynthBlock, block_head
 
 
 CU = r"""
@@ -142,6 +142,13 @@ def test_skipping_keeps_every_count(cu, cu_copies, kernel, args, skips):
                 rows.update(zip([pc] * len(ws), ws.tolist(), pos.tolist(), addr[first].tolist()))
             return rows
         assert accesses(fast.memory_log) == accesses(slow.memory_log)
+        if kernel == "copies":      # the cp.async copies' global sources are logged, skipped periods synthesised
+            ops = {e["pc"]: e["opcode"] for e in fast.traces[w]}
+            copy = {pc for pc, op in ops.items() if op.startswith("cp.async.") and "group" not in op}
+            assert copy
+            n_copy = sum(block_head(b)[2] for b in slow.memory_log if block_head(b)[1] in copy)
+            assert n_copy == 300 * sum(1 for _ in slow.traces)     # one per iteration (unrolled by 4) and warp
+            assert any(type(b) is SynthBlock and b.pc in copy for b in fast.memory_log)
 
 
 def test_a_ping_pong_loop_is_skipped_two_iterations_a_period():

@@ -32,7 +32,7 @@ def address_cta_dims(func: Function, pc: int, defuse: DefUse) -> frozenset[str]:
     ins = func.instructions
     reaching = defuse.reaching[pc]
     dims: set[str] = set()
-    for i in defuse.backward(w for b in address_registers(ins[pc]) for w in reaching.get(b, ())):
+    for i in defuse.backward(w for b in _global_address_registers(ins[pc]) for w in reaching.get(b, ())):
         y = ins[i]
         if y.op.root in _LOADS and y.op.space not in ("param", "const"):
             return frozenset(DIMS)
@@ -42,6 +42,16 @@ def address_cta_dims(func: Function, pc: int, defuse: DefUse) -> frozenset[str]:
             elif type(op) is SpecialRegister and op.name.startswith(("%clusterid", "%cluster_ctaid", "%smid")):
                 return frozenset(DIMS)
     return frozenset(dims)
+
+
+def _global_address_registers(x) -> set[str]:
+    """The registers of ``x``'s global address: a ``cp.async`` copy's source only (its first
+    operand is the shared destination), else every address base (:func:`address_registers`)."""
+    if x.op.root == "cp.async" and len(x.srcs) > 1:
+        op = x.srcs[1]
+        return {op.base.name} if type(op) is Address and op.base is not None and \
+            getattr(op.base, "name", "").startswith("%") else set()
+    return address_registers(x)
 
 
 def ctas_sharing(dims: Iterable[str], grid: tuple[int, int, int], wave_ctas: int) -> float:
@@ -112,7 +122,7 @@ class _CtaEvaluator:
         """The key arrays of instruction ``pc``'s address (empty: no CTA dependence; None: the
         address comes from memory, nothing can be said)."""
         x = self.func.instructions[pc]
-        for op in x.srcs:
+        for op in x.srcs[1:2] if x.op.root == "cp.async" else x.srcs:     # (a copy: its global source)
             if type(op) is Address and op.base is not None and getattr(op.base, "name", "").startswith("%"):
                 v = self._reg(pc, op.base.name)
                 if isinstance(v, np.ndarray):
@@ -124,8 +134,10 @@ class _CtaEvaluator:
     def _reg(self, at: int, name: str):
         defs = self.du.reaching[at].get(name, ())
         if len(defs) != 1:
-            for j in defs:                    # a loop-carried value: not uniform, but its inputs may be
-                self._ins(j)
+            for j in defs:                    # a loop-carried value: not uniform, but its inputs may be,
+                v = self._ins(j)              # and so may a definition itself (a persistent CTA's first
+                if isinstance(v, np.ndarray):     # tile, ``pos = blockIdx.x``, advanced by gridDim.x)
+                    self.keys[hash((j, name))] = v
             return _NONUNIFORM
         return self._ins(defs[0])
 

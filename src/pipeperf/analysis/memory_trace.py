@@ -37,18 +37,23 @@ if TYPE_CHECKING:
     from pipeperf.emulate.profile import Profile
     from pipeperf.ptx.ir import Function, Instruction
 
-_ROOTS = ("ld", "st", "ldu", "atom", "red")
+_ROOTS = ("ld", "st", "ldu", "atom", "red", "cp.async")
+#: loads for mapper g: a ``cp.async`` copy is analysed as the global load of its source (the
+#: shared store of its destination is not logged: its bank wavefronts are not modelled)
+LOAD_ROOTS = ("ld", "ldu", "cp.async")
 
 
 def _bytes_per_lane(x: Instruction) -> int:
+    if x.op.root == "cp.async":                 # cp-size: the third operand (4, 8 or 16 bytes)
+        return int(getattr(x.srcs[2], "value", 4)) if len(x.srcs) > 2 else 4
     t = x.op.types[-1] if x.op.types else "b32"
     vec = next((int(m[1:]) for m in x.op.modifiers if m in ("v2", "v4", "v8")), 1)
     return TYPE_BYTES.get(t, 4) * (vec if x.op.root in ("ld", "st", "ldu") else 1)
 
 
 def _kind(root: str) -> int:
-    """KINDS index of a memory instruction: ld/ldu load, atom/red atomic, st store."""
-    return KINDS.index("load" if root in ("ld", "ldu") else "atomic" if root in ("atom", "red") else "store")
+    """KINDS index of a memory instruction: ld/ldu/cp.async load, atom/red atomic, st store."""
+    return KINDS.index("load" if root in LOAD_ROOTS else "atomic" if root in ("atom", "red") else "store")
 
 
 def _generic_space(first_addr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +78,8 @@ def _shared_strides(log: Sequence, func: Function) -> dict[int, int]:
     counts: dict[int, int] = {}
     for block in log:
         fn, pc, n = block_head(block)
-        if fn == func.name and func.instructions[pc].op.space == "shared":
+        x = func.instructions[pc] if fn == func.name else None
+        if x is not None and x.op.space == "shared" and x.op.root != "cp.async":    # (a copy's source is global)
             counts[pc] = counts.get(pc, 0) + n
     return {pc: -(-n // SHARED_SAMPLE) for pc, n in counts.items() if n > SHARED_SAMPLE}
 
@@ -146,7 +152,7 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
             k = seen[at] = seen.get(at, -1) + 1
             if k % stride[at]:
                 continue
-        sp = x.op.space
+        sp = "global" if x.op.root == "cp.async" else x.op.space     # (its opcode names .shared first)
         if sp not in ("global", "shared", None, "generic"):
             continue                                # param, const, local, tex
         counted = count_shared and sp == "shared" and x.op.root != "atom" and x.op.root != "red"
@@ -219,6 +225,7 @@ def traced_accesses(log: Sequence, func: Function, warps_per_wave: int | None = 
         if waves is not None and returns is not None:
             waves, returns = waves[keep], returns[keep]
     out = Accesses.from_arrays(pc, warp, step, code, nbytes, lanes, addr, kind)
+    out.no_l1 = frozenset(at for at in per_pc if ins[at].op.root == "cp.async" and "cg" in ins[at].op.modifiers)
     if waves is not None:
         out.waves, out.returns = waves, returns
     return out
@@ -337,7 +344,7 @@ def dram_sectors(st: PcMemory, root: str) -> tuple[float, float]:
     written."""
     if st.space != "global" or not st.sectors:
         return 0.0, 0.0
-    if root in ("ld", "ldu"):
+    if root in LOAD_ROOTS:
         return st.sectors * (1.0 - st.hit_rate), 0.0
     if root == "atom":
         return float(st.sectors), float(st.sectors)

@@ -290,7 +290,9 @@ def _warp_sector_count(w: np.ndarray, addr: np.ndarray, nbytes: int) -> int:
 
 def copy_async(x: Instruction, m: Any, full: bool) -> Handler:
     """cp.async.{ca,cg}.shared.global [dst], [src], cp-size[, src-size]: done at once
-    (a global load and a shared store; bytes past src-size are zero)."""
+    (a global load and a shared store; bytes past src-size are zero). The traced warps' source
+    addresses are logged as a load's (mapper g analyses the copy as a global load of cp-size
+    bytes per lane); the shared destination's addresses are not logged."""
     dst_g, src_g = m.layout.address(x.srcs[0], "shared"), m.layout.address(x.srcs[1], "global")
     size = int(x.srcs[2].value)
     src_size = int(x.srcs[3].value) if len(x.srcs) > 3 and hasattr(x.srcs[3], "value") \
@@ -306,6 +308,8 @@ def copy_async(x: Instruction, m: Any, full: bool) -> Handler:
         sarena, sb, ssp = resolve(m, st, ix, da, "shared", size, x)
         count_access(m, st, ix, sa, gsp, size, True)
         count_access(m, st, ix, da, ssp, size, False)
+        if st.traced_any:                   # the global source, as a load's (mapper g); the
+            m.counters.record_addresses(st, ix, sa)     # shared destination is not logged
         if not full:
             return
         gv, sv = garena.view(dt), sarena.view(dt)

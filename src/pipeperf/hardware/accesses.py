@@ -37,6 +37,9 @@ class Accesses:
     #: keeps only its first lane's address in ``addr``. None: every request keeps its lanes
     waves: np.ndarray | None = None
     returns: np.ndarray | None = None
+    #: load PCs whose requests bypass the L1 (``cp.async.cg``: cached in L2 only, PTX ISA): they
+    #: neither hit nor fill the L1 in the cache model
+    no_l1: frozenset[int] = frozenset()
 
     @property
     def load(self) -> np.ndarray | None:
@@ -244,8 +247,10 @@ def fuse_requests(acc: Accesses, groups: Mapping[int, tuple[int, int]]) -> Acces
     nbytes[order[head]] *= kk[order[head]]
     lanes = np.diff(acc.lane_start)
     lane_keep = np.repeat(keep, lanes)
-    return Accesses.from_arrays(acc.pc[keep], acc.warp[keep], acc.step[keep], acc.space[keep], nbytes[keep],
-                                lanes[keep], acc.addr[lane_keep], None if acc.kind is None else acc.kind[keep])
+    out = Accesses.from_arrays(acc.pc[keep], acc.warp[keep], acc.step[keep], acc.space[keep], nbytes[keep],
+                               lanes[keep], acc.addr[lane_keep], None if acc.kind is None else acc.kind[keep])
+    out.no_l1 = acc.no_l1
+    return out
 
 
 def combine_atomic_lanes(stats: dict[int, PcMemory], pcs: Iterable[int]) -> None:

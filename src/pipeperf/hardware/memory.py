@@ -213,6 +213,8 @@ def _global_stats(acc: Accesses, g_req: np.ndarray, out: dict[int, PcMemory], n_
         n_intra = np.bincount(pcs, weights=l2_hits(key, own, caches.l2, pos), minlength=n_pcs) * scale
         if caches.l1 > 0 and acc.load is not None:
             ld = acc.load[req]
+            if acc.no_l1:                                                # (cp.async.cg: L2 only)
+                ld = ld & ~np.isin(pcs, np.fromiter(acc.no_l1, np.int64))
             if ld.any():
                 ckey = cta_id[ld] * (int(key.max()) + 1) + key[ld]      # each CTA's own stream
                 pos1 = access_positions(ckey)
