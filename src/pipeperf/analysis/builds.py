@@ -103,7 +103,7 @@ _PARSED_SIZE = 8
 #: ``_PARSED`` keeps: a view depends on those alone (PTX pcs and source lines, no object of one
 #: analysis), and a tuning run's variants of one compile share it (the README's tune example built
 #: 84 views, ~0.26 s each profiled, for 9 distinct ones)
-_VIEWS: dict[tuple, SassView] = {}
+_VIEWS: dict[tuple[object, ...], SassView] = {}
 
 
 def _parsed(text: str, label: str, file: str) -> Module:
