@@ -56,6 +56,9 @@ def test_copies_count_in_the_dram_floor(runs):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="the persistent CTAs read as sharing every tile of the wave (cross-CTA keys: "
+                   "the loop-carried tile index is not keyed), so most of the copies are L2 hits: a 12 MB floor; "
+                   "docs/experiments/2026-11-28-cp-async-memory.md")
 def test_a_cp_async_tensor_core_gemm_has_its_tiles_dram_traffic():
     """cudaSamples' bf16TensorCoreGemm (8192^3, persistent CTAs; every A/B/C tile loaded by
     cuda::memcpy_async): its DRAM floor holds at least A, B (bf16) and C (f32) read once and D (f32)

@@ -55,6 +55,9 @@ def test_an_address_from_loaded_values_has_no_key(module):
     assert out[pcs[-1]] is None
 
 
+@pytest.mark.xfail(strict=True, reason="not modelled: keying persistent CTAs by their first tile (branch s7-cpasync) "
+                   "assumed no sharing at all and moved the held-out own-H200 cudaTensorCoreGemm 2.3 -> 22.7 %; "
+                   "docs/experiments/2026-11-28-cp-async-memory.md")
 def test_a_loop_carried_tile_index_from_blockidx_keys_each_cta(module):
     """A persistent CTA's tile index starts at blockIdx.x and advances by gridDim.x: the loop-carried
     address has two definitions, the first uniform per CTA; CTAs start on different tiles, so their

@@ -134,11 +134,9 @@ class _CtaEvaluator:
     def _reg(self, at: int, name: str):
         defs = self.du.reaching[at].get(name, ())
         if len(defs) != 1:
-            for j in defs:                    # a loop-carried value: not uniform, but its inputs may be,
-                v = self._ins(j)              # and so may a definition itself (a persistent CTA's first
-                if isinstance(v, np.ndarray):     # tile, ``pos = blockIdx.x``, advanced by gridDim.x)
-                    self.keys[hash((j, name))] = v
-            return _NONUNIFORM
+            for j in defs:                    # a loop-carried value: not uniform, but its inputs may be
+                self._ins(j)                  # (a persistent CTA's tile, pos = blockIdx.x + k gridDim.x,
+            return _NONUNIFORM                # is not keyed: docs/experiments/2026-11-28-cp-async-memory.md)
         return self._ins(defs[0])
 
     def _operand(self, at: int, op):
