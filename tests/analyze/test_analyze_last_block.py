@@ -35,7 +35,18 @@ def test_last_block_reduction_is_predicted_and_costs_more_than_the_ordinary_bloc
     prof = run_kernel(m, grid=4, block=256, trace_warps=256,
                       args=[np.ones(1024, np.int32), np.zeros(4, np.int32), np.zeros(1, np.int32), 1000])
     gpu = load_gpu("pascal_gtx1060")
-    built = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name)
+    # the PTX in ptxas' load order, as analyze builds it: the loaded bytes its SASS keeps in flight
+    # (none where there is no SASS: no CUDA toolkit)
+    from pathlib import Path
+
+    from pipeperf.analysis.builds import Builds
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+    build = Builds(Path(CU), None, []).for_gpu(gpu)
+    try:
+        hoist = loaded_bytes_in_flight(build.sass_view(select_kernel(build.module, None)).sass)
+    except PipeperfError:
+        hoist = None
+    built = kernel_graph_from_profile(prof, f, set(gpu.classes), gpu.name, hoist_bytes=hoist)
     kg, info = built.graph, built.info
     assert info.blocks_traced == 4 and [g.weight for g in kg.group_classes] == [3.0, 1.0]
     bars = [{kg.warp_classes[j].idg.n_barriers for j in g.warps} for g in kg.group_classes]

@@ -9,12 +9,16 @@ import pytest
 
 from pipeperf.ptx.compile import ptxas_options
 
+#: 79 registers on sm_80 (occupancy limited by registers); each load's address depends on the value
+#: loaded before it (x 0.f: no fast math, so not folded), so a warp waits for each in turn and more
+#: resident blocks hide that: the register cap is worth advising (with independent loads, ptxas
+#: issues all 16 at once and the cap gains nothing: the block-size advice wins)
 KERNEL = """extern "C" __global__ void poly(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float a[16];
 #pragma unroll
-    for (int k = 0; k < 16; k++) a[k] = x[i + k * n];
+    for (int k = 0; k < 16; k++) a[k] = x[i + k * n + (k ? (int)(a[k - 1] * 0.f) : 0)];
     float s = 0.f;
 #pragma unroll
     for (int k = 0; k < 16; k++)

@@ -7,7 +7,7 @@ import pytest
 
 from pipeperf.analysis import analyze
 
-SRC = "tests/kernels/cp_async_copy.cu"
+SRC = "tests/analyze/cp_async_copy.cu"   # (not in the corpus: no manifest reference outputs)
 GPU = "ampere_a100_80gb"
 CTAS, THREADS = 8, 256                  # 8 CTAs of 8 warps: every warp traced
 
@@ -53,22 +53,3 @@ def test_copies_count_in_the_dram_floor(runs):
     _, p = runs["cg16"]
     # x read once (8 CTAs x 256 lanes x 16 B), y written once (8 x 256 x 4 B)
     assert p.floors.dram_bytes == pytest.approx(CTAS * THREADS * 16 + CTAS * THREADS * 4)
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the persistent CTAs read as sharing every tile of the wave (cross-CTA keys: "
-                   "the loop-carried tile index is not keyed), so most of the copies are L2 hits: a 12 MB floor; "
-                   "docs/experiments/2026-11-28-cp-async-memory.md")
-def test_a_cp_async_tensor_core_gemm_has_its_tiles_dram_traffic():
-    """cudaSamples' bf16TensorCoreGemm (8192^3, persistent CTAs; every A/B/C tile loaded by
-    cuda::memcpy_async): its DRAM floor holds at least A, B (bf16) and C (f32) read once and D (f32)
-    written once (a cold L2 holds none of them), where mapper g without the copies found 131,072 B."""
-    n = 8192 * 8192
-    a = analyze("validation/kernels/nvidia_samples_a100.cu", "216", "256",
-                [f"A=zeros:u16:{n}", f"B=zeros:u16:{n}", f"C=zeros:f32:{n}", f"D=zeros:f32:{n}",
-                 "alpha=1.1", "beta=1.2"], [GPU], kernel="tc_gemm_bf16_async", arch="sm_80",
-                shared=73728, what_if=False)
-    p = a.predictions[0]
-    copies = [r for r in p.memory if r["opcode"].startswith("cp.async")]
-    assert copies and all(r["space"] == "global" for r in copies)
-    assert p.floors.dram_bytes >= n * (2 + 2 + 4 + 4)
