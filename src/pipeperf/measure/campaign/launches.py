@@ -112,6 +112,16 @@ def atomics_launches(scale: float = 1.0) -> list[Launch]:
             Launch("atomics_256_words", cu, "atomic_lanes", _g(blocks), _g(256),
                    ("words=zeros:u32:256", f"iters={iters}", "mask=255"), lanes, "atomics",
                    "global_256_words_ops_per_clk"),
+            # a warp's 32 lanes on the 32 words of one line (7 is odd: lanes * 7 & 31 is a
+            # permutation): one L2 request of 32 operations, which the model counts as 32 one
+            # after the other on the line's slice (pmpp's shared histogram, 61-152 % too slow)
+            Launch("atomics_one_line_32_words", cu, "atomic_lanes", _g(blocks), _g(256),
+                   ("words=zeros:u32:32", f"iters={iters}", "mask=31"), lanes, "atomics",
+                   "global_one_line_ops_per_clk"),
+            *(Launch(f"atomics_8_lines_stride_{stride}", cu, "atomic_lines", _g(blocks), _g(256),
+                     (f"words=zeros:u32:{7 * stride + 32}", f"iters={iters}", f"stride={stride}"), lanes,
+                     "atomics", f"global_8_lines_stride_{stride}_ops_per_clk")
+              for stride in (32, 64, 256, 1024, 8192, 65536)),
             Launch("atomics_shared_same_address", cu, "atomic_shared_lanes", _g(blocks), _g(256),
                    ("out=zeros:u32:1", f"iters={iters}", "mask=0"), lanes, "shared-atomics",
                    "shared_same_address_cycles")]

@@ -79,6 +79,17 @@ __global__ void atomic_shared_lanes(unsigned* out, int iters, unsigned mask) {
   if (threadIdx.x == 0 && s[0] == 0xffffffffu) out[0] = s[0];
 }
 
+// Global atomics on 8 L2 lines `stride` words apart: lane l of a warp adds 1 to word
+// ((l + k) & 7) * stride + (l >> 3) + 4 * (k & 7), so each warp request puts 4 lanes on each of
+// 8 lines (as a 256-bin histogram of random bytes does) while every line's words are updated by
+// every warp. stride 32 puts the lines side by side (1 KiB); larger strides move them apart, so
+// the rate against stride shows how the GPU spreads lines over its L2 slices' atomic units.
+__global__ void atomic_lines(unsigned* words, int iters, unsigned stride) {
+  const unsigned l = threadIdx.x & 31u;
+  for (int k = 0; k < iters; ++k)
+    atomicAdd(&words[((l + (unsigned)k) & 7u) * stride + (l >> 3) + 4u * ((unsigned)k & 7u)], 1u);
+}
+
 // Same-address atomic throughput: every thread adds 1 to one word `iters` times.
 __global__ void atomic_same(unsigned* counter, int iters) {
   for (int k = 0; k < iters; ++k) atomicAdd(counter, 1u);
