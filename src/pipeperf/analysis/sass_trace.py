@@ -325,8 +325,10 @@ def packed_half_arithmetic(view: SassView, func: Function) -> dict[int, tuple[in
     contract, so ``acc += a * b`` in half is a ``mul.f16`` and an ``add.f16`` in the PTX, which
     ptxas contracts and packs in pairs: one HFMA2 for 4 PTX instructions (leimao's hgemm v04 for
     sm_90: 64 mul.f16 and 64 add.f16 per k step, 32 HFMA2 in the SASS). A ratio of means, as for
-    widened loads (:func:`_fusion_and_combining`): unrolling changes both counts alike. Lines
-    whose SASS has no f16 instruction (ptxas moved it) take the kernel's ratio."""
+    widened loads (:func:`_fusion_and_combining`): unrolling changes both counts alike. The
+    lines whose f16 work ptxas put on lines of no PTX f16 work (hgemm v04's HFMA2 on the line
+    of its b_reg loads) are matched as one group against those SASS lines; without any, against
+    the kernel's."""
     ptx_ops: dict[LineKey | None, list[float]] = defaultdict(lambda: [0.0, 0.0])   # line -> [instructions, ops]
     for x, key in zip(func.instructions, view.ptx_keys):
         ops = sum(a for k, a in ptx_work(x) if k == "f16")
@@ -343,6 +345,14 @@ def packed_half_arithmetic(view: SassView, func: Function) -> dict[int, tuple[in
             for rk in {key, None}:
                 sass_ops[rk][0] += 1
                 sass_ops[rk][1] += ops
+    moved: LineKey = ("", -1)               # the PTX lines without SASS f16 work, as one group
+    lost = {key for key in ptx_ops if key is not None and key not in sass_ops}
+    found = [key for key in sass_ops if key is not None and key not in ptx_ops]
+    if not found:
+        lost = set()
+    if lost:
+        ptx_ops[moved] = [sum(ptx_ops[k][i] for k in lost) for i in (0, 1)]
+        sass_ops[moved] = [sum(sass_ops[k][i] for k in found) for i in (0, 1)]
     ratio: dict[LineKey | None, Fraction] = {}
     for key, (n, ops) in ptx_ops.items():
         s = sass_ops.get(key) or sass_ops.get(None)
@@ -351,6 +361,7 @@ def packed_half_arithmetic(view: SassView, func: Function) -> dict[int, tuple[in
     out: dict[int, tuple[int, Fraction]] = {}
     groups: dict[LineKey | None, int] = {}
     for x, key in zip(func.instructions, view.ptx_keys):
+        key = moved if key in lost else key
         k = ratio.get(key, Fraction(1))
         if k > 1 and any(kind == "f16" for kind, _a in ptx_work(x)):
             out[x.index] = (groups.setdefault(key, len(groups)), k)
