@@ -86,3 +86,32 @@ def test_without_packing_the_idg_is_the_traces():
     plain = warp_idg("k", entries, lambda e: "x", regs)
     same = warp_idg("k", entries, lambda e: "x", regs, packed={})
     assert len(plain) == len(same) == len(entries)
+
+
+def test_the_ratio_of_a_line_ptxas_moved_its_work_off():
+    """hgemm v04 for sm_90: the PTX's mul/add sit on the accumulation line, ptxas' packed HFMA2 on
+    the line of the loads before it, its epilogue's one-half HMUL2/HFMA2 on the epilogue's line.
+    The moved line is matched against the SASS lines with no PTX f16 work (4), not the kernel's
+    mean over the epilogue too (3); the epilogue keeps its own (3/2)."""
+    from types import SimpleNamespace
+
+    from pipeperf.analysis.sass_trace import packed_half_arithmetic
+    from pipeperf.sass.listing import parse_listing
+
+    f, _ = _trace()
+    loop, epi, load = ("k.cu", 10), ("k.cu", 20), ("k.cu", 9)
+    arith = _arith(f)
+    ptx_keys = [loop if x.index in arith[:6] else epi if x.index in arith else None for x in f.instructions]
+    sass = parse_listing("""
+.text.k:
+        /*0000*/                   HFMA2 R0, R2, R3.H0_H0, R0 ;
+        /*0010*/                   HMUL2 R4, R4.H0_H0, R5.H0_H0 ;
+        /*0020*/                   HFMA2 R6, R7.H0_H0, R5.H0_H0, R6.H0_H0 ;
+        /*0030*/                   HFMA2 R8, R2, R3.H0_H0, R8 ;
+        /*0040*/                   EXIT ;
+""")["k"]
+    view = SimpleNamespace(ptx_keys=ptx_keys, sass=sass, sass_keys=[load, epi, epi, load, None])
+    packed = packed_half_arithmetic(view, f)      # type: ignore[arg-type]
+    assert {packed[pc][1] for pc in arith[:6]} == {Fraction(4)}
+    assert {packed[pc][1] for pc in arith[6:]} == {Fraction(3, 2)}
+    assert packed[arith[0]][0] != packed[arith[6]][0]
