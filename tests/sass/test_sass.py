@@ -308,6 +308,44 @@ def test_header_lines_count_at_their_call_site(cu):
     assert sum(e["opcode"].startswith("LDG") for e in out) >= 256     # the loop ran its 256 iterations
 
 
+def test_ptx_half_arithmetic_takes_ptxas_packing(cu):
+    """half_dot's loop: 4 mul.f16 and 4 add.f16 per iteration (cuda_fp16.hpp's inline asm), 2
+    HFMA2 of two halves in the SASS for sm_80: one PTX IDG node per 4 (the SASS's 4 f16
+    operations per instruction over the PTX's 1); its epilogue's 12 scalar mul/add are 4 HMUL2
+    and 4 HFMA2 of one half each: 3/2. The warps' IDGs have as many of the loop's f16 nodes as
+    the SASS has HFMA2 executions."""
+    from fractions import Fraction
+
+    from pipeperf.analysis.sass_trace import packed_half_arithmetic
+    from pipeperf.idg.build import kernel_graph_from_profile
+
+    module, func, prof = _trace(cu, "half_dot", 256, ["a=rand:f16:262144", "b=rand:f16:256", "c=zeros:f16:1024",
+                                                      "n=256", "alpha=1.0", "beta=0.5"])
+    sass = parse_listing(sass_listing(compile_cu(cu, "sm_80"), "sm_80"))["half_dot"]
+    view = build_view(sass, func, module.files)
+    packed = packed_half_arithmetic(view, func)
+    loop = {pc for pc, (_g, k) in packed.items() if k == 4}
+    assert {func.instructions[pc].op.root for pc in loop} == {"mul", "add"} and len(loop) >= 8
+    assert {k for _g, k in packed.values()} == {Fraction(4), Fraction(3, 2)}
+    assert all(x.index in packed for x in func.instructions if x.op.root in ("mul", "add") and x.op.types[-1:] == ("f16",))
+    gpu = load_gpu("ampere_a100")
+    plain = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, warps_per_group=8)
+    merged = kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, warps_per_group=8, packed=packed)
+
+    def loop_nodes(kg):
+        g = kg.graph.warp_classes[0].idg
+        return int(np.isin(g.pcs, sorted(loop)).sum())
+
+    assert loop_nodes(plain) == 256 * 8 and loop_nodes(merged) == 256 * 2
+    assert merged.info.issued_per_traced < 1.0 == plain.info.issued_per_traced
+    # analyze's PTX timing takes it and says so
+    a = analyze(cu, [1], [256], ["a=rand:f16:262144", "b=rand:f16:256", "c=zeros:f16:1024", "n=256", "alpha=1.0",
+                                 "beta=0.5"], ["ampere_a100"], kernel="half_dot", what_if=False, isa="ptx")
+    pred = a.predictions[0]
+    assert any(n.startswith("f16 arithmetic ptxas contracts and packs") and "node per 3/2, 4" in n for n in pred.notes)
+    assert pred.issued_per_traced < 1.0
+
+
 def test_block_counts_that_miss_the_ptx_work_are_said(cu):
     """The translator totals how far each walk's kernel-wide work is from its PTX trace's; the
     analysis notes it past 5 %: the sum loop matches (no note), a view whose FADD rows were

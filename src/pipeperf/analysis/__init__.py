@@ -29,6 +29,8 @@ from pipeperf.util.launch_args import Dim3Like
 from pipeperf.util.progress import progress
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from pipeperf.analysis.advice import LaunchShape
     from pipeperf.analysis.builds import Build, CompiledPTX
     from pipeperf.analysis.memory_trace import MemoryMap
@@ -149,10 +151,10 @@ def _predict_gpu(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Bui
         from pipeperf.analysis.sass_trace import with_wmma_lines
 
         view = with_wmma_lines(view, func, emu.profile.wmma_row_bytes, emu.profile.resolved_spaces)
-    fusion, hoist, ptx_notes = _ptx_schedule(build, func, spec, opts) if view is None else ({}, None, ())
+    fusion, hoist, packed, ptx_notes = _ptx_schedule(build, func, spec, opts) if view is None else ({}, None, {}, ())
     mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view, fusion=fusion)
     mmap = replace(mmap, notes=mmap.notes + list(sass.notes) + list(ptx_notes) + emu.profile.notes,
-                   hoist_bytes=hoist)
+                   hoist_bytes=hoist, packed=packed)
     return predict_one(emu.in_warps_of(spec.warp_size, launch.threads), func, spec, mmap, launch=launch, res=res,
                        opts=run_opts, sass=view)
 
@@ -278,24 +280,34 @@ def _sass_view(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
 
 
 def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
-                  ) -> tuple[dict[int, tuple[int, int]], int | None, tuple[str, ...]]:
+                  ) -> tuple[dict[int, tuple[int, int]], int | None, dict[int, tuple[int, Fraction]], tuple[str, ...]]:
     """PTX IDGs, what ptxas does to the PTX's loads for ``spec``'s build: the loads it widens
     (:attr:`SassView.fusion`: PTX pc -> (group, k)), which mapper g then merges as the SASS does
     (:func:`~pipeperf.analysis.memory_trace.spread_fused_classes`), and the loaded bytes per thread
     its schedule keeps in flight (:func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight`),
-    up to which the IDG builder hoists the PTX's loads (:func:`~pipeperf.idg.build.load_hoisting`).
-    Neither, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
+    up to which the IDG builder hoists the PTX's loads (:func:`~pipeperf.idg.build.load_hoisting`),
+    and the f16 arithmetic it contracts and packs (:func:`~pipeperf.analysis.sass_trace.packed_half_arithmetic`),
+    which the IDG builder merges (:func:`~pipeperf.idg.build.packed_entries`). None, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
     the view cannot match)."""
-    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+    from pipeperf.analysis.sass_trace import loaded_bytes_in_flight, packed_half_arithmetic
 
     if spec.warp_size != 32:
-        return {}, None, ()
+        return {}, None, {}, ()
     try:
         view = build.sass_view(func)
     except PipeperfError as e:
-        return {}, None, (f"the PTX's loads timed in its own order and widths: no SASS to take ptxas' "
-                          f"from ({e})",)
-    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), ()
+        return {}, None, {}, (f"the PTX's loads and f16 arithmetic timed in its own order, widths and count: no "
+                              f"SASS to take ptxas' from ({e})",)
+    packed = packed_half_arithmetic(view, func)
+    notes: tuple[str, ...] = ()
+    if packed:
+        ks = sorted({k for _g, k in packed.values()})
+        notes = (f"f16 arithmetic ptxas contracts and packs (HFMA2: two halves, a multiply and an add each): "
+                 f"{len(packed)} PTX instructions on {len({g for g, _k in packed.values()})} lines issued as one "
+                 f"node per {', '.join(map(str, ks))} (the SASS's f16 operations per instruction over the PTX's, "
+                 "per line); the merged node's dependences are the union of its PTX ones, its class "
+                 "the last one's",)
+    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), packed, notes
 
 
 def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,

@@ -32,6 +32,8 @@ from pipeperf.util.alloc import keep_freed, release_freed
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from pipeperf.analysis.records import KernelLaunch
     from pipeperf.analysis.sass_trace import SassView
     from pipeperf.emulate.profile import Profile
@@ -379,6 +381,9 @@ class MemoryMap:
     #: PTX IDGs: the loaded bytes per thread ptxas keeps in flight, up to which the IDG builder
     #: hoists the PTX's loads (idg.build.load_hoisting); None: the PTX's own order
     hoist_bytes: int | None = None
+    #: PTX IDGs: the f16 arithmetic ptxas packs, pc -> (group, k): one IDG node per k executions
+    #: (sass_trace.packed_half_arithmetic, idg.build.packed_entries)
+    packed: dict[int, tuple[int, Fraction]] = field(default_factory=dict)
 
 
 def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:

@@ -31,6 +31,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -307,6 +308,64 @@ def _fusion_and_combining(sass: SassFunction, sass_keys, func, ptx_keys, ptx_mem
         if mk[2] == "atomic" and mk[1] == "global" and mk[0] in aggregating:
             combined.update(p for p in pcs if func.instructions[p].op.types[-1:] not in (("f32",), ("f64",), ("f16",)))
     return fusion, combined
+
+
+def _is_move(x: SassInstr) -> bool:
+    """A SASS f16 instruction of constants only (``HFMA2.MMA R5, -RZ, RZ, 0, 0``: ptxas' way to
+    zero a register on the tensor pipe): a move, no arithmetic of the PTX's."""
+    return not any(o.lstrip("-|").startswith("R") and not o.lstrip("-|").startswith("RZ") for o in x.operands[1:])
+
+
+def packed_half_arithmetic(view: SassView, func: Function) -> dict[int, tuple[int, Fraction]]:
+    """PTX pc -> (group, k): the PTX's f16/bf16 arithmetic instructions of which ptxas issues one
+    SASS instruction for every ``k``, per source line (a group): the SASS's f16 operations per
+    f16 instruction (:func:`sass_work`; HFMA2 of two halves 4) over the PTX's (:func:`ptx_work`;
+    ``mul.f16`` 1), as a fraction of denominator 4 at most (an epilogue's 12 PTX mul/add of
+    which ptxas makes 4 HMUL2 and 4 scalar HFMA2: 3/2). cuda_fp16.h's ``__hmul``/``__hadd`` are inline asm nvcc cannot
+    contract, so ``acc += a * b`` in half is a ``mul.f16`` and an ``add.f16`` in the PTX, which
+    ptxas contracts and packs in pairs: one HFMA2 for 4 PTX instructions (leimao's hgemm v04 for
+    sm_90: 64 mul.f16 and 64 add.f16 per k step, 32 HFMA2 in the SASS). A ratio of means, as for
+    widened loads (:func:`_fusion_and_combining`): unrolling changes both counts alike. The
+    lines whose f16 work ptxas put on lines of no PTX f16 work (hgemm v04's HFMA2 on the line
+    of its b_reg loads) are matched as one group against those SASS lines; without any, against
+    the kernel's."""
+    ptx_ops: dict[LineKey | None, list[float]] = defaultdict(lambda: [0.0, 0.0])   # line -> [instructions, ops]
+    for x, key in zip(func.instructions, view.ptx_keys):
+        ops = sum(a for k, a in ptx_work(x) if k == "f16")
+        if ops:
+            for rk in {key, None}:
+                ptx_ops[rk][0] += 1
+                ptx_ops[rk][1] += ops
+    if not ptx_ops:
+        return {}
+    sass_ops: dict[LineKey | None, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for si, key in zip(view.sass.instructions, view.sass_keys):
+        ops = sum(a for k, a in sass_work(si) if k == "f16")
+        if ops and not _is_move(si):
+            for rk in {key, None}:
+                sass_ops[rk][0] += 1
+                sass_ops[rk][1] += ops
+    moved: LineKey = ("", -1)               # the PTX lines without SASS f16 work, as one group
+    lost = {key for key in ptx_ops if key is not None and key not in sass_ops}
+    found = [key for key in sass_ops if key is not None and key not in ptx_ops]
+    if not found:
+        lost = set()
+    if lost:
+        ptx_ops[moved] = [sum(ptx_ops[k][i] for k in lost) for i in (0, 1)]
+        sass_ops[moved] = [sum(sass_ops[k][i] for k in found) for i in (0, 1)]
+    ratio: dict[LineKey | None, Fraction] = {}
+    for key, (n, ops) in ptx_ops.items():
+        s = sass_ops.get(key) or sass_ops.get(None)
+        if s is not None and s[0]:
+            ratio[key] = Fraction((s[1] / s[0]) / (ops / n)).limit_denominator(4)
+    out: dict[int, tuple[int, Fraction]] = {}
+    groups: dict[LineKey | None, int] = {}
+    for x, key in zip(func.instructions, view.ptx_keys):
+        key = moved if key in lost else key
+        k = ratio.get(key, Fraction(1))
+        if k > 1 and any(kind == "f16" for kind, _a in ptx_work(x)):
+            out[x.index] = (groups.setdefault(key, len(groups)), k)
+    return out
 
 
 def loaded_bytes_in_flight(sass: SassFunction) -> int:

@@ -43,11 +43,15 @@ from pipeperf.ptx.operands import parse_operand
 from pipeperf.ptx.slices import operand_registers
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from pipeperf.emulate.tracelog import TraceLog
     from pipeperf.ptx.ir import Function
 
 #: (registers read, registers written) by one trace entry
 Registers = tuple[Sequence[str], Sequence[str]]
+#: PTX pc -> (group, k): ptxas issues one instruction for every k of the group's (packed_entries)
+Packed = Mapping[int, tuple[int, "Fraction | int"]]
 
 
 class Translator(Protocol):
@@ -246,15 +250,72 @@ def _constant_registers(func) -> dict[str, Any]:
             if len(xs) == 1 and xs[0].root == "mov" and xs[0].guard is None and isinstance(xs[0].srcs[0], Immediate)}
 
 
+def packed_entries(entries: Sequence[Mapping], packed: Packed,
+                   registers_of: Callable[[Mapping], Registers]) -> tuple[list[Mapping], list[tuple[int, ...]]]:
+    """A warp's entries with the PTX arithmetic ptxas packs merged (``packed``: pc -> (group, k),
+    :func:`~pipeperf.analysis.sass_trace.packed_half_arithmetic`): of each group's executions in
+    trace order every k-th stays (for k = p/q, q of every p), as the one SASS instruction of k
+    PTX ones; the others are dropped and their results stand for their operands (a reader of one
+    depends on the kept producers of what it read), so ``acc += a * b`` as mul.f16 and add.f16 is
+    one node reading a, b and acc, as the HFMA2 is, with one latency. Returns the entries kept
+    and each one's producers (positions in the kept entries)."""
+    out: list[Mapping] = []
+    deps_of: list[tuple[int, ...]] = []
+    count: dict[int, int] = {}
+    keep: dict[int, tuple[bool, ...]] = {}        # group -> per execution of its period, kept or not
+    for grp, k in packed.values():
+        if grp not in keep:
+            p, q = k.numerator, k.denominator
+            keep[grp] = tuple((c + 1) * q // p > c * q // p for c in range(p))
+    through: dict[str, frozenset[int]] = {}      # a dropped result -> the kept positions it stands for
+    last: dict[str, int] = {}                    # register -> kept position that wrote it last
+    for e in entries:
+        reads, writes = registers_of(e)
+        g = packed.get(e["pc"])
+        if g is not None:
+            c = count.get(g[0], 0)
+            count[g[0]] = c + 1
+            period = keep[g[0]]
+            if not period[c % len(period)]:      # dropped: stands for its operands' producers
+                src: set[int] = set()
+                for r in reads:
+                    if r in through:
+                        src |= through[r]
+                    elif r in last:
+                        src.add(last[r])
+                for r in writes:
+                    through[r] = frozenset(src)
+                    last.pop(r, None)
+                continue
+        i = len(out)
+        deps: set[int] = set()
+        for r in reads:
+            if r in through:
+                deps |= through[r]
+            elif r in last:
+                deps.add(last[r])
+        deps_of.append(tuple(sorted(deps)))
+        for r in writes:
+            through.pop(r, None)
+            last[r] = i
+        out.append(e)
+    return out, deps_of
+
+
 def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
              registers_of: Callable[[Mapping], Registers] = text_registers,
-             fills: Mapping[int, int] | None = None, subset: Collection[int] = ()) -> IDG:
+             fills: Mapping[int, int] | None = None, subset: Collection[int] = (), *,
+             packed: Packed | None = None) -> IDG:
     """The IDG of one warp's trace (``entries`` as recorded by the emulator's counters).
 
     ``fills`` ({load pc: pc whose fill its L1 hits wait for}, mapper g's
     :func:`~pipeperf.hardware.memory.fill_sources`): each instance of such a load completes no
     earlier than the warp's latest earlier instance of that pc (:attr:`IDG.fill`). ``subset``: pcs
-    of barriers of some warps only (:func:`subset_barriers`), no group barriers."""
+    of barriers of some warps only (:func:`subset_barriers`), no group barriers. ``packed``: the
+    arithmetic ptxas packs, one node per k executions (:func:`packed_entries`)."""
+    merged: list[tuple[int, ...]] | None = None
+    if packed:
+        entries, merged = packed_entries(entries, packed, registers_of)
     n = len(entries)
     names: dict[str, int] = {}
     cls = np.empty(n, dtype=np.int32)
@@ -267,8 +328,7 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         c = class_of(e)
         cls[i] = names.setdefault(c, len(names))
         reads, writes = registers_of(e)
-        deps = sorted({last[r] for r in reads if r in last})
-        idx += deps
+        idx += merged[i] if merged is not None else sorted({last[r] for r in reads if r in last})
         ptr[i + 1] = len(idx)
         for r in writes:
             last[r] = i
@@ -298,7 +358,8 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
                              fills: Mapping[int, int] | None = None,
                              translate: Translator | None = None,
                              subset: Collection[int] = (),
-                             schedule: Callable[[Sequence[Mapping]], list] | None = None) -> WarpClasses:
+                             schedule: Callable[[Sequence[Mapping]], list] | None = None,
+                             packed: Packed | None = None) -> WarpClasses:
     """Group the traced warps by (opcode sequence, class sequence) and build one IDG per group;
     with ``warps_per_group``, also the block shapes of the complete traced blocks (group classes).
     ``registers_of`` gives each entry's (read, written) registers (:func:`ir_registers` for
@@ -325,7 +386,7 @@ def kernel_graph_from_traces(name: str, traces: Mapping[int, Sequence[Mapping]],
     return _assemble(name, list(groups.values()), cut, {w: len(t) for w, t in cut.items()}, truncated,
                      class_of=class_of, registers_of=registers_of, source=source, warps_per_group=warps_per_group,
                      block_weights=block_weights, full=full, fills=fills, translate=translate, subset=subset,
-                     schedule=schedule)
+                     schedule=schedule, packed=packed)
 
 
 def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Mapping]],
@@ -334,10 +395,11 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
               warps_per_group: int | None, block_weights: Mapping[int, float] | None,
               full: int | None = None, fills: Mapping[int, int] | None = None,
               translate: Translator | None = None,
-              subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None
-              ) -> WarpClasses:
+              subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None,
+              packed: Packed | None = None) -> WarpClasses:
     """KernelGraph from warps grouped by trace (each group's first warp's entries in ``rep``);
-    ``subset``: :func:`subset_barriers` (a translation's entries name the PTX pc of their line)."""
+    ``subset``: :func:`subset_barriers` (a translation's entries name the PTX pc of their line);
+    ``packed`` (PTX IDGs): the arithmetic ptxas packs (:func:`packed_entries`)."""
     if warps_per_group is not None and warps_per_group < 1:
         raise PipeperfError(f"warps per group must be >= 1, got {warps_per_group}")
     if block_weights is not None and not warps_per_group:
@@ -367,10 +429,15 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
         rep = {g[0]: schedule(rep[g[0]]) for g in groups}
     classes = []
     class_of_warp: dict[int, int] = {}
+    nodes = traced = 0
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
-        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills, subset)
+        g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills, subset,
+                     packed=packed if translate is None else None)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
+        nodes, traced = nodes + len(g) * len(wids), traced + len(rep[wids[0]]) * len(wids)
+    if translate is None and packed and traced:
+        per_traced = nodes / traced
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
     gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
@@ -430,7 +497,8 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               block_weights: Mapping[int, float] | None = None,
                               drop_periods: bool = False, fraction: float | None = None,
                               fills: Mapping[int, int] | None = None,
-                              translate: Translator | None = None, hoist_bytes: int | None = None) -> WarpClasses:
+                              translate: Translator | None = None, hoist_bytes: int | None = None,
+                              packed: Packed | None = None) -> WarpClasses:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
@@ -438,7 +506,8 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ``fills``: mapper g's fill sources (:func:`warp_idg`); ``translate``: each warp class's
     entries re-expressed before its IDG is built (the SASS the GPU runs: analysis/sass_trace.py);
     ``hoist_bytes`` (without ``translate``): the PTX's loads in ptxas' order, that many loaded bytes
-    per thread in flight at most (:func:`load_hoisting`); None keeps the PTX's order.
+    per thread in flight at most (:func:`load_hoisting`); None keeps the PTX's order; ``packed``
+    (without ``translate``): the PTX arithmetic ptxas packs, one node per k (:func:`packed_entries`).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -465,22 +534,22 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
         return _from_trace_log(prof.traces, func, class_of, registers_of, max_nodes=max_nodes, source=source,
                                warps_per_group=warps_per_group, block_weights=block_weights,
                                drop_periods=drop_periods, fraction=fraction, fills=fills, translate=translate,
-                               subset=subset, schedule=schedule)
+                               subset=subset, schedule=schedule, packed=packed)
     if any(x.op.root == "call" for x in ins):        # callee entries interleave: keep the kernel's
         traces = {w: [e for e in t if e["function"] == func.name] for w, t in prof.traces.items()}
     else:
         traces = prof.traces
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes=max_nodes, source=source,
                                     warps_per_group=warps_per_group, block_weights=block_weights, fills=fills,
-                                    translate=translate, subset=subset, schedule=schedule)
+                                    translate=translate, subset=subset, schedule=schedule, packed=packed)
 
 
 def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping], str],
                     registers_of: Callable[[Mapping], Registers], *, max_nodes: int | None, source: str,
                     warps_per_group: int, block_weights: Mapping[int, float] | None, drop_periods: bool = False, fraction: float | None = None,
                     fills: Mapping[int, int] | None = None, translate: Translator | None = None,
-                    subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None
-                    ) -> WarpClasses:
+                    subset: Collection[int] = (), schedule: Callable[[Sequence[Mapping]], list] | None = None,
+                    packed: Packed | None = None) -> WarpClasses:
     """Group warps by their pc sequence on NumPy arrays (no entries built), then build entries
     for one warp per group only; groups whose (opcode, class) sequences agree are merged, as
     :func:`kernel_graph_from_traces` groups. ``drop_periods``: leave out half of the whole periods
@@ -528,7 +597,7 @@ def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping],
     return _assemble(func.name, groups, rep, kept, truncated, class_of=class_of, registers_of=registers_of,
                      source=source, warps_per_group=warps_per_group, block_weights=block_weights,
                      full=sum(n for _, n in sig.values()), fills=fills, translate=translate, subset=subset,
-                     schedule=schedule)
+                     schedule=schedule, packed=packed)
 
 
 def _periods(entries: list, skips: list[tuple[int, int, int, int, int]], drop: bool) -> list:
