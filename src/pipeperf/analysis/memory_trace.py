@@ -32,6 +32,7 @@ from pipeperf.util.alloc import keep_freed, release_freed
 from pipeperf.util.memo import by_identity
 
 if TYPE_CHECKING:
+    from pipeperf.analysis.ptx_spills import PtxSpills
     from pipeperf.analysis.records import KernelLaunch
     from pipeperf.analysis.sass_trace import SassView
     from pipeperf.emulate.profile import Profile
@@ -379,6 +380,7 @@ class MemoryMap:
     #: PTX IDGs: the loaded bytes per thread ptxas keeps in flight, up to which the IDG builder
     #: hoists the PTX's loads (idg.build.load_hoisting); None: the PTX's own order
     hoist_bytes: int | None = None
+    spills: PtxSpills | None = None     # PTX IDGs: the SASS's spill code they get (analysis/ptx_spills.py)
 
 
 def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:
