@@ -330,8 +330,9 @@ def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build,
                              what_if=opts.what_if, fusion=fusion)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
                        notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
-    if sass is not None or spilled is not None:     # SASS accesses mapper g has no class for: wide shared, local
-        mmap = _with_sass_classes(mmap, sass or spilled, build.resources.get(func.name, {}), blocks=res.blocks,  # type: ignore[arg-type]
+    view = sass if sass is not None else spilled
+    if view is not None:                # SASS accesses mapper g has no class for: wide shared, local
+        mmap = _with_sass_classes(mmap, view, build.resources.get(func.name, {}), blocks=res.blocks,
                                   threads=launch.threads, dynamic_shared=opts.shared,
                                   active_sms=min(spec.cores, launch.n_blocks), wide=sass is not None)
     return mmap
