@@ -151,10 +151,18 @@ def _predict_gpu(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Bui
         from pipeperf.analysis.sass_trace import with_wmma_lines
 
         view = with_wmma_lines(view, func, emu.profile.wmma_row_bytes, emu.profile.resolved_spaces)
-    fusion, hoist, packed, ptx_notes = _ptx_schedule(build, func, spec, opts) if view is None else ({}, None, {}, ())
-    mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view, fusion=fusion)
+    fusion, hoist, packed, ptx_notes, spilled = (_ptx_schedule(build, func, spec, opts) if view is None
+                                                 else ({}, None, {}, (), None))
+    mmap = _mapper_g(launch, emu, spec, build, res, opts, sass=view, fusion=fusion, spilled=spilled)
+    spills = None
+    if spilled is not None:             # the PTX IDGs get the SASS's spill code (analysis/ptx_spills.py)
+        from pipeperf.analysis.ptx_spills import PtxSpills
+        from pipeperf.analysis.sass_trace import local_access_class
+
+        available = set(mmap.gpu.classes)
+        spills = PtxSpills(spilled, func, lambda x: local_access_class(x, available, spec.name), own)
     mmap = replace(mmap, notes=mmap.notes + list(sass.notes) + list(ptx_notes) + emu.profile.notes,
-                   hoist_bytes=hoist, packed=packed)
+                   hoist_bytes=hoist, packed=packed, spills=spills)
     return predict_one(emu.in_warps_of(spec.warp_size, launch.threads), func, spec, mmap, launch=launch, res=res,
                        opts=run_opts, sass=view)
 
@@ -280,24 +288,28 @@ def _sass_view(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
 
 
 def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOptions
-                  ) -> tuple[dict[int, tuple[int, int]], int | None, dict[int, tuple[int, Fraction]], tuple[str, ...]]:
+                  ) -> tuple[dict[int, tuple[int, int]], int | None, dict[int, tuple[int, Fraction]], tuple[str, ...],
+                             SassView | None]:
     """PTX IDGs, what ptxas does to the PTX's loads for ``spec``'s build: the loads it widens
     (:attr:`SassView.fusion`: PTX pc -> (group, k)), which mapper g then merges as the SASS does
     (:func:`~pipeperf.analysis.memory_trace.spread_fused_classes`), and the loaded bytes per thread
     its schedule keeps in flight (:func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight`),
     up to which the IDG builder hoists the PTX's loads (:func:`~pipeperf.idg.build.load_hoisting`),
     and the f16 arithmetic it contracts and packs (:func:`~pipeperf.analysis.sass_trace.packed_half_arithmetic`),
-    which the IDG builder merges (:func:`~pipeperf.idg.build.packed_entries`). None, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
-    the view cannot match)."""
+    which the IDG builder merges (:func:`~pipeperf.idg.build.packed_entries`). And the view itself
+    where its SASS has spill code the PTX lacks (:func:`~pipeperf.analysis.ptx_spills.has_spill_code`),
+    which the IDG builder then adds. None of them, and a note why, where there is no SASS (no CUDA
+    toolkit, a 64-wide GPU, a listing the view cannot match)."""
+    from pipeperf.analysis.ptx_spills import has_spill_code
     from pipeperf.analysis.sass_trace import loaded_bytes_in_flight, packed_half_arithmetic
 
     if spec.warp_size != 32:
-        return {}, None, {}, ()
+        return {}, None, {}, (), None
     try:
         view = build.sass_view(func)
     except PipeperfError as e:
         return {}, None, {}, (f"the PTX's loads and f16 arithmetic timed in its own order, widths and count: no "
-                              f"SASS to take ptxas' from ({e})",)
+                              f"SASS to take ptxas' from ({e})",), None
     packed = packed_half_arithmetic(view, func)
     notes: tuple[str, ...] = ()
     if packed:
@@ -307,15 +319,17 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
                  f"node per {', '.join(map(str, ks))} (the SASS's f16 operations per instruction over the PTX's, "
                  "per line); the merged node's dependences are the union of its PTX ones, its class "
                  "the last one's",)
-    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), packed, notes
+    return (dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), packed, notes,
+            view if has_spill_code(view, func, build.resources.get(func.name, {})) else None)
 
 
 def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,
               opts: AnalyzeOptions, *, sass: SassView | None = None,
-              fusion: Mapping[int, tuple[int, int]] | None = None) -> MemoryMap:
+              fusion: Mapping[int, tuple[int, int]] | None = None, spilled: SassView | None = None) -> MemoryMap:
     """Mapper g for one GPU where ``opts.memory`` asks for it (:class:`MemoryMap`; only the GPU
     without it), from the emulation's 32-wide warps, with the SASS's local and wide shared
-    classes where the IDGs hold SASS."""
+    classes where the IDGs hold SASS, and its local classes where the PTX IDGs get the spill
+    code of ``spilled`` (analysis/ptx_spills.py)."""
     from pipeperf.analysis.memory_trace import MemoryMap
     from pipeperf.emulate import select_kernel
     from pipeperf.ptx.source_map import SourceMap
@@ -330,18 +344,20 @@ def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build,
                              what_if=opts.what_if, fusion=fusion)
         mmap = replace(mmap, what_if=mmap.what_if if opts.what_if else {},
                        notes=mmap.notes + memory_coverage_note(emu.traces, emu.trace_cap))
-    if sass is not None:                # SASS accesses mapper g has no class for: wide shared, local
-        mmap = _with_sass_classes(mmap, sass, build.resources.get(func.name, {}), blocks=res.blocks,
+    view = sass if sass is not None else spilled
+    if view is not None:                # SASS accesses mapper g has no class for: wide shared, local
+        mmap = _with_sass_classes(mmap, view, build.resources.get(func.name, {}), blocks=res.blocks,
                                   threads=launch.threads, dynamic_shared=opts.shared,
-                                  active_sms=min(spec.cores, launch.n_blocks))
+                                  active_sms=min(spec.cores, launch.n_blocks), wide=sass is not None)
     return mmap
 
 
 def _with_sass_classes(mmap: MemoryMap, sass: SassView, own: Mapping[str, int], *, blocks: int, threads: int,
-                       dynamic_shared: int, active_sms: int) -> MemoryMap:
-    """``mmap`` with the classes of the SASS's wide shared accesses and of its local accesses
-    (spills, stack arrays: hardware/local_memory.py) added to its GPU and what-if GPUs (the IDG
-    builder names them there too), and the note saying where the local footprint fits."""
+                       dynamic_shared: int, active_sms: int, wide: bool = True) -> MemoryMap:
+    """``mmap`` with the classes of the SASS's wide shared accesses (with ``wide``: the IDGs hold
+    SASS) and of its local accesses (spills, stack arrays: hardware/local_memory.py) added to its
+    GPU and what-if GPUs (the IDG builder names them there too), and the note saying where the
+    local footprint fits."""
     from pipeperf.analysis.sass_trace import wide_shared_classes
     from pipeperf.hardware.local_memory import LOCAL_OPCODES, local_class, local_class_name, local_footprint
     from pipeperf.hardware.mapper import resolve
@@ -361,8 +377,8 @@ def _with_sass_classes(mmap: MemoryMap, sass: SassView, own: Mapping[str, int], 
         local = {local_class_name(b, w): local_class(gpu, b, w, fp, resident, smem, active_sms) for b, w in kinds}
         where = next(iter(local.values())).source.split(";")[0].removeprefix("local memory, ")
         notes = [f"local memory (register spills, stack arrays): {fp.instructions} LDL/STL in the SASS, {where}"]
-    extra = {**wide_shared_classes(sass, gpu), **local}
-    free = {**wide_shared_classes(sass, gpu, conflicts=False), **local}     # the wmma rows' conflicts dropped
+    extra = {**(wide_shared_classes(sass, gpu) if wide else {}), **local}
+    free = {**(wide_shared_classes(sass, gpu, conflicts=False) if wide else {}), **local}     # the wmma rows' conflicts dropped
     return replace(mmap, gpu=gpu.with_classes(**extra), notes=mmap.notes + notes,
                    what_if={k: g.with_classes(**(free if k == "no bank conflicts" else extra))
                             for k, g in mmap.what_if.items()})

@@ -34,6 +34,7 @@ from pipeperf.util.memo import by_identity
 if TYPE_CHECKING:
     from fractions import Fraction
 
+    from pipeperf.analysis.ptx_spills import PtxSpills
     from pipeperf.analysis.records import KernelLaunch
     from pipeperf.analysis.sass_trace import SassView
     from pipeperf.emulate.profile import Profile
@@ -384,6 +385,7 @@ class MemoryMap:
     #: PTX IDGs: the f16 arithmetic ptxas packs, pc -> (group, k): one IDG node per k executions
     #: (sass_trace.packed_half_arithmetic, idg.build.packed_entries)
     packed: dict[int, tuple[int, Fraction]] = field(default_factory=dict)
+    spills: PtxSpills | None = None     # PTX IDGs: the SASS's spill code they get (analysis/ptx_spills.py)
 
 
 def _accesses_of(prof: Profile, func: Function, trim: bool = True, count_shared: bool = False) -> Accesses:

@@ -160,22 +160,26 @@ def predict_one(emulation: Emulation, func: Function, spec: GPUSpec, memory: Mem
 
     hoist = memory.hoist_bytes if translator is None else None
     packed = memory.packed if translator is None else {}
+    spills = memory.spills if translator is None else None
     weights = sample_weights(blocks_traced, grid, prof.strata)
     # the GPUs that name every instruction's class alike build the same IDGs: built once (shared_idgs)
-    same = None if translator is not None else (class_vector(func, set(gpu.classes), gpu.name, overrides), path,
-                                                wpb, tuple(sorted(weights.items())), tuple(sorted(fills.items())), hoist,
-                                                tuple(sorted(packed.items())))
+    same = None if translator is not None or spills is not None else (
+        class_vector(func, set(gpu.classes), gpu.name, overrides), path, wpb, tuple(sorted(weights.items())),
+        tuple(sorted(fills.items())), hoist, tuple(sorted(packed.items())))
 
     def build(cut: int | None, drop: bool = False, part: float | None = share) -> WarpClasses:
         def made() -> WarpClasses:
             return kernel_graph_from_profile(prof, func, set(gpu.classes), gpu.name, cut, path,
                                              class_overrides=overrides, warps_per_group=wpb, block_weights=weights,
                                              drop_periods=drop, fraction=part, fills=fills, translate=translator,
-                                             hoist_bytes=hoist, packed=packed)
+                                             hoist_bytes=hoist, packed=packed,
+                                             insert=None if spills is None else spills.insert)
         return made() if same is None else shared_build(prof.traces, func, (same, cut, drop, part), made)
 
     classes = build(max_nodes)
     kg, info = classes.graph, classes.info
+    if spills is not None and (sn := spills.note()) is not None:
+        notes = notes + [sn]
     prep = PreparedKernel(kg, gpu)
     name_producers(prep, func)
     r = pipeline_runs(prep, wpb, [blocks], n_blocks, scheduler=scheduler, fast_forward=fast_forward,

@@ -211,6 +211,18 @@ class SassView:
         per view, not per translated warp."""
         return np.array([r for (key, _k), r in self.rows.items() if key is None], dtype=np.intp)
 
+    def demand(self, entries: Sequence[Mapping]) -> tuple[np.ndarray, dict[int, int]]:
+        """The work of a warp's PTX trace per row (what the block counts reproduce) and how often
+        each PTX pc ran in it."""
+        demand = np.zeros(len(self.rows))
+        ran: dict[int, int] = defaultdict(int)
+        for e in entries:
+            pc = e["pc"]
+            for r, a in self.ptx_work[pc] if pc < len(self.ptx_work) else ():
+                demand[r] += a
+            ran[pc] += 1
+        return demand, ran
+
     def solve(self, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         """Block counts reproducing ``demand`` (per row), the flow on each CFG edge and whether they
         are the relaxation's: :func:`~pipeperf.analysis.sass_walk.solve_block_counts`."""
@@ -492,6 +504,15 @@ def wide_shared_classes(view: SassView, gpu: GPUSpec, conflicts: bool = True) ->
     return out
 
 
+def local_access_class(x: SassInstr, available: set[str] | frozenset[str], gpu: str) -> str:
+    """The class of a SASS local access (LDL/STL): its width's local class
+    (:func:`~pipeperf.hardware.local_memory.local_class`, added by the analysis where the SASS has
+    local accesses), else mapper f's."""
+    cls = map_sass(x, available, gpu)
+    local = local_class_name(cls, access_bytes(x))
+    return local if local in available else cls
+
+
 @dataclass
 class Translation:
     """The SASS entries of one warp and how the IDG builder reads them."""
@@ -525,10 +546,9 @@ class SassTranslator:
         if self.view.sass_mem[i] is not None:
             return self.ptx_class_of(e["pc"])
         x = self.view.sass.instructions[i]
-        cls = shared_class_of(self.view, i, self.available, self.gpu)
         if x.opcode in LOCAL_OPCODES:     # spills and stack arrays: their cache share (hardware/local_memory.py)
-            local = local_class_name(cls, access_bytes(x))
-            return local if local in self.available else cls
+            return local_access_class(x, self.available, self.gpu)
+        cls = shared_class_of(self.view, i, self.available, self.gpu)
         wide = wide_shared_class_name(cls, access_bytes(x), self.view.fragment_degree.get(i, 1))  # a wmma's LDSM/LDS.128
         return wide if wide in self.available else cls
 
@@ -537,13 +557,7 @@ class SassTranslator:
 
     def translate(self, entries: Sequence[Mapping]) -> list[dict[str, Any]]:
         v = self.view
-        demand = np.zeros(len(v.rows))
-        ran: dict[int, int] = defaultdict(int)
-        for e in entries:
-            pc = e["pc"]
-            for r, a in v.ptx_work[pc] if pc < len(v.ptx_work) else ():
-                demand[r] += a
-            ran[pc] += 1
+        demand, ran = v.demand(entries)
         counts, flows, relaxed = v.solve(demand)
         self.relaxed = self.relaxed or relaxed
         kernel_wide = v.kernel_wide_rows

@@ -120,6 +120,26 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
     return of
 
 
+def inserted_entries(class_of: Callable[[Mapping], str], registers_of: Callable[[Mapping], Registers]
+                     ) -> tuple[Callable[[Mapping], str], Callable[[Mapping], Registers]]:
+    """``class_of`` and ``registers_of`` that also read entries an insertion added to a trace
+    (:func:`kernel_graph_from_profile`'s ``insert``: the SASS's spill code): such an entry names
+    its class (``cls``) and registers (``regs``: (read, written), or ("written", pc): it reads
+    what instruction ``pc`` writes), and an entry may read more registers (``also_reads``)."""
+    def cls(e: Mapping) -> str:
+        c = e.get("cls")
+        return class_of(e) if c is None else c
+
+    def regs(e: Mapping) -> Registers:
+        r = e.get("regs")
+        if r is not None:
+            return (tuple(registers_of({"pc": r[1]})[1]), ()) if r[0] == "written" else r
+        reads, writes = registers_of(e)
+        extra = e.get("also_reads")
+        return ((*reads, *extra), writes) if extra else (reads, writes)
+    return cls, regs
+
+
 #: PTX instructions a load is never moved above (:func:`load_hoisting`): control flow, barriers and
 #: fences, stores, atomics and calls (ptxas keeps a load below a store it cannot prove apart)
 _SCHEDULE_FENCES = frozenset({"bra", "brx.idx", "bar", "barrier", "bar.warp", "membar", "fence", "st", "st.async",
@@ -176,7 +196,8 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         loads: list[list] = []                # this stretch's loads: [bytes, key of first use or None]
         open_regs: dict[str, list] = {}       # register a load of the stretch wrote, not yet read
         for i, e in enumerate(entries):
-            k = kind_of(e["pc"])
+            local = e.get("local")            # an inserted local access: (1 load / 0 store, bytes)
+            k = kind_of(e["pc"]) if local is None else local[0]
             reads, writes = registers_of(e)
             if k != 1:
                 for r in reads:
@@ -184,7 +205,7 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                     if rec is not None and rec[1] is None:
                         rec[1] = float(i)
             if k == 1:
-                b = bytes_of(e["pc"])
+                b = bytes_of(e["pc"]) if local is None else local[1]
                 at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
                 held = b
@@ -271,7 +292,7 @@ def packed_entries(entries: Sequence[Mapping], packed: Packed,
     last: dict[str, int] = {}                    # register -> kept position that wrote it last
     for e in entries:
         reads, writes = registers_of(e)
-        g = packed.get(e["pc"])
+        g = packed.get(e["pc"]) if "cls" not in e else None      # an inserted spill access is not packed
         if g is not None:
             c = count.get(g[0], 0)
             count[g[0]] = c + 1
@@ -332,7 +353,7 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         ptr[i + 1] = len(idx)
         for r in writes:
             last[r] = i
-        if fill is not None:
+        if fill is not None and "cls" not in e:     # (an inserted entry is no instance of its pc)
             pc = e["pc"]
             src = fills.get(pc)             # type: ignore[union-attr]  # fill is set only with fills
             if src is not None and src in last_pc:
@@ -416,10 +437,10 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
     if truncated:
         rep, lengths = _common_barriers(groups, rep, lengths, class_of, subset)
     per_traced = 1.0
+    ptx_len = sum(len(rep[g[0]]) * len(g) for g in groups)
     if translate is not None:
         # the SASS of a cut trace ends at a block's end: its barriers can differ from the PTX's by
         # a block's worth, so the translated traces meet at a common barrier again
-        ptx_len = sum(len(rep[g[0]]) * len(g) for g in groups)
         rep = {g[0]: translate.translate(rep[g[0]]) for g in groups}
         per_traced = sum(len(rep[g[0]]) * len(g) for g in groups) / ptx_len if ptx_len else 1.0
         class_of, registers_of = translate.class_of, translate.registers_of
@@ -427,17 +448,18 @@ def _assemble(name: str, groups: list[list[int]], rep: Mapping[int, Sequence[Map
             rep, _ = _common_barriers(groups, rep, lengths, class_of)
     elif schedule is not None:              # the PTX in the order ptxas issues it (load_hoisting)
         rep = {g[0]: schedule(rep[g[0]]) for g in groups}
+        per_traced = sum(len(rep[g[0]]) * len(g) for g in groups) / ptx_len if ptx_len else 1.0
     classes = []
     class_of_warp: dict[int, int] = {}
-    nodes = traced = 0
+    nodes = 0
     for k, wids in enumerate(sorted(groups, key=lambda w: (-len(w), w[0]))):
         g = warp_idg(f"{name}.w{wids[0]}", rep[wids[0]], class_of, registers_of, fills, subset,
                      packed=packed if translate is None else None)
         classes.append(WarpClass(g, weight(wids)))
         class_of_warp.update((w, k) for w in wids)
-        nodes, traced = nodes + len(g) * len(wids), traced + len(rep[wids[0]]) * len(wids)
-    if translate is None and packed and traced:
-        per_traced = nodes / traced
+        nodes += len(g) * len(wids)
+    if translate is None and packed and ptx_len:     # packed nodes and inserted spill code, per PTX entry
+        per_traced = nodes / ptx_len
     shapes, partial = _block_shapes(class_of_warp, warps_per_group) if warps_per_group else ({}, 0)
     gcs = tuple(GroupClass(shape, float(sum(bw.get(b, 1.0) for b in blocks)))
                 for shape, blocks in sorted(shapes.items(), key=lambda kv: (-len(kv[1]), kv[1][0])))
@@ -498,7 +520,8 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
                               drop_periods: bool = False, fraction: float | None = None,
                               fills: Mapping[int, int] | None = None,
                               translate: Translator | None = None, hoist_bytes: int | None = None,
-                              packed: Packed | None = None) -> WarpClasses:
+                              packed: Packed | None = None,
+                              insert: Callable[[Sequence[Mapping]], list] | None = None) -> WarpClasses:
     """KernelGraph of ``func`` from a Profile traced by the emulator, classes from the mapper
     (mapper f), except the instruction indices in ``class_overrides`` (mapper g's memory classes).
     ``drop_periods``: the IDGs with half the recorded periods of each skipped loop left out;
@@ -508,6 +531,8 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ``hoist_bytes`` (without ``translate``): the PTX's loads in ptxas' order, that many loaded bytes
     per thread in flight at most (:func:`load_hoisting`); None keeps the PTX's order; ``packed``
     (without ``translate``): the PTX arithmetic ptxas packs, one node per k (:func:`packed_entries`).
+    ``insert`` (without ``translate``): entries added to each warp class's trace before the
+    hoisting, read by :func:`inserted_entries` (the SASS's spill code: analysis/ptx_spills.py).
 
     Group classes are built per block of ``warps_per_group`` warps; None takes the launch's
     block size (``prof.block``, 32-thread warps, the emulator's warp numbering)."""
@@ -518,15 +543,21 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ins = func.instructions
     memo: dict[int, str] = dict(class_overrides or {})
 
-    def class_of(e: Mapping) -> str:
+    def ptx_class_of(e: Mapping) -> str:
         pc = e["pc"]
         if pc not in memo:
             memo[pc] = map_instruction(ins[pc], available, gpu)
         return memo[pc]
 
+    class_of: Callable[[Mapping], str] = ptx_class_of
     registers_of = ir_registers(func)
-    schedule = (load_hoisting(func, registers_of, hoist_bytes) if hoist_bytes is not None and translate is None
-                else None)
+    if insert is not None and translate is None:
+        class_of, registers_of = inserted_entries(class_of, registers_of)
+    else:
+        insert = None
+    hoisted = (load_hoisting(func, registers_of, hoist_bytes) if hoist_bytes is not None and translate is None
+               else None)
+    schedule = hoisted if insert is None else _then(insert, hoisted)
     subset = subset_barriers(func, math.prod(prof.block))
     from pipeperf.emulate.tracelog import TraceLog
 
@@ -542,6 +573,11 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     return kernel_graph_from_traces(func.name, traces, class_of, registers_of, max_nodes=max_nodes, source=source,
                                     warps_per_group=warps_per_group, block_weights=block_weights, fills=fills,
                                     translate=translate, subset=subset, schedule=schedule, packed=packed)
+
+
+def _then(first: Callable[[Sequence[Mapping]], list], then: Callable[[Sequence[Mapping]], list] | None
+          ) -> Callable[[Sequence[Mapping]], list]:
+    return (lambda t: then(first(t))) if then is not None else first
 
 
 def _from_trace_log(log: TraceLog, func: Function, class_of: Callable[[Mapping], str],
