@@ -287,6 +287,7 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
     Neither, and a note why, where there is no SASS (no CUDA toolkit, a 64-wide GPU, a listing
     the view cannot match)."""
     from pipeperf.analysis.sass_trace import loaded_bytes_in_flight
+    from pipeperf.util.memo import by_identity
 
     if spec.warp_size != 32:
         return {}, None, ()
@@ -295,7 +296,9 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
     except PipeperfError as e:
         return {}, None, (f"the PTX's loads timed in its own order and widths: no SASS to take ptxas' "
                           f"from ({e})",)
-    return dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), ()
+    # the views are memoised per build (a tuning sweep's variants and GPUs share nine): so is this scan
+    in_flight = by_identity("loaded_bytes_in_flight", [view.sass], None, lambda: loaded_bytes_in_flight(view.sass))
+    return dict(view.fusion) if opts.memory else {}, in_flight, ()
 
 
 def _mapper_g(launch: KernelLaunch, emu: Emulation, spec: GPUSpec, build: Build, res: Residency,

@@ -159,14 +159,12 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 2 if root in _SCHEDULE_FENCES or root.startswith(("bar", "st.", "cp.", "mbarrier")) else 0)
         return k
 
-    def schedule(entries: Sequence[Mapping]) -> list:
+    def order(entries: Sequence[Mapping]) -> np.ndarray | None:
+        """The issue order of one stretch (no fence inside): local indices, None if unchanged."""
         n = len(entries)
-        if n < 3:
-            return list(entries)
         key = np.arange(n, dtype=np.float64)
         last_w: dict[str, float] = {}         # register -> key of its latest writer
         last_r: dict[str, float] = {}         # register -> key of its latest reader
-        fence = -1.0                          # key of the latest fence
         prev_load = -1.0
         moved = False
         loads: list[list] = []                # this stretch's loads: [bytes, key of first use or None]
@@ -179,9 +177,9 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                     rec = open_regs.pop(r, None)
                     if rec is not None and rec[1] is None:
                         rec[1] = float(i)
-            if k == 1:
+            else:
                 b = bytes_of(e["pc"])
-                at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
+                at = max(prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
                 held = b
                 for rec in reversed(loads):   # the oldest load that would overflow the registers
@@ -197,16 +195,46 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 loads.append(rec)
                 for r in writes:
                     open_regs[r] = rec
-            elif k == 2:
-                fence = float(i)
-                loads, open_regs = [], {}
             for r in reads:
                 last_r[r] = max(last_r.get(r, -1.0), key[i])
             for r in writes:
                 last_w[r] = key[i]
-        if not moved:
+        return np.argsort(key, kind="stable") if moved else None
+
+    orders: dict[bytes, np.ndarray | None] = {}    # a stretch's pcs -> its order (loops repeat them)
+
+    def schedule(entries: Sequence[Mapping]) -> list:
+        n = len(entries)
+        if n < 3:
             return list(entries)
-        return [entries[j] for j in np.argsort(key, kind="stable")]
+        pcs = np.fromiter((e["pc"] for e in entries), np.int64, n)
+        distinct, inverse = np.unique(pcs, return_inverse=True)
+        kind = np.fromiter((kind_of(p) for p in distinct.tolist()), np.int8, len(distinct))[inverse]
+        # nothing moves across a fence, and every key before one is below it: each stretch between
+        # fences orders alike wherever it occurs, so it is ordered once per distinct pc sequence
+        bounds = np.flatnonzero(kind == 2)
+        starts = np.concatenate(([0], bounds + 1))
+        ends = np.concatenate((bounds, [n]))
+        out: list | None = None
+        done = 0
+        for s, t in zip(starts.tolist(), ends.tolist()):
+            if t - s < 2 or not (kind[s:t] == 1).any():
+                continue
+            sig = pcs[s:t].tobytes()
+            perm = orders.get(sig, False)
+            if perm is False:
+                perm = orders[sig] = order(entries[s:t])
+            if perm is None:
+                continue
+            if out is None:
+                out = []
+            out += entries[done:s]
+            out += [entries[s + j] for j in perm.tolist()]
+            done = t
+        if out is None:
+            return list(entries)
+        out += entries[done:]
+        return out
 
     return schedule
 
