@@ -79,3 +79,26 @@ def test_a_halo_sector_is_a_miss_once_in_stream_order():
     got = overlap_reuse(acc, [10, 11, 12], grid, 1, float("inf"))
     assert got[10] == pytest.approx(1 / 9, abs=0.01)          # the left halo sector only
     assert got[12] == pytest.approx(3 / 9, abs=0.02)          # 8b (left CTA, same step), 8b+7, 8b+8 (next CTA, earlier)
+
+
+def test_every_shift_at_once_equals_one_by_one():
+    """The shifts' survivals are applied in blocks of arrays (``_best_survival``): the same maximum
+    per sector as taking the shifts one at a time, for each kind of earlier CTA."""
+    from pipeperf.analysis.cta_overlap import _best_survival
+
+    rng = np.random.default_rng(3)
+    never = np.iinfo(np.int64).max
+    n_sec = 50
+    rows = [np.where(rng.random(n_sec) < 0.3, never, rng.integers(0, 20, n_sec)) for _ in range(40)]
+    ks = rng.integers(0, 3, 40).tolist()
+    hs = rng.random(40).round(3).tolist()
+    per_pc = {7: (rng.integers(0, n_sec, 30), rng.integers(0, 20, 30)), 9: (np.arange(n_sec), np.full(n_sec, 10))}
+    got = {p: np.zeros(len(idx)) for p, (idx, _) in per_pc.items()}
+    _best_survival(got, per_pc, rows, ks, hs, never)
+    for p, (idx, t) in per_pc.items():
+        want = np.zeros(len(idx))
+        for tj, k, h in zip(rows, ks, hs):
+            their = tj[idx]
+            before = their != never if k == 0 else (their <= t if k == 1 else their < t)
+            want = np.maximum(want, np.where(before, h, 0.0))
+        assert np.array_equal(got[p], want) and want.max() > 0

@@ -204,6 +204,9 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
                 keep[1:] = (d[o][1:] != d[o][:-1]) | (kind[o][1:] != kind[o][:-1])
                 d, kind, dist = d[o][keep], kind[o][keep], dist[o][keep]
                 o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
+                rows: list[np.ndarray] = []           # per shift met: its first steps, kind, survival
+                ks: list[int] = []
+                hs: list[float] = []
                 for s, k, dd in zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist()):
                     h = 1.0 if not math.isfinite(limit) else _survival(round(dd / max(limit, 1e-12), 4))
                     if h < MIN_SURVIVAL:
@@ -219,18 +222,30 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
                             np.minimum.at(tj, at[ok], (sec_step if whole else addr_step)[ok])
                         touched[s] = tj
                     tj = touched[s]
-                    if tj is None:
-                        continue
-                    for p, (idx, t) in per_pc.items():
-                        their = tj[idx]
-                        if k == 0:
-                            before = their != never
-                        elif k == 1:
-                            before = their <= t
-                        else:
-                            before = their < t
-                        np.maximum(surv[p], np.where(before, h, 0.0), out=surv[p])
+                    if tj is not None:
+                        rows.append(tj)
+                        ks.append(k)
+                        hs.append(h)
+                if rows:
+                    _best_survival(surv, per_pc, rows, ks, hs, never)
             for p, (idx, _) in per_pc.items():
                 num[p] += float(surv[p].sum())
                 den[p] += len(idx)
     return {p: num[p] / den[p] for p in members if den[p] > 0}
+
+
+def _best_survival(surv: dict[int, np.ndarray], per_pc: dict[int, tuple[np.ndarray, np.ndarray]],
+                   rows: list[np.ndarray], ks: list[int], hs: list[float], never: int) -> None:
+    """Raise ``surv[p]`` (per sector of load ``p``) to the best survival ``hs[m]`` among the shifted
+    CTAs ``m`` that touched the sector before (``rows[m]``: their first step per footprint sector;
+    ``ks[m]``: 0 an earlier wave, 1 the same wave launched before, 2 after): every shift at once,
+    in blocks of shifts that keep the arrays small (a maximum of the same values: as one by one)."""
+    k_all, h_all = np.array(ks), np.array(hs)
+    step = max(1, (1 << 20) // max(1, len(rows[0]), *(len(idx) for idx, _ in per_pc.values())))
+    for a in range(0, len(rows), step):
+        block = np.stack(rows[a:a + step])
+        k, h = k_all[a:a + step, None], h_all[a:a + step, None]
+        for p, (idx, t) in per_pc.items():
+            their = block[:, idx]
+            before = np.where(k == 0, their != never, np.where(k == 1, their <= t, their < t))
+            np.maximum(surv[p], np.where(before, h, 0.0).max(axis=0), out=surv[p])
