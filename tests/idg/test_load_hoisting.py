@@ -1,5 +1,7 @@
 """PTX IDGs in the order ptxas issues the PTX: loads hoisted within straight-line code (issue 36)."""
 
+import numpy as np
+
 from pipeperf.idg.build import ir_registers, load_hoisting, warp_idg
 from pipeperf.ptx.parser import parse_ptx
 
@@ -203,3 +205,28 @@ def test_stretches_ordered_once_equal_the_whole_trace_walk():
         hoisted = load_hoisting(f, regs, cap)(entries)
         assert hoisted == _whole_trace_order(f, regs, cap, entries), cap
     assert load_hoisting(f, regs, 1024)(entries) != entries        # something moved
+
+
+def test_the_idg_by_pc_equals_the_entry_by_entry_walk():
+    """Readers marked as answering by pc (``per_pc``) build the IDG on arrays: the same classes,
+    dependences, barriers, pcs and fill sources as the walk that asks them per entry, here on the
+    loop's hoisted trace with a load waiting for its own pc's and another pc's fills."""
+    from pipeperf.idg.build import per_pc
+
+    f, body = _trace()
+    loop = [e for e in body if e["pc"] >= 1 and f.instructions[e["pc"]].op.root != "ret"]
+    regs = ir_registers(f)
+    entries = load_hoisting(f, regs, 8)(body[:1] + [dict(e) for _ in range(4) for e in loop] + body[-1:])
+    loads = [x.index for x in f.instructions if x.op.root == "ld"]
+    fills = {loads[0]: loads[0], loads[2]: loads[1]}
+
+    def cls(e):
+        return "ld_shared" if f.instructions[e["pc"]].op.root == "ld" else f.instructions[e["pc"]].op.root
+
+    walked = warp_idg("k", entries, lambda e: cls(e), lambda e: regs(e), fills)
+    by_pc = warp_idg("k", entries, per_pc(lambda e: cls(e)), regs, fills)
+    assert walked.classes == by_pc.classes and len(walked.classes) > 3
+    for a in ("cls", "dep_ptr", "dep_idx", "barrier", "pcs", "fill"):
+        x, y = getattr(walked, a), getattr(by_pc, a)
+        assert x is not None and np.array_equal(x, y), a
+    assert (walked.fill >= 0).sum() >= 6 and len(walked.dep_idx) > len(entries)

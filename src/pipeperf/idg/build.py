@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -85,6 +86,18 @@ class WarpClasses:
     info: BuildInfo
 
 
+#: entry readers (``class_of``, ``registers_of``) whose answer is a function of the entry's ``pc``
+#: alone (:func:`ir_registers`, :func:`kernel_graph_from_profile`'s classes): :func:`warp_idg` asks
+#: them once per distinct pc and finds the dependences on arrays
+_PER_PC: weakref.WeakSet = weakref.WeakSet()
+
+
+def per_pc(f: Callable) -> Callable:
+    """Mark ``f`` (an entry reader) as answering by the entry's pc alone (:data:`_PER_PC`)."""
+    _PER_PC.add(f)
+    return f
+
+
 @lru_cache(maxsize=4096)
 def _operand(text: str):
     return parse_operand(text)
@@ -113,7 +126,7 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
             r = memo[pc] = cast(Registers, tuple([n for n in names if n[0] == "%"]
                                                  for names in operand_registers(x.dsts, x.srcs, x.guard)))
         return r
-    return of
+    return per_pc(of)
 
 
 #: PTX instructions a load is never moved above (:func:`load_hoisting`): control flow, barriers and
@@ -221,8 +234,9 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
             if t - s < 2 or not (kind[s:t] == 1).any():
                 continue
             sig = pcs[s:t].tobytes()
-            perm = orders.get(sig, False)
-            if perm is False:
+            if sig in orders:
+                perm = orders[sig]
+            else:
                 perm = orders[sig] = order(entries[s:t])
             if perm is None:
                 continue
@@ -284,6 +298,8 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
     earlier than the warp's latest earlier instance of that pc (:attr:`IDG.fill`). ``subset``: pcs
     of barriers of some warps only (:func:`subset_barriers`), no group barriers."""
     n = len(entries)
+    if n and class_of in _PER_PC and registers_of in _PER_PC and "pc" in entries[0]:
+        return _warp_idg_by_pc(name, entries, class_of, registers_of, fills, subset)
     names: dict[str, int] = {}
     cls = np.empty(n, dtype=np.int32)
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -312,6 +328,70 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         bar &= ~np.isin(pcs, np.fromiter(subset, np.int64, len(subset)))
     return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs,
                            fill=fill)
+
+
+def _warp_idg_by_pc(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
+                    registers_of: Callable[[Mapping], Registers], fills: Mapping[int, int] | None,
+                    subset: Collection[int]) -> IDG:
+    """:func:`warp_idg` where the classes and registers are the pc's (:data:`_PER_PC`): each asked
+    once per distinct pc, and each read's producer (the latest earlier writer of its register, as
+    the entry-by-entry walk keeps it) found by a sorted search over (register, position) keys."""
+    n = len(entries)
+    pcs = np.fromiter((e["pc"] for e in entries), np.int64, n)
+    distinct, first, inv = np.unique(pcs, return_index=True, return_inverse=True)
+    names: dict[str, int] = {}
+    cid = np.empty(len(distinct), np.int32)
+    reg_id: dict[str, int] = {}
+    reads_of: list[list[int]] = [[]] * len(distinct)
+    writes_of: list[list[int]] = [[]] * len(distinct)
+    for d in np.argsort(first, kind="stable").tolist():     # classes named in order of first use
+        e = entries[int(first[d])]
+        cid[d] = names.setdefault(class_of(e), len(names))
+        reads, writes = registers_of(e)
+        reads_of[d] = sorted({reg_id.setdefault(r, len(reg_id)) for r in reads})
+        writes_of[d] = [reg_id.setdefault(r, len(reg_id)) for r in writes]
+    cls = cid[inv]
+    span = n + 1
+
+    def expand(per: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """(entry, register) of every entry's registers in ``per`` (by distinct pc), entry-major."""
+        counts = np.fromiter(map(len, per), np.int64, len(per))
+        flat = np.fromiter((r for rs in per for r in rs), np.int64, int(counts.sum()))
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        k = counts[inv]
+        at = np.repeat(starts[inv] - np.cumsum(k) + k, k) + np.arange(int(k.sum()))
+        return np.repeat(np.arange(n, dtype=np.int64), k), flat[at]
+
+    w_entry, w_reg = expand(writes_of)
+    r_entry, r_reg = expand(reads_of)
+    wkey = np.sort(w_reg * span + w_entry)
+    pos = np.searchsorted(wkey, r_reg * span + r_entry, side="left") - 1
+    hit = pos >= 0
+    hit[hit] = wkey[pos[hit]] // span == r_reg[hit]
+    prod = wkey[pos[hit]] % span
+    node = r_entry[hit]
+    order = np.lexsort((prod, node))           # per node, its producers ascending, each once
+    node, prod = node[order], prod[order]
+    keep = np.ones(len(node), bool)
+    keep[1:] = (node[1:] != node[:-1]) | (prod[1:] != prod[:-1])
+    node, prod = node[keep], prod[keep]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=n), out=ptr[1:])
+    fill = None
+    if fills:
+        fill = np.full(n, -1, np.int32)
+        src = np.fromiter((fills.get(p, -1) for p in distinct.tolist()), np.int64, len(distinct))[inv]
+        want = np.flatnonzero(src >= 0)
+        if len(want):
+            pkey = np.sort(pcs * span + np.arange(n))
+            at = np.searchsorted(pkey, src[want] * span + want, side="left") - 1
+            ok = at >= 0
+            ok[ok] = pkey[at[ok]] // span == src[want][ok]
+            fill[want[ok]] = pkey[at[ok]] % span
+    bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls]
+    if subset:
+        bar &= ~np.isin(pcs, np.fromiter(subset, np.int64, len(subset)))
+    return IDG.from_arrays(name, tuple(names), cls, ptr, prod.astype(np.int32), bar, pcs=pcs, fill=fill)
 
 
 _OPCODE = operator.itemgetter("opcode")
@@ -477,6 +557,7 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ins = func.instructions
     memo: dict[int, str] = dict(class_overrides or {})
 
+    @per_pc
     def class_of(e: Mapping) -> str:
         pc = e["pc"]
         if pc not in memo:
