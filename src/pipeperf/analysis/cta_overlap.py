@@ -155,6 +155,8 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
     num = dict.fromkeys(members, 0.0)
     den = dict.fromkeys(members, 0.0)
     never = np.iinfo(np.int64).max
+    finite = math.isfinite(limit)
+    survival: dict[int, float] = {}          # distance in CTAs -> the survival of its data (limit is fixed)
     for rep in reps:
         mine = np.flatnonzero(in_group & (cta == rep))
         req = sel[mine]
@@ -208,7 +210,9 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
                 ks: list[int] = []
                 hs: list[float] = []
                 for s, k, dd in zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist()):
-                    h = 1.0 if not math.isfinite(limit) else _survival(round(dd / max(limit, 1e-12), 4))
+                    h = survival.get(dd)
+                    if h is None:
+                        h = survival[dd] = 1.0 if not finite else _survival(round(dd / max(limit, 1e-12), 4))
                     if h < MIN_SURVIVAL:
                         continue
                     if s not in touched:
