@@ -112,7 +112,7 @@ def test_the_shifts_of_every_evaluated_cta_at_once_equal_one_cta_at_a_time():
     grid, c = (12, 9, 1), np.array([256, 3 * 1024, 0], np.int64)
     n_ctas, window, wave, span = 108, 40, 30, 8192
     evals = np.unique(np.linspace(0, n_ctas - 1, 32).round().astype(np.int64))
-    got = _shifts(evals, grid, c, n_ctas, window, wave, span)
+    got = _shifts(evals, grid, c, n_ctas=n_ctas, window=window, wave=wave, span=span)
     for e, i in enumerate(evals.tolist()):
         start = (i // wave) * wave
         j = np.arange(max(0, i - window), min(n_ctas, start + wave, i + window + 1), dtype=np.int64)

@@ -133,7 +133,7 @@ def overlap_reuse(acc: Accesses, pcs: Iterable[int], grid: tuple[int, int, int],
     return out
 
 
-def _shifts(evals: np.ndarray, grid: tuple[int, int, int], c: np.ndarray, n_ctas: int, window: int, wave: int,
+def _shifts(evals: np.ndarray, grid: tuple[int, int, int], c: np.ndarray, *, n_ctas: int, window: int, wave: int,
             span: int) -> list[list[tuple[int, int, int]]]:
     """Per evaluated CTA ``i`` of ``evals``, the (byte shift, kind, distance in CTAs) of the CTAs
     ``j`` within ``window`` (and ``i``'s wave or an earlier one) whose footprint is shifted by less
@@ -224,7 +224,7 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
             keep[1:] = sec_p[o][1:] != sec_p[o][:-1]
             per_pc[p] = (np.searchsorted(sectors, sec_p[o][keep]), st_p[o][keep])
         touched: dict[int, np.ndarray | None] = {}   # shift -> per footprint sector, the shifted CTA's first step
-        shifts = _shifts(evals, grid, c, n_ctas, window, wave, span)
+        shifts = _shifts(evals, grid, c, n_ctas=n_ctas, window=window, wave=wave, span=span)
         for e in range(len(evals)):
             surv = {p: np.zeros(len(idx)) for p, (idx, _) in per_pc.items()}
             if shifts[e]:
