@@ -79,3 +79,53 @@ def test_a_halo_sector_is_a_miss_once_in_stream_order():
     got = overlap_reuse(acc, [10, 11, 12], grid, 1, float("inf"))
     assert got[10] == pytest.approx(1 / 9, abs=0.01)          # the left halo sector only
     assert got[12] == pytest.approx(3 / 9, abs=0.02)          # 8b (left CTA, same step), 8b+7, 8b+8 (next CTA, earlier)
+
+
+def test_every_shift_at_once_equals_one_by_one():
+    """The shifts' survivals are applied in blocks of arrays (``_best_survival``): the same maximum
+    per sector as taking the shifts one at a time, for each kind of earlier CTA."""
+    from pipeperf.analysis.cta_overlap import _best_survival
+
+    rng = np.random.default_rng(3)
+    never = np.iinfo(np.int64).max
+    n_sec = 50
+    rows = [np.where(rng.random(n_sec) < 0.3, never, rng.integers(0, 20, n_sec)) for _ in range(40)]
+    ks = rng.integers(0, 3, 40).tolist()
+    hs = rng.random(40).round(3).tolist()
+    per_pc = {7: (rng.integers(0, n_sec, 30), rng.integers(0, 20, 30)), 9: (np.arange(n_sec), np.full(n_sec, 10))}
+    got = {p: np.zeros(len(idx)) for p, (idx, _) in per_pc.items()}
+    _best_survival(got, per_pc, rows, ks, hs, never)
+    for p, (idx, t) in per_pc.items():
+        want = np.zeros(len(idx))
+        for tj, k, h in zip(rows, ks, hs):
+            their = tj[idx]
+            before = their != never if k == 0 else (their <= t if k == 1 else their < t)
+            want = np.maximum(want, np.where(before, h, 0.0))
+        assert np.array_equal(got[p], want) and want.max() > 0
+
+
+def test_the_shifts_of_every_evaluated_cta_at_once_equal_one_cta_at_a_time():
+    """``_shifts`` finds every evaluated CTA's candidate shifts in one pass: the same (shift, kind,
+    distance) lists, in the same order, as the CTA-by-CTA search (a 2D grid, waves, a window)."""
+    from pipeperf.analysis.cta_overlap import MAX_SHIFTS, _coords, _shifts
+
+    grid, c = (12, 9, 1), np.array([256, 3 * 1024, 0], np.int64)
+    n_ctas, window, wave, span = 108, 40, 30, 8192
+    evals = np.unique(np.linspace(0, n_ctas - 1, 32).round().astype(np.int64))
+    got = _shifts(evals, grid, c, n_ctas=n_ctas, window=window, wave=wave, span=span)
+    for e, i in enumerate(evals.tolist()):
+        start = (i // wave) * wave
+        j = np.arange(max(0, i - window), min(n_ctas, start + wave, i + window + 1), dtype=np.int64)
+        j = j[j != i]
+        d = (_coords(j, grid) - _coords(np.array([i]), grid)) @ c
+        near = (np.abs(d) < span) & (d != 0)
+        d, j = d[near], j[near]
+        kind = np.where(j < start, 0, np.where(j < i, 1, 2))
+        dist = np.abs(i - j)
+        o = np.lexsort((dist, kind, d))
+        keep = np.ones(len(o), bool)
+        keep[1:] = (d[o][1:] != d[o][:-1]) | (kind[o][1:] != kind[o][:-1])
+        d, kind, dist = d[o][keep], kind[o][keep], dist[o][keep]
+        o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
+        assert got[e] == list(zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist())), i
+    assert sum(map(len, got)) > 100 and {k for row in got for _, k, _ in row} == {0, 1, 2}

@@ -1,5 +1,7 @@
 """PTX IDGs in the order ptxas issues the PTX: loads hoisted within straight-line code (issue 36)."""
 
+import numpy as np
+
 from pipeperf.idg.build import ir_registers, load_hoisting, warp_idg
 from pipeperf.ptx.parser import parse_ptx
 
@@ -137,3 +139,94 @@ def test_a_run_of_fused_loads_shares_its_vector_loads_issue_interval():
     assert (c.cpi, c.latency, c.subsystem) == (1.0, 31.6, wide.subsystem)
     assert "ld_shared_f32@10/4" in out.what_if["no bank conflicts"].classes
     assert out.class_names[20] == "st_shared" and any(n.startswith("loads ptxas widens: 8") for n in out.notes)
+
+
+def _whole_trace_order(f, regs, cap, entries):
+    """The pass as written before it ordered each stretch between fences once (one walk over the
+    whole trace): the reference the memoised stretches must reproduce."""
+    from pipeperf.ptx.ir import TYPE_BYTES
+
+    def kind(pc):
+        op = f.instructions[pc].op
+        if op.root in ("ld", "ldu") and "volatile" not in op.modifiers:
+            return 1
+        return 2 if op.root in ("bra", "st", "ret", "bar") else 0
+
+    def size(pc):
+        x = f.instructions[pc]
+        return next((TYPE_BYTES[t] for t in reversed(x.op.types) if t in TYPE_BYTES), 4)
+
+    n = len(entries)
+    key = list(map(float, range(n)))
+    last_w, last_r, fence, prev_load, loads, open_regs = {}, {}, -1.0, -1.0, [], {}
+    for i, e in enumerate(entries):
+        k = kind(e["pc"])
+        reads, writes = regs(e)
+        if k != 1:
+            for r in reads:
+                rec = open_regs.pop(r, None)
+                if rec is not None and rec[1] is None:
+                    rec[1] = float(i)
+        if k == 1:
+            b = size(e["pc"])
+            at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
+                     max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
+            held = b
+            for rec in reversed(loads):
+                held += rec[0]
+                if held > cap:
+                    if rec[1] is not None:
+                        at = max(at, rec[1])
+                    break
+            at = min(float(i), at + 1.0 / 1024.0)
+            key[i] = prev_load = at
+            rec = [b, None]
+            loads.append(rec)
+            for r in writes:
+                open_regs[r] = rec
+        elif k == 2:
+            fence, loads, open_regs = float(i), [], {}
+        for r in reads:
+            last_r[r] = max(last_r.get(r, -1.0), key[i])
+        for r in writes:
+            last_w[r] = key[i]
+    return [entries[j] for j in sorted(range(n), key=lambda j: key[j])]
+
+
+def test_stretches_ordered_once_equal_the_whole_trace_walk():
+    """Each stretch between fences is ordered once per distinct pc sequence and reused: the loop's
+    trace (five iterations, the store and the branch fences inside each) in every cap comes out
+    in the order of one walk over the whole trace, entry for entry."""
+    f, body = _trace()
+    loop = [e for e in body if e["pc"] >= 1 and f.instructions[e["pc"]].op.root != "ret"]
+    entries = body[:1] + [dict(e) for _ in range(5) for e in loop] + body[-1:]
+    regs = ir_registers(f)
+    for cap in (4, 8, 12, 16, 1024):
+        hoisted = load_hoisting(f, regs, cap)(entries)
+        assert hoisted == _whole_trace_order(f, regs, cap, entries), cap
+    assert load_hoisting(f, regs, 1024)(entries) != entries        # something moved
+
+
+def test_the_idg_by_pc_equals_the_entry_by_entry_walk():
+    """Readers marked as answering by pc (``per_pc``) build the IDG on arrays: the same classes,
+    dependences, barriers, pcs and fill sources as the walk that asks them per entry, here on the
+    loop's hoisted trace with a load waiting for its own pc's and another pc's fills."""
+    from pipeperf.idg.build import per_pc
+
+    f, body = _trace()
+    loop = [e for e in body if e["pc"] >= 1 and f.instructions[e["pc"]].op.root != "ret"]
+    regs = ir_registers(f)
+    entries = load_hoisting(f, regs, 8)(body[:1] + [dict(e) for _ in range(4) for e in loop] + body[-1:])
+    loads = [x.index for x in f.instructions if x.op.root == "ld"]
+    fills = {loads[0]: loads[0], loads[2]: loads[1]}
+
+    def cls(e):
+        return "ld_shared" if f.instructions[e["pc"]].op.root == "ld" else f.instructions[e["pc"]].op.root
+
+    walked = warp_idg("k", entries, lambda e: cls(e), lambda e: regs(e), fills)
+    by_pc = warp_idg("k", entries, per_pc(lambda e: cls(e)), regs, fills)
+    assert walked.classes == by_pc.classes and len(walked.classes) > 3
+    for a in ("cls", "dep_ptr", "dep_idx", "barrier", "pcs", "fill"):
+        x, y = getattr(walked, a), getattr(by_pc, a)
+        assert x is not None and np.array_equal(x, y), a
+    assert (walked.fill >= 0).sum() >= 6 and len(walked.dep_idx) > len(entries)

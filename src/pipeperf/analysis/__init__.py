@@ -302,6 +302,7 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
     toolkit, a 64-wide GPU, a listing the view cannot match)."""
     from pipeperf.analysis.ptx_spills import has_spill_code
     from pipeperf.analysis.sass_trace import loaded_bytes_in_flight, packed_half_arithmetic
+    from pipeperf.util.memo import by_identity
 
     if spec.warp_size != 32:
         return {}, None, {}, (), None
@@ -319,7 +320,9 @@ def _ptx_schedule(build: Build, func: Function, spec: GPUSpec, opts: AnalyzeOpti
                  f"node per {', '.join(map(str, ks))} (the SASS's f16 operations per instruction over the PTX's, "
                  "per line); the merged node's dependences are the union of its PTX ones, its class "
                  "the last one's",)
-    return (dict(view.fusion) if opts.memory else {}, loaded_bytes_in_flight(view.sass), packed, notes,
+    # the views are memoised per build (a tuning sweep's variants and GPUs share nine): so is this scan
+    in_flight = by_identity("loaded_bytes_in_flight", [view.sass], None, lambda: loaded_bytes_in_flight(view.sass))
+    return (dict(view.fusion) if opts.memory else {}, in_flight, packed, notes,
             view if has_spill_code(view, func, build.resources.get(func.name, {})) else None)
 
 

@@ -133,6 +133,44 @@ def overlap_reuse(acc: Accesses, pcs: Iterable[int], grid: tuple[int, int, int],
     return out
 
 
+def _shifts(evals: np.ndarray, grid: tuple[int, int, int], c: np.ndarray, *, n_ctas: int, window: int, wave: int,
+            span: int) -> list[list[tuple[int, int, int]]]:
+    """Per evaluated CTA ``i`` of ``evals``, the (byte shift, kind, distance in CTAs) of the CTAs
+    ``j`` within ``window`` (and ``i``'s wave or an earlier one) whose footprint is shifted by less
+    than ``span`` bytes, not 0: per shift and kind the nearest, nearest first (ties in shift then
+    kind order), at most :data:`MAX_SHIFTS`. Kind 0: an earlier wave (before every access of
+    ``i``); 1: the same wave, launched before ``i``; 2: the same wave, launched after. For every
+    evaluated CTA at once (one pass over their candidates, not a dozen array calls per CTA)."""
+    i = evals.astype(np.int64)
+    start = (i // wave) * wave
+    lo = np.maximum(0, i - window)
+    hi = np.minimum(np.minimum(n_ctas, start + wave), i + window + 1)
+    n = np.maximum(hi - lo, 0)
+    e = np.repeat(np.arange(len(i)), n)
+    j = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+    mine = j != i[e]
+    e, j = e[mine], j[mine]
+    d = (_coords(j, grid) - _coords(i, grid)[e]) @ c
+    near = (np.abs(d) < span) & (d != 0)
+    e, j, d = e[near], j[near], d[near]
+    ie = i[e]
+    kind = np.where(j < start[e], 0, np.where(j < ie, 1, 2))
+    dist = np.abs(ie - j)
+    o = np.lexsort((dist, kind, d, e))
+    e, d, kind, dist = e[o], d[o], kind[o], dist[o]
+    keep = np.ones(len(o), bool)
+    keep[1:] = (e[1:] != e[:-1]) | (d[1:] != d[:-1]) | (kind[1:] != kind[:-1])
+    e, d, kind, dist = e[keep], d[keep], kind[keep], dist[keep]
+    o = np.lexsort((np.arange(len(e)), dist, e))    # equal distances keep (shift, kind) order
+    e, d, kind, dist = e[o], d[o], kind[o], dist[o]
+    first = np.searchsorted(e, np.arange(len(i)))
+    rank = np.arange(len(e)) - first[e]
+    cap = rank < MAX_SHIFTS
+    e, rows = e[cap], list(zip(d[cap].tolist(), kind[cap].tolist(), dist[cap].tolist()))
+    bounds = np.searchsorted(e, np.arange(len(i) + 1)).tolist()
+    return [rows[bounds[k]:bounds[k + 1]] for k in range(len(i))]
+
+
 def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray, members: list[int], *,
                  c: np.ndarray, grid: tuple[int, int, int], n_ctas: int, limit: float, wave: int) -> dict[int, float]:
     """:func:`overlap_reuse` for the loads ``members`` that share the strides ``c``.
@@ -155,6 +193,8 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
     num = dict.fromkeys(members, 0.0)
     den = dict.fromkeys(members, 0.0)
     never = np.iinfo(np.int64).max
+    finite = math.isfinite(limit)
+    survival: dict[int, float] = {}          # distance in CTAs -> the survival of its data (limit is fixed)
     for rep in reps:
         mine = np.flatnonzero(in_group & (cta == rep))
         req = sel[mine]
@@ -184,28 +224,17 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
             keep[1:] = sec_p[o][1:] != sec_p[o][:-1]
             per_pc[p] = (np.searchsorted(sectors, sec_p[o][keep]), st_p[o][keep])
         touched: dict[int, np.ndarray | None] = {}   # shift -> per footprint sector, the shifted CTA's first step
-        for i in evals:
-            i = int(i)
-            start = (i // wave) * wave
-            lo, hi = max(0, i - window), min(n_ctas, start + wave, i + window + 1)
-            j = np.arange(lo, hi, dtype=np.int64)
-            j = j[j != i]
+        shifts = _shifts(evals, grid, c, n_ctas=n_ctas, window=window, wave=wave, span=span)
+        for e in range(len(evals)):
             surv = {p: np.zeros(len(idx)) for p, (idx, _) in per_pc.items()}
-            if len(j):
-                d = (_coords(j, grid) - _coords(np.array([i]), grid)) @ c
-                near = (np.abs(d) < span) & (d != 0)
-                d, j = d[near], j[near]
-                # kind 0: an earlier wave (before every access of i); 1: same wave, launched before i;
-                # 2: same wave, launched after i. Per shift and kind the nearest CTA, nearest first
-                kind = np.where(j < start, 0, np.where(j < i, 1, 2))
-                dist = np.abs(i - j)
-                o = np.lexsort((dist, kind, d))
-                keep = np.ones(len(o), bool)
-                keep[1:] = (d[o][1:] != d[o][:-1]) | (kind[o][1:] != kind[o][:-1])
-                d, kind, dist = d[o][keep], kind[o][keep], dist[o][keep]
-                o = np.argsort(dist, kind="stable")[:MAX_SHIFTS]
-                for s, k, dd in zip(d[o].tolist(), kind[o].tolist(), dist[o].tolist()):
-                    h = 1.0 if not math.isfinite(limit) else _survival(round(dd / max(limit, 1e-12), 4))
+            if shifts[e]:
+                rows: list[np.ndarray] = []           # per shift met: its first steps, kind, survival
+                ks: list[int] = []
+                hs: list[float] = []
+                for s, k, dd in shifts[e]:
+                    h = survival.get(dd)
+                    if h is None:
+                        h = survival[dd] = 1.0 if not finite else _survival(round(dd / max(limit, 1e-12), 4))
                     if h < MIN_SURVIVAL:
                         continue
                     if s not in touched:
@@ -219,18 +248,30 @@ def _group_reuse(acc: Accesses, sel: np.ndarray, pc: np.ndarray, cta: np.ndarray
                             np.minimum.at(tj, at[ok], (sec_step if whole else addr_step)[ok])
                         touched[s] = tj
                     tj = touched[s]
-                    if tj is None:
-                        continue
-                    for p, (idx, t) in per_pc.items():
-                        their = tj[idx]
-                        if k == 0:
-                            before = their != never
-                        elif k == 1:
-                            before = their <= t
-                        else:
-                            before = their < t
-                        np.maximum(surv[p], np.where(before, h, 0.0), out=surv[p])
+                    if tj is not None:
+                        rows.append(tj)
+                        ks.append(k)
+                        hs.append(h)
+                if rows:
+                    _best_survival(surv, per_pc, rows, ks, hs, never)
             for p, (idx, _) in per_pc.items():
                 num[p] += float(surv[p].sum())
                 den[p] += len(idx)
     return {p: num[p] / den[p] for p in members if den[p] > 0}
+
+
+def _best_survival(surv: dict[int, np.ndarray], per_pc: dict[int, tuple[np.ndarray, np.ndarray]],
+                   rows: list[np.ndarray], ks: list[int], hs: list[float], never: int) -> None:
+    """Raise ``surv[p]`` (per sector of load ``p``) to the best survival ``hs[m]`` among the shifted
+    CTAs ``m`` that touched the sector before (``rows[m]``: their first step per footprint sector;
+    ``ks[m]``: 0 an earlier wave, 1 the same wave launched before, 2 after): every shift at once,
+    in blocks of shifts that keep the arrays small (a maximum of the same values: as one by one)."""
+    k_all, h_all = np.array(ks), np.array(hs)
+    step = max(1, (1 << 20) // max(1, len(rows[0]), *(len(idx) for idx, _ in per_pc.values())))
+    for a in range(0, len(rows), step):
+        block = np.stack(rows[a:a + step])
+        k, h = k_all[a:a + step, None], h_all[a:a + step, None]
+        for p, (idx, t) in per_pc.items():
+            their = block[:, idx]
+            before = np.where(k == 0, their != never, np.where(k == 1, their <= t, their < t))
+            np.maximum(surv[p], np.where(before, h, 0.0).max(axis=0), out=surv[p])

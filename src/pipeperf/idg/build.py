@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -89,6 +90,18 @@ class WarpClasses:
     info: BuildInfo
 
 
+#: entry readers (``class_of``, ``registers_of``) whose answer is a function of the entry's ``pc``
+#: alone (:func:`ir_registers`, :func:`kernel_graph_from_profile`'s classes): :func:`warp_idg` asks
+#: them once per distinct pc and finds the dependences on arrays
+_PER_PC: weakref.WeakSet = weakref.WeakSet()
+
+
+def per_pc(f: Callable) -> Callable:
+    """Mark ``f`` (an entry reader) as answering by the entry's pc alone (:data:`_PER_PC`)."""
+    _PER_PC.add(f)
+    return f
+
+
 @lru_cache(maxsize=4096)
 def _operand(text: str):
     return parse_operand(text)
@@ -117,7 +130,7 @@ def ir_registers(func) -> Callable[[Mapping], Registers]:
             r = memo[pc] = cast(Registers, tuple([n for n in names if n[0] == "%"]
                                                  for names in operand_registers(x.dsts, x.srcs, x.guard)))
         return r
-    return of
+    return per_pc(of)
 
 
 def inserted_entries(class_of: Callable[[Mapping], str], registers_of: Callable[[Mapping], Registers]
@@ -183,14 +196,12 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 2 if root in _SCHEDULE_FENCES or root.startswith(("bar", "st.", "cp.", "mbarrier")) else 0)
         return k
 
-    def schedule(entries: Sequence[Mapping]) -> list:
+    def order(entries: Sequence[Mapping]) -> np.ndarray | None:
+        """The issue order of one stretch (no fence inside): local indices, None if unchanged."""
         n = len(entries)
-        if n < 3:
-            return list(entries)
         key = np.arange(n, dtype=np.float64)
         last_w: dict[str, float] = {}         # register -> key of its latest writer
         last_r: dict[str, float] = {}         # register -> key of its latest reader
-        fence = -1.0                          # key of the latest fence
         prev_load = -1.0
         moved = False
         loads: list[list] = []                # this stretch's loads: [bytes, key of first use or None]
@@ -204,9 +215,9 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                     rec = open_regs.pop(r, None)
                     if rec is not None and rec[1] is None:
                         rec[1] = float(i)
-            if k == 1:
+            else:
                 b = bytes_of(e["pc"]) if local is None else local[1]
-                at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
+                at = max(prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
                 held = b
                 for rec in reversed(loads):   # the oldest load that would overflow the registers
@@ -222,16 +233,52 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 loads.append(rec)
                 for r in writes:
                     open_regs[r] = rec
-            elif k == 2:
-                fence = float(i)
-                loads, open_regs = [], {}
             for r in reads:
                 last_r[r] = max(last_r.get(r, -1.0), key[i])
             for r in writes:
                 last_w[r] = key[i]
-        if not moved:
+        return np.argsort(key, kind="stable") if moved else None
+
+    orders: dict[bytes, np.ndarray | None] = {}    # a stretch's pcs -> its order (loops repeat them)
+
+    def schedule(entries: Sequence[Mapping]) -> list:
+        n = len(entries)
+        if n < 3:
             return list(entries)
-        return [entries[j] for j in np.argsort(key, kind="stable")]
+        # an entry's code: its pc, and whether it is an inserted local load (1) or store (2) at that
+        # pc (the spill code, kind_of's answer for neither: 1 or 0) or the pc's own instruction (0)
+        codes = np.fromiter(((e["pc"] << 2) | (0 if (loc := e.get("local")) is None else 1 + (loc[0] == 0))
+                             for e in entries), np.int64, n)
+        distinct, inverse = np.unique(codes, return_inverse=True)
+        kind = np.fromiter((kind_of(c >> 2) if c & 3 == 0 else int(c & 3 == 1) for c in distinct.tolist()),
+                           np.int8, len(distinct))[inverse]
+        pcs = codes
+        # nothing moves across a fence, and every key before one is below it: each stretch between
+        # fences orders alike wherever it occurs, so it is ordered once per distinct pc sequence
+        bounds = np.flatnonzero(kind == 2)
+        starts = np.concatenate(([0], bounds + 1))
+        ends = np.concatenate((bounds, [n]))
+        out: list | None = None
+        done = 0
+        for s, t in zip(starts.tolist(), ends.tolist()):
+            if t - s < 2 or not (kind[s:t] == 1).any():
+                continue
+            sig = pcs[s:t].tobytes()
+            if sig in orders:
+                perm = orders[sig]
+            else:
+                perm = orders[sig] = order(entries[s:t])
+            if perm is None:
+                continue
+            if out is None:
+                out = []
+            out += entries[done:s]
+            out += [entries[s + j] for j in perm.tolist()]
+            done = t
+        if out is None:
+            return list(entries)
+        out += entries[done:]
+        return out
 
     return schedule
 
@@ -338,6 +385,8 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
     if packed:
         entries, merged = packed_entries(entries, packed, registers_of)
     n = len(entries)
+    if merged is None and n and class_of in _PER_PC and registers_of in _PER_PC and "pc" in entries[0]:
+        return _warp_idg_by_pc(name, entries, class_of, registers_of, fills, subset)
     names: dict[str, int] = {}
     cls = np.empty(n, dtype=np.int32)
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -365,6 +414,70 @@ def warp_idg(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping]
         bar &= ~np.isin(pcs, np.fromiter(subset, np.int64, len(subset)))
     return IDG.from_arrays(name, tuple(names), cls, ptr, np.asarray(idx, dtype=np.int32), bar, pcs=pcs,
                            fill=fill)
+
+
+def _warp_idg_by_pc(name: str, entries: Sequence[Mapping], class_of: Callable[[Mapping], str],
+                    registers_of: Callable[[Mapping], Registers], fills: Mapping[int, int] | None,
+                    subset: Collection[int]) -> IDG:
+    """:func:`warp_idg` where the classes and registers are the pc's (:data:`_PER_PC`): each asked
+    once per distinct pc, and each read's producer (the latest earlier writer of its register, as
+    the entry-by-entry walk keeps it) found by a sorted search over (register, position) keys."""
+    n = len(entries)
+    pcs = np.fromiter((e["pc"] for e in entries), np.int64, n)
+    distinct, first, inv = np.unique(pcs, return_index=True, return_inverse=True)
+    names: dict[str, int] = {}
+    cid = np.empty(len(distinct), np.int32)
+    reg_id: dict[str, int] = {}
+    reads_of: list[list[int]] = [[]] * len(distinct)
+    writes_of: list[list[int]] = [[]] * len(distinct)
+    for d in np.argsort(first, kind="stable").tolist():     # classes named in order of first use
+        e = entries[int(first[d])]
+        cid[d] = names.setdefault(class_of(e), len(names))
+        reads, writes = registers_of(e)
+        reads_of[d] = sorted({reg_id.setdefault(r, len(reg_id)) for r in reads})
+        writes_of[d] = [reg_id.setdefault(r, len(reg_id)) for r in writes]
+    cls = cid[inv]
+    span = n + 1
+
+    def expand(per: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """(entry, register) of every entry's registers in ``per`` (by distinct pc), entry-major."""
+        counts = np.fromiter(map(len, per), np.int64, len(per))
+        flat = np.fromiter((r for rs in per for r in rs), np.int64, int(counts.sum()))
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        k = counts[inv]
+        at = np.repeat(starts[inv] - np.cumsum(k) + k, k) + np.arange(int(k.sum()))
+        return np.repeat(np.arange(n, dtype=np.int64), k), flat[at]
+
+    w_entry, w_reg = expand(writes_of)
+    r_entry, r_reg = expand(reads_of)
+    wkey = np.sort(w_reg * span + w_entry)
+    pos = np.searchsorted(wkey, r_reg * span + r_entry, side="left") - 1
+    hit = pos >= 0
+    hit[hit] = wkey[pos[hit]] // span == r_reg[hit]
+    prod = wkey[pos[hit]] % span
+    node = r_entry[hit]
+    order = np.lexsort((prod, node))           # per node, its producers ascending, each once
+    node, prod = node[order], prod[order]
+    keep = np.ones(len(node), bool)
+    keep[1:] = (node[1:] != node[:-1]) | (prod[1:] != prod[:-1])
+    node, prod = node[keep], prod[keep]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=n), out=ptr[1:])
+    fill = None
+    if fills:
+        fill = np.full(n, -1, np.int32)
+        src = np.fromiter((fills.get(p, -1) for p in distinct.tolist()), np.int64, len(distinct))[inv]
+        want = np.flatnonzero(src >= 0)
+        if len(want):
+            pkey = np.sort(pcs * span + np.arange(n))
+            at = np.searchsorted(pkey, src[want] * span + want, side="left") - 1
+            ok = at >= 0
+            ok[ok] = pkey[at[ok]] // span == src[want][ok]
+            fill[want[ok]] = pkey[at[ok]] % span
+    bar = np.array([c in BARRIER_CLASSES for c in names], dtype=bool)[cls]
+    if subset:
+        bar &= ~np.isin(pcs, np.fromiter(subset, np.int64, len(subset)))
+    return IDG.from_arrays(name, tuple(names), cls, ptr, prod.astype(np.int32), bar, pcs=pcs, fill=fill)
 
 
 _OPCODE = operator.itemgetter("opcode")
@@ -543,6 +656,7 @@ def kernel_graph_from_profile(prof, func, available: set[str] | None = None, gpu
     ins = func.instructions
     memo: dict[int, str] = dict(class_overrides or {})
 
+    @per_pc
     def ptx_class_of(e: Mapping) -> str:
         pc = e["pc"]
         if pc not in memo:
