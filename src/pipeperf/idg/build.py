@@ -165,11 +165,12 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 2 if root in _SCHEDULE_FENCES or root.startswith(("bar", "st.", "cp.", "mbarrier")) else 0)
         return k
 
-    def address_slice(entries: Sequence[Mapping], kinds: list[int]) -> list[bool]:
-        """Which non-load instructions compute (directly or through others) a later load's
-        address registers in the same stretch: those ptxas issues ahead with the load."""
-        out = [False] * len(entries)
-        needed: set[str] = set()
+    def address_slice(entries: Sequence[Mapping], kinds: list[int]) -> list[int]:
+        """For each non-load instruction that computes (directly or through others) a later
+        load's address registers in the same stretch, the index of the first such load (its
+        owner: ptxas issues it ahead with that load); -1 for the others."""
+        out = [-1] * len(entries)
+        needed: dict[str, int] = {}           # register -> the first later load its value reaches
         for i in range(len(entries) - 1, -1, -1):
             k = kinds[i]
             if k == 2:
@@ -177,12 +178,16 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 continue
             reads, writes = registers_of(entries[i])
             if k == 1:
-                needed.difference_update(writes)
-                needed.update(reads)
-            elif needed and any(w in needed for w in writes):
-                out[i] = True
-                needed.difference_update(writes)
-                needed.update(reads)
+                owner = i
+            else:
+                owner = min((needed[w] for w in writes if w in needed), default=-1)
+                if owner < 0:
+                    continue
+                out[i] = owner
+            for w in writes:
+                needed.pop(w, None)
+            for r in reads:
+                needed[r] = min(needed.get(r, owner), owner)
         return out
 
     def schedule(entries: Sequence[Mapping]) -> list:
@@ -203,7 +208,7 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         for i, e in enumerate(entries):
             k = kinds[i]
             reads, writes = registers_of(e)
-            if k == 1 or hoist[i]:
+            if k == 1 or hoist[i] >= 0:
                 at = max(fence, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
                 if k == 1:
@@ -231,9 +236,36 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 last_w[r] = key[i]
         if not moved:
             return list(entries)
+        _just_before_owner(key, hoist, entries, registers_of)
         return [entries[j] for j in np.argsort(key, kind="stable")]
 
     return schedule
+
+
+def _just_before_owner(key: np.ndarray, owner: Sequence[int], entries: Sequence[Mapping],
+                       registers_of: Callable[[Mapping], Registers]) -> None:
+    """Moves each hoisted address instruction down again, in place, to its owner load's key (just
+    above the load, the stable order keeping the PTX's order among equal keys), or to the first
+    instruction after it that reads what it writes or writes what it reads or writes: ptxas
+    computes a load's address right before issuing it, so the loads interleave with their address
+    arithmetic instead of all the arithmetic of a stretch going first."""
+    INF = float("inf")
+    first_read: dict[str, float] = {}         # register -> least key of its later readers (this value)
+    first_write: dict[str, float] = {}        # register -> least key of its later writers
+    for i in range(len(entries) - 1, -1, -1):
+        reads, writes = registers_of(entries[i])
+        if owner[i] >= 0:
+            bound = min(float(key[owner[i]]),
+                        min((min(first_read.get(w, INF), first_write.get(w, INF)) for w in writes), default=INF),
+                        min((first_write.get(r, INF) for r in reads), default=INF))
+            if bound > key[i]:
+                key[i] = min(bound, float(i))
+        k = float(key[i])
+        for w in writes:
+            first_read[w] = INF
+            first_write[w] = min(first_write.get(w, INF), k)
+        for r in reads:
+            first_read[r] = min(first_read.get(r, INF), k)
 
 
 def _within_cap(loads: list[list], at: float, b: int, cap_bytes: int) -> float:
