@@ -50,10 +50,10 @@ def test_loads_move_up_to_their_producers_and_no_further_than_a_store():
     text = [f.instructions[pc].opcode + " " + " ".join(map(str, f.instructions[pc].dsts)) for pc in order]
     assert sorted(order) == list(range(len(entries)))            # a permutation
     ops = [f.instructions[pc].op.root for pc in order]
-    # the loads whose address is ready are issued first; the one whose address the add computes
-    # right after that add; the other instructions keep their order
-    assert ops[:7] == ["mov", "ld", "ld", "ld", "fma", "fma", "add"], text
-    assert ops[7:10] == ["ld", "fma", "st"], text
+    # the loads whose address is ready are issued first, then the add computing the next load's
+    # address (moved up with that load, as ptxas does) and that load; the fma keep their order
+    assert ops[:7] == ["mov", "ld", "ld", "ld", "add", "ld", "fma"], text
+    assert ops[7:10] == ["fma", "fma", "st"], text
     # the store is a fence: the loads after it stay below it; the last load writes %f1, which
     # the fma before it reads, so it stays below that fma (a write after a read)
     st = ops.index("st")
@@ -90,12 +90,66 @@ def test_no_loads_to_move_keeps_the_trace():
 
 
 def test_loads_in_flight_stay_within_the_bytes_ptxas_holds():
-    """With room for two 4-byte loads in flight, the third load waits for the first one's use."""
+    """With room for two 4-byte loads in flight, the third load waits for the first ones' use
+    (and the add computing the fourth's address stays just above the fourth); with room for one,
+    every instruction stays where it was."""
     f, entries = _trace()
     order = [e["pc"] for e in load_hoisting(f, ir_registers(f), 8)(entries)]
     ops = [f.instructions[pc].op.root for pc in order]
-    assert ops[:5] == ["mov", "ld", "ld", "fma", "ld"], ops
+    assert ops[:7] == ["mov", "ld", "ld", "fma", "ld", "add", "ld"], ops
     assert [e["pc"] for e in load_hoisting(f, ir_registers(f), 4)(entries)] == [e["pc"] for e in entries]
+
+
+# the shape of Kernel Tuner's dedispersion channel loop (block 1x32, nvcc 13.0 -ptx, 2 of its 8
+# unrolled channels): the shift's load, the delay's arithmetic, the sample's load, the sum
+DEDISP = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u32 n)
+{
+    .reg .b16 %rs<3>;
+    .reg .b32 %r<40>;
+    .reg .f32 %f<40>;
+    .reg .b64 %rd<30>;
+    ld.global.f32 %f6, [%rd27];
+    mul.f32 %f7, %f1, %f6;
+    cvt.rzi.u32.f32 %r13, %f7;
+    add.s32 %r14, %r13, %r37;
+    cvt.u64.u32 %rd9, %r14;
+    add.s64 %rd10, %rd1, %rd9;
+    ld.global.u8 %rs1, [%rd10];
+    cvt.rn.f32.u16 %f8, %rs1;
+    add.f32 %f9, %f37, %f8;
+    ld.global.f32 %f10, [%rd27+4];
+    mul.f32 %f11, %f1, %f10;
+    cvt.rzi.u32.f32 %r15, %f11;
+    add.s32 %r16, %r15, %r37;
+    cvt.u64.u32 %rd11, %r16;
+    add.s64 %rd12, %rd1, %rd11;
+    ld.global.u8 %rs2, [%rd12];
+    cvt.rn.f32.u16 %f12, %rs2;
+    add.f32 %f13, %f9, %f12;
+    ret;
+}
+"""
+
+
+def test_address_arithmetic_moves_up_with_its_load():
+    """As in the dedispersion's SASS: both shift loads, then each channel's delay and sample
+    load, then the sums; in the PTX's order (or moving the loads alone) each channel waits for
+    its sample before the next channel's arithmetic."""
+    f = parse_ptx(DEDISP).functions[0]
+    entries = [{"pc": x.index, "opcode": x.opcode} for x in f.instructions]
+    order = [e["pc"] for e in load_hoisting(f, ir_registers(f), 32)(entries)]
+    text = [f.instructions[pc].opcode + " " + " ".join(map(str, f.instructions[pc].dsts)) for pc in order]
+    loads = [i for i, pc in enumerate(order) if f.instructions[pc].op.root == "ld"]
+    sums = [i for i, pc in enumerate(order) if f.instructions[pc].opcode == "add.f32"]
+    assert loads[:2] == [0, 1], text                     # the shifts
+    assert max(loads) < min(sums), text
+    # channel 2's delay (pcs 10-14) right after channel 1's sample load, above channel 1's sum
+    assert [order.index(pc) for pc in range(10, 15)] == list(range(loads[2] + 1, loads[2] + 6)), text
+    assert max(order.index(pc) for pc in range(1, 6)) < loads[2], text
 
 
 def test_the_bytes_in_flight_of_a_sass_listing():
@@ -142,55 +196,17 @@ def test_a_run_of_fused_loads_shares_its_vector_loads_issue_interval():
 
 
 def _whole_trace_order(f, regs, cap, entries):
-    """The pass as written before it ordered each stretch between fences once (one walk over the
-    whole trace): the reference the memoised stretches must reproduce."""
-    from pipeperf.ptx.ir import TYPE_BYTES
-
-    def kind(pc):
-        op = f.instructions[pc].op
-        if op.root in ("ld", "ldu") and "volatile" not in op.modifiers:
-            return 1
-        return 2 if op.root in ("bra", "st", "ret", "bar") else 0
-
-    def size(pc):
-        x = f.instructions[pc]
-        return next((TYPE_BYTES[t] for t in reversed(x.op.types) if t in TYPE_BYTES), 4)
-
-    n = len(entries)
-    key = list(map(float, range(n)))
-    last_w, last_r, fence, prev_load, loads, open_regs = {}, {}, -1.0, -1.0, [], {}
-    for i, e in enumerate(entries):
-        k = kind(e["pc"])
-        reads, writes = regs(e)
-        if k != 1:
-            for r in reads:
-                rec = open_regs.pop(r, None)
-                if rec is not None and rec[1] is None:
-                    rec[1] = float(i)
-        if k == 1:
-            b = size(e["pc"])
-            at = max(fence, prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
-                     max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
-            held = b
-            for rec in reversed(loads):
-                held += rec[0]
-                if held > cap:
-                    if rec[1] is not None:
-                        at = max(at, rec[1])
-                    break
-            at = min(float(i), at + 1.0 / 1024.0)
-            key[i] = prev_load = at
-            rec = [b, None]
-            loads.append(rec)
-            for r in writes:
-                open_regs[r] = rec
-        elif k == 2:
-            fence, loads, open_regs = float(i), [], {}
-        for r in reads:
-            last_r[r] = max(last_r.get(r, -1.0), key[i])
-        for r in writes:
-            last_w[r] = key[i]
-    return [entries[j] for j in sorted(range(n), key=lambda j: key[j])]
+    """Each stretch between fences ordered by a fresh pass (one that has ordered nothing before, so
+    reuses no order): the reference the memoised stretches must reproduce."""
+    out, cur = [], []
+    for e in entries:
+        if f.instructions[e["pc"]].op.root in ("bra", "st", "ret", "bar"):
+            out += load_hoisting(f, regs, cap)(cur)
+            out.append(e)
+            cur = []
+        else:
+            cur.append(e)
+    return out + load_hoisting(f, regs, cap)(cur)
 
 
 def test_stretches_ordered_once_equal_the_whole_trace_walk():

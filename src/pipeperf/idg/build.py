@@ -166,15 +166,21 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
     """A warp's PTX trace in the order ptxas issues it: within each straight-line stretch (between
     branches, barriers, fences, stores and atomics), every load moves up to just below the last
     instruction it depends on (a producer of its address registers, an earlier reader or writer of
-    the register it loads into, the previous load: loads keep their order), but never so far that
-    the loaded bytes not yet used would exceed ``cap_bytes`` per thread (the registers ptxas gives
-    loads in flight: :func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight` of the kernel's
-    SASS; it then waits for the first use of the oldest one). ptxas' list scheduler
-    issues independent long-latency loads first, so a warp has a step's loads in flight together
-    where the PTX, in source order, waits for each before the next is issued: siboehm's 2D
-    block-tiling SGEMM's PTX interleaves its 16 ld.shared with the 64 fma using them, its sm_90 SASS
-    (nvcc 13.0) issues 8 LDS and 2 LDS.128 and then the 64 FFMA. Stable otherwise; dependences
-    are kept, so the IDG's edges are those of the new order."""
+    the register it loads into), and so does the arithmetic that computes a later load's address
+    (the load's backward slice in the stretch), but a load never so far that the loaded bytes not
+    yet used would exceed ``cap_bytes`` per thread (the registers ptxas gives loads in flight:
+    :func:`~pipeperf.analysis.sass_trace.loaded_bytes_in_flight` of the kernel's SASS; it then
+    waits for the first use of the load in flight that is used first). ptxas' list scheduler issues
+    independent long-latency loads first, so a warp has a step's loads in flight together where the
+    PTX, in source order, waits for each before the next is issued: siboehm's 2D block-tiling
+    SGEMM's PTX interleaves its 16 ld.shared with the 64 fma using them, its sm_90 SASS (nvcc 13.0)
+    issues 8 LDS and 2 LDS.128 and then the 64 FFMA. Loads whose addresses are computed move with
+    that computation: Kernel Tuner's dedispersion (block 1x32, sm_90, nvcc 13.0) interleaves, per
+    channel, a load of the channel's shift, the delay's arithmetic, the load of the sample and the
+    sum; its SASS issues the 8 unrolled channels' shift loads, then all the delays' FMUL, F2I and
+    IADD3, then the 8 sample loads, then the sums (one load latency of each kind per 8 channels, where
+    moving the loads alone leaves one per channel). Stable otherwise; dependences are kept, so the
+    IDG's edges are those of the new order."""
     ins = func.instructions
     kind: dict[int, int] = {}                 # pc -> 0 other, 1 load, 2 fence
     size: dict[int, int] = {}                 # load pc -> bytes per thread
@@ -196,48 +202,72 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 2 if root in _SCHEDULE_FENCES or root.startswith(("bar", "st.", "cp.", "mbarrier")) else 0)
         return k
 
+    def address_slice(entries: Sequence[Mapping], kinds: list[int]) -> list[int]:
+        """For each non-load instruction of a stretch that computes (directly or through others) a
+        later load's address registers, the index of the first such load (its owner: ptxas issues
+        it ahead with that load); -1 for the others."""
+        out = [-1] * len(entries)
+        needed: dict[str, int] = {}           # register -> the first later load its value reaches
+        for i in range(len(entries) - 1, -1, -1):
+            k = kinds[i]
+            reads, writes = registers_of(entries[i])
+            if k == 1:
+                owner = i
+            else:
+                owner = min((needed[w] for w in writes if w in needed), default=-1)
+                if owner < 0:
+                    continue
+                out[i] = owner
+            for w in writes:
+                needed.pop(w, None)
+            for r in reads:
+                needed[r] = min(needed.get(r, owner), owner)
+        return out
+
     def order(entries: Sequence[Mapping]) -> np.ndarray | None:
         """The issue order of one stretch (no fence inside): local indices, None if unchanged."""
         n = len(entries)
+        # an inserted local access (the spill code): (1 load / 0 store, bytes)
+        kinds = [kind_of(e["pc"]) if (loc := e.get("local")) is None else loc[0] for e in entries]
+        sizes = [0 if k != 1 else (bytes_of(e["pc"]) if (loc := e.get("local")) is None else loc[1])
+                 for k, e in zip(kinds, entries)]
+        hoist = address_slice(entries, kinds)
         key = np.arange(n, dtype=np.float64)
         last_w: dict[str, float] = {}         # register -> key of its latest writer
         last_r: dict[str, float] = {}         # register -> key of its latest reader
-        prev_load = -1.0
         moved = False
-        loads: list[list] = []                # this stretch's loads: [bytes, key of first use or None]
-        open_regs: dict[str, list] = {}       # register a load of the stretch wrote, not yet read
+        loads: list[list] = []                # this stretch's loads: [key, bytes, key of first use or None]
+        open_regs: dict[str, list] = {}       # register a load of the stretch wrote -> that load
         for i, e in enumerate(entries):
-            local = e.get("local")            # an inserted local access: (1 load / 0 store, bytes)
-            k = kind_of(e["pc"]) if local is None else local[0]
+            k = kinds[i]
             reads, writes = registers_of(e)
-            if k != 1:
-                for r in reads:
-                    rec = open_regs.pop(r, None)
-                    if rec is not None and rec[1] is None:
-                        rec[1] = float(i)
-            else:
-                b = bytes_of(e["pc"]) if local is None else local[1]
-                at = max(prev_load, max((last_w.get(r, -1.0) for r in reads), default=-1.0),
+            if k == 1 or hoist[i] >= 0:
+                at = max(max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
-                held = b
-                for rec in reversed(loads):   # the oldest load that would overflow the registers
-                    held += rec[0]
-                    if held > cap_bytes:
-                        if rec[1] is not None:
-                            at = max(at, rec[1])
-                        break
+                if k == 1:
+                    at = _within_cap(loads, at, sizes[i], cap_bytes)
                 at = min(float(i), at + 1.0 / 1024.0)   # just below it, above everything after it
                 moved |= at < i
-                key[i] = prev_load = at
-                rec = [b, None]
+                key[i] = at
+            for r in reads:
+                rec = open_regs.get(r)
+                if rec is not None and (rec[2] is None or key[i] < rec[2]):
+                    rec[2] = float(key[i])
+                last_r[r] = max(last_r.get(r, -1.0), key[i])
+            if k == 1:
+                rec = [float(key[i]), sizes[i], None]
                 loads.append(rec)
                 for r in writes:
                     open_regs[r] = rec
-            for r in reads:
-                last_r[r] = max(last_r.get(r, -1.0), key[i])
+            else:
+                for r in writes:
+                    open_regs.pop(r, None)
             for r in writes:
                 last_w[r] = key[i]
-        return np.argsort(key, kind="stable") if moved else None
+        if not moved:
+            return None
+        _just_before_owner(key, hoist, entries, registers_of)
+        return np.argsort(key, kind="stable")
 
     orders: dict[bytes, np.ndarray | None] = {}    # a stretch's pcs -> its order (loops repeat them)
 
@@ -281,6 +311,48 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         return out
 
     return schedule
+
+
+def _just_before_owner(key: np.ndarray, owner: Sequence[int], entries: Sequence[Mapping],
+                       registers_of: Callable[[Mapping], Registers]) -> None:
+    """Moves each hoisted address instruction down again, in place, to its owner load's key (just
+    above the load, the stable order keeping the PTX's order among equal keys), or to the first
+    instruction after it that reads what it writes or writes what it reads or writes: ptxas
+    computes a load's address right before issuing it, so the loads interleave with their address
+    arithmetic instead of all the arithmetic of a stretch going first."""
+    INF = float("inf")
+    first_read: dict[str, float] = {}         # register -> least key of its later readers (this value)
+    first_write: dict[str, float] = {}        # register -> least key of its later writers
+    for i in range(len(entries) - 1, -1, -1):
+        reads, writes = registers_of(entries[i])
+        if owner[i] >= 0:
+            bound = min(float(key[owner[i]]),
+                        min((min(first_read.get(w, INF), first_write.get(w, INF)) for w in writes), default=INF),
+                        min((first_write.get(r, INF) for r in reads), default=INF))
+            if bound > key[i]:
+                key[i] = min(bound, float(i))
+        k = float(key[i])
+        for w in writes:
+            first_read[w] = INF
+            first_write[w] = min(first_write.get(w, INF), k)
+        for r in reads:
+            first_read[r] = min(first_read.get(r, INF), k)
+
+
+def _within_cap(loads: list[list], at: float, b: int, cap_bytes: int) -> float:
+    """The latest key ``at`` or after that a load of ``b`` bytes placed just below fits beside the stretch's
+    loads in flight (``loads``: [key, bytes, key of first use or None]): while they hold more than
+    ``cap_bytes``, the load waits for the first use of the one used first. A load whose use is not
+    yet known is read after this one in the PTX, so it is in flight there too: no wait for it."""
+    while True:
+        pos = at + 1.0 / 1024.0               # where the load goes: just below ``at``
+        live = [rec for rec in loads if rec[0] <= pos and (rec[2] is None or rec[2] > pos)]
+        if b + sum(rec[1] for rec in live) <= cap_bytes:
+            return at
+        used = [rec[2] for rec in live if rec[2] is not None]
+        if not used:
+            return at
+        at = min(used)
 
 
 def subset_barriers(func, threads: int) -> frozenset[int]:
