@@ -236,29 +236,31 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         last_w: dict[str, float] = {}         # register -> key of its latest writer
         last_r: dict[str, float] = {}         # register -> key of its latest reader
         moved = False
-        loads: list[list] = []                # this stretch's loads: [key, bytes, key of first use or None]
-        open_regs: dict[str, list] = {}       # register a load of the stretch wrote -> that load
+        # this stretch's loads so far: key, bytes, key of first use (inf: not yet read)
+        l_key, l_bytes, l_use = np.empty(n), np.empty(n, np.int64), np.full(n, np.inf)
+        m = 0
+        open_regs: dict[str, int] = {}        # register a load of the stretch wrote -> that load
         for i, e in enumerate(entries):
             k = kinds[i]
             reads, writes = registers_of(e)
             if k == 1 or hoist[i] >= 0:
                 at = max(max((last_w.get(r, -1.0) for r in reads), default=-1.0),
                          max((max(last_w.get(r, -1.0), last_r.get(r, -1.0)) for r in writes), default=-1.0))
-                if k == 1:
-                    at = _within_cap(loads, at, sizes[i], cap_bytes)
+                if k == 1 and m:
+                    at = _within_cap(l_key[:m], l_bytes[:m], l_use[:m], at, sizes[i], cap_bytes)
                 at = min(float(i), at + 1.0 / 1024.0)   # just below it, above everything after it
                 moved |= at < i
                 key[i] = at
             for r in reads:
-                rec = open_regs.get(r)
-                if rec is not None and (rec[2] is None or key[i] < rec[2]):
-                    rec[2] = float(key[i])
+                j = open_regs.get(r)
+                if j is not None and key[i] < l_use[j]:
+                    l_use[j] = key[i]
                 last_r[r] = max(last_r.get(r, -1.0), key[i])
             if k == 1:
-                rec = [float(key[i]), sizes[i], None]
-                loads.append(rec)
+                l_key[m], l_bytes[m] = key[i], sizes[i]
                 for r in writes:
-                    open_regs[r] = rec
+                    open_regs[r] = m
+                m += 1
             else:
                 for r in writes:
                     open_regs.pop(r, None)
@@ -339,20 +341,22 @@ def _just_before_owner(key: np.ndarray, owner: Sequence[int], entries: Sequence[
             first_read[r] = min(first_read.get(r, INF), k)
 
 
-def _within_cap(loads: list[list], at: float, b: int, cap_bytes: int) -> float:
+def _within_cap(keys: np.ndarray, sizes: np.ndarray, uses: np.ndarray, at: float, b: int, cap_bytes: int) -> float:
     """The latest key ``at`` or after that a load of ``b`` bytes placed just below fits beside the stretch's
-    loads in flight (``loads``: [key, bytes, key of first use or None]): while they hold more than
-    ``cap_bytes``, the load waits for the first use of the one used first. A load whose use is not
-    yet known is read after this one in the PTX, so it is in flight there too: no wait for it."""
+    loads in flight (their ``keys``, ``sizes`` and the keys of their first uses, ``uses``: inf where
+    none is known yet): while they hold more than ``cap_bytes``, the load waits for the first use of
+    the one used first. A load whose use is not yet known is read after this one in the PTX, so it
+    is in flight there too: no wait for it. On arrays: a stretch of spill code has thousands of loads."""
     while True:
         pos = at + 1.0 / 1024.0               # where the load goes: just below ``at``
-        live = [rec for rec in loads if rec[0] <= pos and (rec[2] is None or rec[2] > pos)]
-        if b + sum(rec[1] for rec in live) <= cap_bytes:
+        live = (keys <= pos) & (uses > pos)
+        if b + int(sizes[live].sum()) <= cap_bytes:
             return at
-        used = [rec[2] for rec in live if rec[2] is not None]
-        if not used:
+        used = uses[live]
+        used = used[used < np.inf]
+        if not used.size:
             return at
-        at = min(used)
+        at = float(used.min())
 
 
 def subset_barriers(func, threads: int) -> frozenset[int]:
