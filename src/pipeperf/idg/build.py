@@ -347,6 +347,8 @@ def _within_cap(keys: np.ndarray, sizes: np.ndarray, uses: np.ndarray, at: float
     none is known yet): while they hold more than ``cap_bytes``, the load waits for the first use of
     the one used first. A load whose use is not yet known is read after this one in the PTX, so it
     is in flight there too: no wait for it. On arrays: a stretch of spill code has thousands of loads."""
+    later = uses > at                         # a load used at or above ``at`` is never in flight below it
+    keys, sizes, uses = keys[later], sizes[later], uses[later]
     while True:
         pos = at + 1.0 / 1024.0               # where the load goes: just below ``at``
         live = (keys <= pos) & (uses > pos)
