@@ -246,12 +246,15 @@ def test_on_every_gpu_one_atomic_per_element_loses_to_a_shared_memory_tree(cu):
 @pytest.mark.slow
 def test_a_generic_load_from_shared_memory_costs_a_shared_load(cu):
     """A generic load whose addresses the emulation finds in the shared window is served by shared
-    memory (PTX ISA, generic addressing), not charged a trip to L2: within 25 % of the same sum
-    through an explicit shared pointer (it was 12x slower on an H100 when generic meant global)."""
+    memory (PTX ISA, generic addressing), not charged a trip to L2: within 50 % of the same sum
+    through an explicit shared pointer (it was 12x slower on an H100 when generic meant global).
+    Both are bound by the integer pipe since loads and their address arithmetic are issued in
+    ptxas' order (2026-11-28), and the generic pointer's 64-bit addresses take 1642 instructions a
+    warp against 1340: 1.35x; the bound was 25 % while both waited on each load in turn."""
     args = ["g=zeros:f32:256", "out=zeros:f32:67584", "use_global=0"]
     gen = analyze(cu, [264], [256], args, ["hopper_h100"], kernel="sum_via_generic", what_if=False).predictions[0]
     sh = analyze(cu, [264], [256], args, ["hopper_h100"], kernel="sum_via_shared", what_if=False).predictions[0]
-    assert gen.seconds < 1.25 * sh.seconds
+    assert gen.seconds < 1.5 * sh.seconds
 
 
 @pytest.mark.slow

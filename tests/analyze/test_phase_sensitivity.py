@@ -14,10 +14,7 @@ from pipeperf.hardware.spec import load_gpu
 KERNELS = Path(__file__).resolve().parents[2] / "validation" / "kernels"
 ALIGNED = KERNELS / "aligned_types.cu"
 COPY_ARGS = ["--arg", "d_odata=zeros:u8:49999872", "--arg", "d_idata=zeros:u8:49999872"]
-GEMM = KERNELS / "fast_cuda_kernels_gemm.cu"
-#: the suite's RTX 4090 SGEMM launch (grid 128 x 128 of 32 x 32 threads, 4096^3)
-GEMM_ARGS = ["m=4096", "n=4096", "k=4096", "alpha=0.5", "A=zeros:f32:16777216", "B=zeros:f32:16777216",
-             "beta=3.0", "C=zeros:f32:16777216"]
+CLOCK_WAIT = Path(__file__).resolve().parents[2] / "benchmarks" / "kernels" / "clock_wait.cu"
 
 
 def test_spread_is_the_range_over_the_three_runs():
@@ -54,14 +51,15 @@ def _analyze(cli, kernel: str, elements: int, *extra: str) -> dict:
 
 @pytest.mark.slow
 def test_a_lock_step_launch_is_reported(cli):
-    """The coalesced SGEMM on an RTX 4090 (32 warps per block, two shared loads per FMA): its warps
-    meet the memory pipelines in a fixed rotation and the time moves ~5 % for 1 % of bandwidth; the
-    report says so. (The alignedTypes copies were the example until the DRAM and L2 served warps
-    first-come, which made them smooth; should a model change make this launch smooth too, the
-    check is still wanted: pick another lock-step launch from benchmarks/sensitivity.py.)"""
-    args = [a for v in GEMM_ARGS for a in ("--arg", v)]
-    rc, out, err = cli("analyze", str(GEMM), "--kernel", "gemm_memory_coalesce", "--gpu", "ada_rtx4090",
-                       "--grid", "128,128", "--block", "32,32", *args, "--json")
+    """A launch the check finds in lock step is reported as such. The example is the clock-wait of
+    benchmarks/analyze_suite.py on an A100 (1024 blocks of 256 threads spinning on clock64(): its
+    Pipeline time moves 5 % with 1 % of DRAM bandwidth). The coalesced SGEMM on an RTX 4090 was the
+    example until its loads and their address arithmetic were issued in ptxas' order (2026-11-28:
+    1 % spread); the alignedTypes copies before that. Should a model change make this launch smooth
+    too, the check is still wanted: pick another lock-step launch (benchmarks/sensitivity.py)."""
+    rc, out, err = cli("analyze", str(CLOCK_WAIT), "--kernel", "clock_wait", "--gpu", "ampere_a100",
+                       "--grid", "1024", "--block", "256", "--arg", "cycles=1000000",
+                       "--arg", "iterations=zeros:i32:262144", "--json")
     assert rc == 0, err
     k = json.loads(out)["kernels"][0]
     ps = k["phase_sensitivity"]
@@ -115,18 +113,17 @@ def test_tune_says_which_leading_ranks_the_lock_step_spread_covers():
 
 @pytest.mark.slow
 def test_tune_phase_check_adds_the_spread_column(cli, tmp_path):
-    """The coalesced SGEMM on the RTX 4090 at two matrix sizes (4096: lock step, see above): with
-    --phase-check each variant's spread is shown (lock-step ones starred) and the note under the
-    table; without, neither."""
-    space = tmp_path / "gemm.yaml"
-    space.write_text(f"""source: {GEMM}
-kernel: gemm_memory_coalesce
-params: {{N: [2048, 4096]}}
-grid: [N // 32, N // 32]
-block: [32, 32]
-args: ["m={{N}}", "n={{N}}", "k={{N}}", alpha=0.5, "A=zeros:f32:{{N*N}}", "B=zeros:f32:{{N*N}}", beta=3.0,
-       "C=zeros:f32:{{N*N}}"]
-gpus: [ada_rtx4090]
+    """The clock-wait of the test above at two wait lengths (both in lock step): with --phase-check
+    each variant's spread is shown (lock-step ones starred) and the note under the table; without,
+    neither."""
+    space = tmp_path / "wait.yaml"
+    space.write_text(f"""source: {CLOCK_WAIT}
+kernel: clock_wait
+params: {{C: [500000, 1000000]}}
+grid: [1024]
+block: [256]
+args: ["cycles={{C}}", "iterations=zeros:i32:262144"]
+gpus: [ampere_a100]
 """)
     rc, out, err = cli("tune", str(space), "--phase-check", "--cluster", "none", "--no-cache")
     assert rc == 0, err
