@@ -224,11 +224,11 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
                 needed[r] = min(needed.get(r, owner), owner)
         return out
 
-    def order(entries: Sequence[Mapping]) -> np.ndarray | None:
-        """The issue order of one stretch (no fence inside): local indices, None if unchanged."""
+    def order(entries: Sequence[Mapping], kinds: list[int]) -> np.ndarray | None:
+        """The issue order of one stretch (no fence inside; ``kinds`` its entries' kinds): local
+        indices, None if unchanged."""
         n = len(entries)
-        # an inserted local access (the spill code): (1 load / 0 store, bytes)
-        kinds = [kind_of(e["pc"]) if (loc := e.get("local")) is None else loc[0] for e in entries]
+        # an inserted local access (the spill code) names its bytes: "local" = (1 load / 0 store, bytes)
         sizes = [0 if k != 1 else (bytes_of(e["pc"]) if (loc := e.get("local")) is None else loc[1])
                  for k, e in zip(kinds, entries)]
         hoist = address_slice(entries, kinds)
@@ -284,7 +284,6 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         distinct, inverse = np.unique(codes, return_inverse=True)
         kind = np.fromiter((kind_of(c >> 2) if c & 3 == 0 else int(c & 3 == 1) for c in distinct.tolist()),
                            np.int8, len(distinct))[inverse]
-        pcs = codes
         # nothing moves across a fence, and every key before one is below it: each stretch between
         # fences orders alike wherever it occurs, so it is ordered once per distinct pc sequence
         bounds = np.flatnonzero(kind == 2)
@@ -295,11 +294,11 @@ def load_hoisting(func, registers_of: Callable[[Mapping], Registers], cap_bytes:
         for s, t in zip(starts.tolist(), ends.tolist()):
             if t - s < 2 or not (kind[s:t] == 1).any():
                 continue
-            sig = pcs[s:t].tobytes()
+            sig = codes[s:t].tobytes()
             if sig in orders:
                 perm = orders[sig]
             else:
-                perm = orders[sig] = order(entries[s:t])
+                perm = orders[sig] = order(entries[s:t], kind[s:t].tolist())
             if perm is None:
                 continue
             if out is None:
